@@ -1,0 +1,21 @@
+// The `sched` command.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "sim_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"sched: an adaptive batch scheduler for rigid and malleable jobs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("sched 0.1.0"));
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log more (debug level)");
+  spdlog::set_pattern("%^%l%$: %v");
+  spdlog::set_level(spdlog::level::warn);
+  app.parse_complete_callback([&] {
+    if (verbose) spdlog::set_level(spdlog::level::debug);
+  });
+  sched::cli::add_sim_command(app);
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}

@@ -1,0 +1,191 @@
+#include "sim_command.hpp"
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "sched/lua_policy.hpp"
+#include "sched/policy_host.hpp"
+#include "sched/sim/esp_workload.hpp"
+#include "sched/sim/native_reader.hpp"
+#include "sched/sim/report.hpp"
+#include "sched/sim/simulator.hpp"
+#include "sched/sim/swf_reader.hpp"
+
+namespace sched::cli {
+namespace {
+
+struct SimOptions {
+  std::string workload;
+  std::string format;  // swf | native | "" (guess)
+  int nodes = 0;
+  int cores_per_node = 1;
+  long max_jobs = 0;
+  std::vector<std::string> policies{"easy_backfill"};
+  std::vector<std::string> params;
+  std::uint64_t seed = 1;
+  double tick_s = 60;
+  std::string out_dir;
+};
+
+[[noreturn]] void fail(const std::string& message) {
+  std::cerr << "sched sim: " << message << "\n";
+  throw CLI::RuntimeError(1);
+}
+
+sim::Workload load_workload(const SimOptions& options) {
+  if (options.workload == "esp") {
+    sim::EspOptions esp;
+    esp.seed = options.seed;
+    if (options.nodes > 0) esp.nodes = options.nodes;
+    sim::Workload workload = sim::make_esp(esp);
+    if (options.max_jobs > 0 && workload.jobs.size() > static_cast<std::size_t>(options.max_jobs)) {
+      workload.jobs.resize(static_cast<std::size_t>(options.max_jobs));
+    }
+    return workload;
+  }
+  std::string format = options.format;
+  if (format.empty()) {
+    const std::string ext = std::filesystem::path(options.workload).extension().string();
+    format = ext == ".toml" ? "native" : "swf";
+  }
+  if (format == "native") {
+    sim::Workload workload = sim::read_native(options.workload);
+    if (options.max_jobs > 0 && workload.jobs.size() > static_cast<std::size_t>(options.max_jobs)) {
+      workload.jobs.resize(static_cast<std::size_t>(options.max_jobs));
+    }
+    return workload;
+  }
+  sim::SwfOptions swf;
+  swf.cores_per_node = options.cores_per_node;
+  swf.nodes = options.nodes;
+  swf.max_jobs = options.max_jobs;
+  return sim::read_swf(options.workload, swf);
+}
+
+std::string available_policies(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".lua") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "none" : text;
+}
+
+std::string fixed(double value, int decimals) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(decimals) << value;
+  return out.str();
+}
+
+void print_comparison(const std::vector<sim::SimResult>& results) {
+  std::cout << "\n"
+            << std::left << std::setw(18) << "policy" << std::right << std::setw(8) << "jobs"
+            << std::setw(14) << "makespan_s" << std::setw(14) << "avg_wait_s" << std::setw(14)
+            << "avg_resp_s" << std::setw(10) << "avg_bsld" << std::setw(8) << "util" << "\n";
+  for (const auto& r : results) {
+    const auto& m = r.metrics;
+    std::cout << std::left << std::setw(18) << r.policy << std::right << std::setw(8) << m.jobs
+              << std::setw(14) << sim::format_seconds(m.makespan) << std::setw(14)
+              << fixed(m.avg_wait, 1) << std::setw(14) << fixed(m.avg_response, 1)
+              << std::setw(10) << fixed(m.avg_bsld, 2) << std::setw(8) << fixed(m.utilization, 3)
+              << "\n";
+  }
+}
+
+void run_sim(const SimOptions& options) {
+  if (options.cores_per_node < 1) fail("--cores-per-node must be at least 1");
+  if (options.nodes < 0) fail("--nodes must not be negative");
+  LuaPolicyOptions policy_options;
+  policy_options.seed = options.seed;
+  for (const std::string& text : options.params) {
+    auto param = parse_param(text);
+    if (!param) fail("--param expects key=value, got '" + text + "'");
+    policy_options.params[param->first] = param->second;
+  }
+
+  // Resolve and load every policy before spending time on the workload.
+  const std::string dir = default_policy_dir();
+  std::vector<std::string> paths;
+  for (const std::string& name : options.policies) {
+    auto path = resolve_policy_path(name, dir);
+    if (!path) {
+      fail("unknown policy '" + name + "': no file " + name + ".lua in " + dir +
+           " (available: " + available_policies(dir) + ")");
+    }
+    try {
+      LuaPolicy::load(*path, policy_options);
+    } catch (const PolicyLoadError& e) {
+      fail(std::string("cannot load policy: ") + e.what());
+    }
+    paths.push_back(*path);
+  }
+
+  sim::Workload workload;
+  try {
+    workload = load_workload(options);
+  } catch (const sim::WorkloadError& e) {
+    fail(e.what());
+  }
+
+  std::vector<sim::SimResult> results;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    sim::SimConfig config;
+    config.nodes = options.nodes;
+    config.tick_s = options.tick_s;
+    sim::Simulator simulator(workload, config);
+    simulator.set_policy(LuaPolicy::load(paths[i], policy_options));
+    sim::SimResult result = simulator.run();
+    std::cout << sim::format_summary(result.policy, result.metrics) << "\n";
+    if (result.policy_errors > 0) {
+      std::cout << "  warning: " << result.policy_errors
+                << " passes failed and were dropped; first: " << result.first_policy_error
+                << "\n";
+    }
+    if (!options.out_dir.empty()) {
+      std::filesystem::path dir_out(options.out_dir);
+      if (paths.size() > 1) dir_out /= result.policy;
+      std::error_code ec;
+      std::filesystem::create_directories(dir_out, ec);
+      if (ec) fail("cannot create " + dir_out.string() + ": " + ec.message());
+      try {
+        sim::write_jobs_csv((dir_out / "jobs.csv").string(), result.jobs);
+        sim::write_metrics_json((dir_out / "metrics.json").string(), result.metrics);
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+    }
+    results.push_back(std::move(result));
+  }
+  if (results.size() > 1) print_comparison(results);
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app) {
+  auto options = std::make_shared<SimOptions>();
+  CLI::App* sim = app.add_subcommand("sim", "Replay a workload in the simulator under Lua policies");
+  sim->add_option("--workload", options->workload, "SWF or native (TOML) file, or 'esp'")
+      ->required();
+  sim->add_option("--format", options->format, "Workload format (default: from the extension)")
+      ->check(CLI::IsMember({"swf", "native"}));
+  sim->add_option("--nodes", options->nodes, "Cluster size (default: from the workload)");
+  sim->add_option("--cores-per-node", options->cores_per_node,
+                  "Cores per node, to turn SWF processor counts into nodes");
+  sim->add_option("--max-jobs", options->max_jobs, "Read only the first K job records");
+  sim->add_option("--policy", options->policies,
+                  "Policy NAME (scripts/policies/NAME.lua) or PATH; repeat to compare")
+      ->take_all();
+  sim->add_option("--param", options->params, "Policy parameter key=value (repeatable)");
+  sim->add_option("--seed", options->seed, "Seed for generated workloads and math.random");
+  sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
+  sim->add_option("--out", options->out_dir, "Write jobs.csv and metrics.json here");
+  sim->callback([options] { run_sim(*options); });
+}
+
+}  // namespace sched::cli

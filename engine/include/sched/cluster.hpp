@@ -1,0 +1,76 @@
+// The compute nodes and who holds them. A node is idle when it is up, not
+// draining and not allocated. A node being given back by a job (shrink,
+// cancel, preemption) is *releasing*: still the job's, but a scheduling pass
+// may already promise it to the next job, which starts once it is free.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/job.hpp"
+
+namespace sched {
+
+struct Node {
+  std::string name;
+  int cores = 1;
+  bool up = true;
+  bool draining = false;
+  JobId job = 0;          // holder, 0 when free
+  bool releasing = false; // the holder is giving it back
+  JobId promised = 0;     // the job that gets it once released
+};
+
+class Cluster {
+ public:
+  // Adds a node; names are unique (throws std::invalid_argument otherwise).
+  NodeIndex add_node(std::string name, int cores = 1);
+
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(NodeIndex index) const { return nodes_.at(static_cast<std::size_t>(index)); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::optional<NodeIndex> find(std::string_view name) const;
+
+  // Idle nodes: up, not draining, free.
+  int idle_count() const { return static_cast<int>(idle_.size()); }
+  // Nodes being released and not yet promised: what a pass may count as
+  // soon-to-be idle.
+  int releasing_unpromised_count() const { return releasing_unpromised_; }
+  // Nodes that are up and not draining (allocated or not).
+  int usable_count() const;
+
+  // Gives `count` nodes to `job`: idle ones first (lowest index first), then
+  // releasing ones, which become promised. Returns the idle nodes taken now;
+  // `promised_out` receives the promised ones. Throws std::logic_error if
+  // there are not enough.
+  std::vector<NodeIndex> allocate(JobId job, int count, std::vector<NodeIndex>* promised_out);
+
+  // The holder starts giving the node back.
+  void mark_releasing(NodeIndex index);
+  // The holder is done with the node. Returns the job it was promised to
+  // (which now holds it), or 0 when the node became idle.
+  JobId release(NodeIndex index);
+
+  // The holder stops giving the node back (a shrink rolled back); any promise
+  // must have been withdrawn first.
+  void keep(NodeIndex index);
+  // Withdraws the promise of a releasing node (the waiting job gave up).
+  void unpromise(NodeIndex index);
+
+  void set_up(NodeIndex index, bool up);
+  void set_draining(NodeIndex index, bool draining);
+
+ private:
+  void refresh_idle(NodeIndex index);
+
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeIndex> by_name_;
+  std::set<NodeIndex> idle_;
+  int releasing_unpromised_ = 0;
+};
+
+}  // namespace sched

@@ -1,0 +1,60 @@
+// What a policy asks for in a pass (actions) and why the engine says no
+// (refusals). Refusal reasons are data, not strings, so that the simulator
+// and `sched stats` can count them (STYLE: Kubernetes' typed status).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sched/job.hpp"
+
+namespace sched {
+
+enum class PreemptMode { Requeue, Cancel };
+
+struct Action {
+  enum class Type { Start, Expand, Shrink, RequestPerf, Preempt, Reserve };
+  Type type = Type::Start;
+  JobId job = 0;
+  int nodes = 0;     // Start: size; Expand/Shrink: target size
+  double time = 0;   // Reserve: expected start
+  PreemptMode mode = PreemptMode::Requeue;
+};
+
+enum class RefusalCode {
+  UnknownJob,      // no such job
+  NotPending,      // start/reserve of a job that is not waiting
+  NotRunning,      // resize/perf/preempt of a job that is not running
+  OverAllocation,  // more nodes than the pass has idle
+  BelowMin,        // size under the job's min_nodes
+  AboveMax,        // size over the job's max_nodes
+  Constraint,      // size breaks the job's node constraint
+  Adapting,        // the job is in the middle of an adaptation
+  MixedResize,     // expand and shrink of one job in one pass
+  LeaderNode,      // the change would remove the job's leader node
+  RigidJob,        // resize (or other size) of a job that cannot change size
+  NotLarger,       // expand to a size not above the current one
+  NotSmaller,      // shrink to a size not below the current one
+  AlreadyActed,    // the job was already started or preempted in this pass
+  BadArgument,     // malformed call
+};
+
+std::string_view to_string(RefusalCode code);
+inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::BadArgument) + 1;
+
+struct Refusal {
+  RefusalCode code = RefusalCode::BadArgument;
+  JobId job = 0;
+  int want = 0;  // what was asked (nodes), when it applies
+  int have = 0;  // what there is (idle nodes, a bound), when it applies
+  std::string detail;
+
+  // For people: "over_allocation: job 7 wants 8 nodes, 6 idle".
+  std::string message() const;
+};
+
+// The engine's answer to one action: nothing means accepted.
+using Verdict = std::optional<Refusal>;
+
+}  // namespace sched

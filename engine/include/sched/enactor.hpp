@@ -1,0 +1,38 @@
+// Carries out accepted decisions. The engine has already updated its own
+// state (reserved nodes, moved the job to STARTING/ADAPTING/COMPLETING) when
+// it calls the enactor; results come back later as engine inputs
+// (job_started, job_ended, adaptation_done). The live daemon's enactor sends
+// messages to node agents; the simulator's schedules events.
+#pragma once
+
+#include <vector>
+
+#include "sched/job.hpp"
+
+namespace sched {
+
+struct Resize {
+  enum class Op { Expand, Shrink } op = Op::Expand;
+  int from = 0;
+  int to = 0;
+  std::vector<NodeIndex> added;    // expand: nodes that join
+  std::vector<NodeIndex> removed;  // shrink: nodes that leave (never the leader)
+};
+
+enum class StopReason { Cancel, Timeout, Preempt, NodeFailure };
+
+class Enactor {
+ public:
+  virtual ~Enactor() = default;
+  // Launch the job on job.allocation. Answer: Engine::job_started or
+  // Engine::job_ended (launch failure).
+  virtual void start(const Job& job) = 0;
+  // Grow or shrink a running job. Answer: Engine::adaptation_done.
+  virtual void resize(const Job& job, const Resize& resize) = 0;
+  // Kill the job's processes. Answer: Engine::job_ended.
+  virtual void stop(const Job& job, StopReason reason) = 0;
+  // Ask for fresh MTCT data. Answer (maybe): Engine::perf_report.
+  virtual void request_perf(const Job& job) = 0;
+};
+
+}  // namespace sched

@@ -1,0 +1,161 @@
+// The engine: cluster and job state, the scheduling pass, decision checking
+// and enactment. Inputs change the state and record events; a pass is then
+// due; the driver (daemon or simulator) runs it once the inputs of one
+// instant are in, so several events at one instant give one pass.
+//
+//   inputs → state + events → pass (policy on a snapshot) → checked actions
+//   → enactor → results come back as inputs
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/cluster.hpp"
+#include "sched/decision.hpp"
+#include "sched/enactor.hpp"
+#include "sched/env.hpp"
+#include "sched/event.hpp"
+#include "sched/job.hpp"
+#include "sched/pass_context.hpp"
+#include "sched/pending_queue.hpp"
+#include "sched/policy.hpp"
+
+namespace sched {
+
+struct EngineConfig {
+  // A job on a node that fails goes back to the queue (true) or fails.
+  bool requeue_on_node_failure = false;
+  // Power drawn by an idle node, watts (DESIGN §7: 71 W on the paper's system).
+  double idle_w_per_node = 71;
+};
+
+struct PassStats {
+  std::uint64_t passes = 0;
+  std::uint64_t failed = 0;   // policy errors: actions dropped
+  std::uint64_t actions = 0;  // accepted and enacted
+  std::uint64_t refusals = 0;
+  std::vector<std::uint64_t> refusals_by_code = std::vector<std::uint64_t>(kRefusalCodeCount);
+  double last_s = 0;
+  double total_s = 0;
+  double max_s = 0;
+};
+
+// Either a value or an error message for people.
+template <typename T>
+struct Outcome {
+  std::optional<T> value;
+  std::string error;
+  bool ok() const { return value.has_value(); }
+};
+
+class Engine {
+ public:
+  Engine(Clock& clock, Enactor& enactor, EngineConfig config = {});
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // ---- setup
+  NodeIndex add_node(std::string name, int cores = 1);
+  void set_policy(std::shared_ptr<Policy> policy);
+  Policy* policy() const { return policy_.get(); }
+  // Sinks see every event, in order. The engine does not own them.
+  void add_sink(EventSink* sink);
+
+  // ---- inputs
+  // A new job. With requested_id > 0 (workload replay, journal recovery)
+  // that id is used; it must not be taken. New ids continue above the
+  // highest id seen, so an id is never reused.
+  Outcome<JobId> submit(JobSpec spec, JobId requested_id = 0);
+  // Cancels a pending or running job. Returns an error message or nothing.
+  std::optional<std::string> cancel(JobId id);
+  // Results of enactment.
+  void job_started(JobId id);
+  void job_ended(JobId id, int exit_status);
+  void adaptation_done(JobId id, bool ok);
+  // The job's walltime is up: stop it as TIMEOUT.
+  void walltime_reached(JobId id);
+  void perf_report(JobId id, double mtct);
+  void power_report(JobId id, double watts_per_node);
+  void tick();
+  void set_corridor(double lower_w, double upper_w);
+  std::optional<std::string> set_node_up(const std::string& name, bool up, const std::string& why);
+  std::optional<std::string> set_node_draining(const std::string& name, bool draining);
+
+  // Records an event that is not a job state change (policy reloads, ...).
+  void publish(Event event) { emit(std::move(event)); }
+
+  // ---- passes
+  void request_pass(PassReason reason);
+  bool pass_due() const { return due_.has_value(); }
+  // Runs one pass if one is due (and worth running); returns whether it ran.
+  bool run_pass_if_due();
+  // Runs one pass now, for whatever reason.
+  void run_pass(PassReason reason);
+  // A pass that checks but never enacts: the reload check of a new policy.
+  std::optional<std::string> dry_pass(Policy& policy);
+
+  // ---- queries
+  double now() const { return clock_.now(); }
+  const Cluster& cluster() const { return cluster_; }
+  const Job* find_job(JobId id) const;
+  const std::unordered_map<JobId, std::unique_ptr<Job>>& jobs() const { return jobs_; }
+  const PendingQueue& pending_queue() const { return pending_; }
+  std::vector<const Job*> pending_jobs() const;  // priority order
+  std::vector<const Job*> running_jobs() const;  // start order
+  std::size_t active_jobs() const { return active_; }  // not yet terminal
+  const PassStats& stats() const { return stats_; }
+  PowerView power() const;
+  double cluster_power_w() const;
+  const EngineConfig& config() const { return config_; }
+  std::uint64_t state_version() const { return state_version_; }
+
+ private:
+  friend class PassContext;
+
+  Job* job_mut(JobId id);
+  void transition(Job& job, JobState to, EventType type, std::string message = {});
+  void emit(Event event);
+  void touch(Job& job);
+  void account_allocation(Job& job);
+  void enact(const Action& action);
+  void enact_start(Job& job, int nodes);
+  void enact_resize(Job& job, int to);
+  void begin_stop(Job& job, JobState outcome, StopReason reason);
+  void finish(Job& job);
+  void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
+  void launch_if_ready(JobId id);
+  void requeue_waiting_start(Job& job);
+
+  Clock& clock_;
+  Enactor& enactor_;
+  EngineConfig config_;
+  std::shared_ptr<Policy> policy_;
+  std::vector<EventSink*> sinks_;
+
+  Cluster cluster_;
+  std::unordered_map<JobId, std::unique_ptr<Job>> jobs_;
+  PendingQueue pending_;
+  std::set<std::pair<double, JobId>> running_;  // (start time, id)
+  // STARTING jobs still waiting for promised nodes: id → nodes still missing.
+  std::unordered_map<JobId, int> waiting_nodes_;
+  // Adaptations under way: id → what was asked.
+  std::unordered_map<JobId, Resize> adaptations_;
+  std::size_t active_ = 0;
+  JobId last_id_ = 0;
+  std::uint64_t event_seq_ = 0;
+
+  double corridor_lower_w_ = 0;
+  double corridor_upper_w_ = 0;
+
+  std::optional<PassReason> due_;
+  std::uint64_t state_version_ = 0;
+  std::uint64_t version_at_last_pass_ = ~std::uint64_t{0};
+  bool in_pass_ = false;
+  PassStats stats_;
+};
+
+}  // namespace sched

@@ -1,0 +1,120 @@
+// The job model of DESIGN §3: what a job asks for (JobSpec) and what the
+// engine knows about it while it lives (Job).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sched {
+
+using JobId = std::int64_t;
+using NodeIndex = std::int32_t;
+
+enum class JobKind { Rigid, Moldable, Malleable, Evolving };
+
+// PENDING → STARTING → RUNNING ⇄ ADAPTING → COMPLETING → COMPLETED | FAILED |
+// CANCELLED | TIMEOUT; PENDING → CANCELLED; a requeue goes back to PENDING
+// through COMPLETING. is_valid_transition() holds the full table.
+enum class JobState {
+  Pending,
+  Starting,
+  Running,
+  Adapting,
+  Completing,
+  Completed,
+  Failed,
+  Cancelled,
+  Timeout,
+};
+
+enum class NodeConstraint { None, Pof2, Even, Odd, Ncube };
+
+// Names as they appear in job scripts, Lua, CSV and events.
+std::string_view to_string(JobKind kind);
+std::string_view to_string(JobState state);
+std::string_view to_string(NodeConstraint constraint);
+std::optional<JobKind> parse_job_kind(std::string_view text);
+std::optional<JobState> parse_job_state(std::string_view text);
+std::optional<NodeConstraint> parse_node_constraint(std::string_view text);
+
+bool is_terminal(JobState state);
+bool is_valid_transition(JobState from, JobState to);
+bool is_resizable(JobKind kind);  // malleable and evolving jobs
+
+// What the user asks for. Sizes are in nodes.
+struct JobSpec {
+  std::string name;
+  std::string user;
+  JobKind kind = JobKind::Rigid;
+  int nodes = 1;      // requested size; the start size of a malleable job
+  int min_nodes = 0;  // 0: same as nodes
+  int max_nodes = 0;  // 0: same as nodes
+  NodeConstraint constraint = NodeConstraint::None;
+  int tasks_per_node = 1;
+  double walltime = 0;  // hard limit in seconds; 0 = none
+  double power_min_w = 0;  // per-node estimates, watts
+  double power_max_w = 0;
+  bool urgent = false;
+  std::string command;  // the batch script or command line
+  std::string workdir;
+  std::vector<std::pair<std::string, std::string>> environment;
+};
+
+// Checks a spec and fills in defaults (min/max for rigid jobs, ...).
+// Returns an error message for people, or nothing when the spec is valid.
+std::optional<std::string> normalize_spec(JobSpec& spec);
+
+// An evolving job's own request to grow or shrink.
+struct ResizeRequest {
+  enum class Op { Expand, Shrink } op = Op::Expand;
+  int nodes = 0;  // the size the job asks for
+};
+
+struct Job {
+  JobId id = 0;
+  JobSpec spec;
+  JobState state = JobState::Pending;
+
+  double submit_time = 0;
+  double start_time = -1;  // -1: not started
+  double end_time = -1;    // -1: not ended
+
+  // Node indices; the first one is the leader and never leaves the job.
+  std::vector<NodeIndex> allocation;
+
+  // Exit code (>= 0) or minus the signal number; meaningful once ended.
+  int exit_status = 0;
+  // The state a COMPLETING job goes to once its processes are gone.
+  JobState outcome = JobState::Completed;
+
+  int expansions = 0;
+  int shrinks = 0;
+  int gain = 0;  // nodes added minus nodes removed by adaptations
+  int requeues = 0;
+
+  std::optional<double> mtct;     // latest communication/computation ratio
+  std::optional<double> power_w;  // latest measured power per node
+  std::optional<ResizeRequest> request;
+  std::optional<double> expected_start;  // from a policy's ctx:reserve
+
+  // Σ nodes × seconds over the job's allocation intervals so far.
+  double node_seconds = 0;
+  double allocation_since = 0;  // when the allocation last changed
+
+  // Bumped whenever anything a policy can see changes; lets the policy
+  // host refresh only the jobs that changed since the last pass.
+  std::uint64_t version = 1;
+
+  int size() const { return static_cast<int>(allocation.size()); }
+  int min_nodes() const { return spec.min_nodes; }
+  int max_nodes() const { return spec.max_nodes; }
+  double runtime() const { return end_time >= 0 && start_time >= 0 ? end_time - start_time : 0; }
+  // start + walltime, or -1 when the job has no walltime or has not started.
+  double est_end() const;
+};
+
+}  // namespace sched

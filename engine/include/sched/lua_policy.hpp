@@ -1,0 +1,91 @@
+// A scheduling policy written in Lua 5.4 (DESIGN §4, policy API version 1).
+//
+// Each policy lives in its own sandboxed lua_State: only the base, string,
+// table, math and utf8 libraries; no io, os, package or C modules; `load`
+// takes text only; globals are locked once the file has loaded; math.random
+// is seeded from the run so simulations replay identically. A pass runs
+// under an instruction bound (a count hook that re-arms, so pcall cannot
+// swallow it) and a memory bound (a capped allocator). docs/policy-api.md is
+// the reference for what a policy sees and may do.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "sched/policy.hpp"
+
+namespace sched {
+
+// A policy parameter (ctx.params): from the config or `--param key=value`.
+using ParamValue = std::variant<bool, long long, double, std::string>;
+using PolicyParams = std::map<std::string, ParamValue>;
+
+// "key=value" → (key, value typed as boolean, integer, number or string).
+// Returns nothing when the text has no '=' or an empty key.
+std::optional<std::pair<std::string, ParamValue>> parse_param(const std::string& text);
+
+struct LuaPolicyOptions {
+  // Folder of shared helpers: require("lib.name") loads <lib_dir>/name.lua.
+  // Empty: the folder "lib" beside the policy file.
+  std::string lib_dir;
+  // VM instructions one pass (or one on_event call) may run.
+  std::uint64_t instruction_limit = 200'000'000;
+  // Bytes the policy's Lua state may hold in all.
+  std::size_t memory_limit = 256u << 20;
+  // Seed of math.random.
+  std::uint64_t seed = 1;
+  PolicyParams params;
+};
+
+// A policy that cannot be loaded: message says file, line and why.
+class PolicyLoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Plain data a policy hands over across a reload (P.save → P.restore),
+// kept as a Lua table constructor.
+struct SavedPolicyState {
+  std::string lua_source;
+};
+
+class LuaRuntime;
+
+class LuaPolicy : public Policy {
+ public:
+  // Loads and checks a policy file. Throws PolicyLoadError.
+  static std::unique_ptr<LuaPolicy> load(const std::string& path, const LuaPolicyOptions& options);
+  ~LuaPolicy() override;
+
+  std::string name() const override;
+  const std::string& path() const { return path_; }
+  std::optional<std::string> schedule(PassContext& ctx) override;
+  bool time_dependent() const override { return time_dependent_; }
+  void on_event(const Event& event) override;
+
+  // P.save() as data, or an error message; nothing when P.save is absent.
+  std::optional<SavedPolicyState> save(std::string* error);
+  // Hands saved state to P.restore (when present). Returns an error message.
+  std::optional<std::string> restore(const SavedPolicyState& state);
+
+  // Bytes the Lua state holds now.
+  std::size_t memory_used() const;
+  // Errors raised by on_event since load (they cannot drop a pass).
+  std::uint64_t event_errors() const { return event_errors_; }
+
+ private:
+  LuaPolicy(std::string path, std::unique_ptr<LuaRuntime> runtime);
+
+  std::string path_;
+  std::unique_ptr<LuaRuntime> rt_;
+  bool time_dependent_ = true;
+  std::uint64_t event_errors_ = 0;
+};
+
+}  // namespace sched

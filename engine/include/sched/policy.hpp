@@ -1,0 +1,28 @@
+// A scheduling policy as the engine sees it. The Lua policy host is the one
+// real implementation; tests may add C++ ones.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace sched {
+
+class PassContext;
+struct Event;
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  // One scheduling pass: inspect ctx and call its actions. Returns an error
+  // message when the pass failed, in which case the engine drops every
+  // action the pass took.
+  virtual std::optional<std::string> schedule(PassContext& ctx) = 0;
+  // False when the policy's decisions depend only on the engine's state, not
+  // on the time, so a tick that changed nothing cannot change them either.
+  virtual bool time_dependent() const { return true; }
+  // Lets the policy watch events between passes (Lua: P.on_event).
+  virtual void on_event(const Event& /*event*/) {}
+};
+
+}  // namespace sched

@@ -1,0 +1,57 @@
+// Keeps the engine's Lua policy and swaps in edits safely (DESIGN §4 hot
+// reload): a changed file is loaded into a fresh state, handed the old
+// policy's saved state, and given a dry pass on the current snapshot; it
+// replaces the running policy only if all of that works. Otherwise the last
+// good policy stays and the reason is published as policy.error.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sched/lua_policy.hpp"
+
+namespace sched {
+
+class Engine;
+
+// Resolves `--policy NAME|PATH`: a path to an existing file, or NAME.lua in
+// the policy folder. Returns nothing when neither exists.
+std::optional<std::string> resolve_policy_path(const std::string& name_or_path,
+                                               const std::string& policy_dir);
+// The policy folder: $SCHED_POLICY_DIR, else the source tree's scripts/policies.
+std::string default_policy_dir();
+
+class PolicyHost {
+ public:
+  PolicyHost(Engine& engine, LuaPolicyOptions options);
+
+  // Loads the first policy and installs it in the engine. Returns an error
+  // message (and installs nothing) when it cannot be loaded.
+  std::optional<std::string> load(const std::string& path);
+  // Reloads the current file. Returns an error message when the new file was
+  // refused (the old policy keeps running).
+  std::optional<std::string> reload();
+  // Reloads when the file changed since the last (attempted) load.
+  bool reload_if_changed();
+
+  const std::shared_ptr<LuaPolicy>& current() const { return current_; }
+  const std::string& path() const { return path_; }
+  std::uint64_t reloads() const { return reloads_; }
+  std::uint64_t failed_reloads() const { return failed_reloads_; }
+
+ private:
+  std::optional<std::string> try_replace();
+  std::string fingerprint() const;
+
+  Engine& engine_;
+  LuaPolicyOptions options_;
+  std::string path_;
+  std::shared_ptr<LuaPolicy> current_;
+  std::string seen_fingerprint_;
+  std::uint64_t reloads_ = 0;
+  std::uint64_t failed_reloads_ = 0;
+};
+
+}  // namespace sched

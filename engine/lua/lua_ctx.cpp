@@ -1,0 +1,134 @@
+// The ctx object's methods (DESIGN §4 actions) and its lazily built lists.
+#include <cmath>
+
+#include "lua_runtime.hpp"
+#include "sched/pass_context.hpp"
+
+namespace sched {
+namespace {
+
+PassContext& pass_or_error(lua_State* L, const char* what) {
+  PassContext* pass = LuaRuntime::of(L).pass();
+  if (!pass) luaL_error(L, "ctx.%s is only available during a scheduling pass", what);
+  return *pass;
+}
+
+// A job argument: a job table (its id field) or a job id.
+JobId job_arg(lua_State* L, int arg) {
+  if (lua_isinteger(L, arg)) return lua_tointeger(L, arg);
+  if (lua_istable(L, arg)) {
+    lua_getfield(L, arg, "id");
+    if (lua_isinteger(L, -1)) {
+      const JobId id = lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      return id;
+    }
+    lua_pop(L, 1);
+  }
+  luaL_argerror(L, arg, "expected a job table or a job id");
+  return 0;
+}
+
+int size_arg(lua_State* L, int arg) {
+  if (!lua_isinteger(L, arg)) {
+    if (lua_type(L, arg) == LUA_TNUMBER) luaL_argerror(L, arg, "node count must be an integer");
+    luaL_typeerror(L, arg, "integer");
+  }
+  const lua_Integer n = lua_tointeger(L, arg);
+  if (n < -1000000000 || n > 1000000000) luaL_argerror(L, arg, "node count out of range");
+  return static_cast<int>(n);
+}
+
+// true, or false plus a refusal table; keeps ctx.nodes_idle current.
+int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
+  lua_pushinteger(L, pass.nodes_idle());
+  lua_setfield(L, 1, "nodes_idle");
+  if (!verdict) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  LuaRuntime::of(L).push_refusal(*verdict);
+  return 2;
+}
+
+int ctx_start(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "start");
+  const JobId id = job_arg(L, 2);
+  std::optional<int> nodes;
+  if (!lua_isnoneornil(L, 3)) nodes = size_arg(L, 3);
+  return answer(L, pass, pass.start(id, nodes));
+}
+
+int ctx_expand(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "expand");
+  const JobId id = job_arg(L, 2);
+  return answer(L, pass, pass.expand(id, size_arg(L, 3)));
+}
+
+int ctx_shrink(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "shrink");
+  const JobId id = job_arg(L, 2);
+  return answer(L, pass, pass.shrink(id, size_arg(L, 3)));
+}
+
+int ctx_request_perf(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "request_perf");
+  return answer(L, pass, pass.request_perf(job_arg(L, 2)));
+}
+
+int ctx_preempt(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "preempt");
+  const JobId id = job_arg(L, 2);
+  static const char* const modes[] = {"requeue", "cancel", nullptr};
+  const int mode = luaL_checkoption(L, 3, "requeue", modes);
+  return answer(L, pass,
+                pass.preempt(id, mode == 0 ? PreemptMode::Requeue : PreemptMode::Cancel));
+}
+
+int ctx_reserve(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "reserve");
+  const JobId id = job_arg(L, 2);
+  const double time = luaL_checknumber(L, 3);
+  return answer(L, pass, pass.reserve(id, time));
+}
+
+// ctx.pending / ctx.running: built on first read in a pass, then kept as
+// plain fields of ctx (fresh tables, so a policy may sort them).
+int ctx_index(lua_State* L) {
+  const char* key = lua_tostring(L, 2);
+  if (key && (std::string_view(key) == "pending" || std::string_view(key) == "running")) {
+    const bool running = key[0] == 'r';
+    PassContext& pass = pass_or_error(L, key);
+    LuaRuntime& rt = LuaRuntime::of(L);
+    rt.push_job_list(running ? pass.running() : pass.pending(), pass.now(), running);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 1, key);
+    return 1;
+  }
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));  // methods
+  return 1;
+}
+
+}  // namespace
+
+void push_ctx_methods(lua_State* L) {
+  static const luaL_Reg methods[] = {{"start", ctx_start},
+                                     {"expand", ctx_expand},
+                                     {"shrink", ctx_shrink},
+                                     {"request_perf", ctx_request_perf},
+                                     {"preempt", ctx_preempt},
+                                     {"reserve", ctx_reserve},
+                                     {nullptr, nullptr}};
+  luaL_newlib(L, methods);
+  lua_pushcclosure(L, ctx_index, 1);
+}
+
+}  // namespace sched

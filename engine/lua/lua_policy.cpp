@@ -1,0 +1,74 @@
+#include "sched/lua_policy.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "lua_runtime.hpp"
+#include "sched/event.hpp"
+
+namespace sched {
+
+std::optional<std::pair<std::string, ParamValue>> parse_param(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return std::nullopt;
+  std::string key = text.substr(0, eq);
+  std::string value = text.substr(eq + 1);
+  if (value == "true") return std::pair{key, ParamValue{true}};
+  if (value == "false") return std::pair{key, ParamValue{false}};
+  if (!value.empty()) {
+    char* end = nullptr;
+    errno = 0;
+    const long long integer = std::strtoll(value.c_str(), &end, 10);
+    if (errno == 0 && *end == '\0') return std::pair{key, ParamValue{integer}};
+    errno = 0;
+    const double number = std::strtod(value.c_str(), &end);
+    if (errno == 0 && *end == '\0') return std::pair{key, ParamValue{number}};
+  }
+  return std::pair{key, ParamValue{value}};
+}
+
+LuaPolicy::LuaPolicy(std::string path, std::unique_ptr<LuaRuntime> runtime)
+    : path_(std::move(path)), rt_(std::move(runtime)) {
+  time_dependent_ = rt_->time_dependent();
+}
+
+LuaPolicy::~LuaPolicy() = default;
+
+std::unique_ptr<LuaPolicy> LuaPolicy::load(const std::string& path,
+                                           const LuaPolicyOptions& options) {
+  auto runtime = std::make_unique<LuaRuntime>(path, options);
+  runtime->load_policy();
+  return std::unique_ptr<LuaPolicy>(new LuaPolicy(path, std::move(runtime)));
+}
+
+std::string LuaPolicy::name() const { return rt_->policy_name(); }
+
+std::optional<std::string> LuaPolicy::schedule(PassContext& ctx) { return rt_->run_schedule(ctx); }
+
+void LuaPolicy::on_event(const Event& event) {
+  if (auto error = rt_->run_on_event(event)) {
+    ++event_errors_;
+    spdlog::warn("policy {}: on_event({}): {}", name(), topic(event.type), *error);
+  }
+}
+
+std::optional<SavedPolicyState> LuaPolicy::save(std::string* error) {
+  std::string source;
+  bool present = false;
+  if (auto e = rt_->run_save(&source, &present)) {
+    if (error) *error = *e;
+    return std::nullopt;
+  }
+  if (!present) return std::nullopt;
+  return SavedPolicyState{std::move(source)};
+}
+
+std::optional<std::string> LuaPolicy::restore(const SavedPolicyState& state) {
+  return rt_->run_restore(state.lua_source);
+}
+
+std::size_t LuaPolicy::memory_used() const { return rt_->memory_used(); }
+
+}  // namespace sched

@@ -1,0 +1,686 @@
+// The sandboxed Lua state of one policy and the calls into it.
+#include "lua_runtime.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sched/engine.hpp"
+#include "sched/pass_context.hpp"
+
+namespace sched {
+namespace {
+
+// The count hook fires every kHookStep VM instructions.
+constexpr int kHookStep = 1000;
+
+void* bounded_alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
+  auto* budget = static_cast<MemoryBudget*>(ud);
+  const std::size_t old = ptr ? osize : 0;
+  if (nsize == 0) {
+    std::free(ptr);
+    budget->used -= old;
+    return nullptr;
+  }
+  if (nsize > old && budget->used - old + nsize > budget->limit) {
+    budget->exceeded = true;
+    return nullptr;
+  }
+  void* block = std::realloc(ptr, nsize);
+  if (block) budget->used = budget->used - old + nsize;
+  return block;
+}
+
+void count_hook(lua_State* L, lua_Debug* /*ar*/) {
+  LuaRuntime& rt = LuaRuntime::of(L);
+  rt.note_instructions(rt.instructions_exceeded() ? 1 : kHookStep);
+  if (rt.executed() > rt.instruction_limit()) {
+    // Re-arm at every instruction so a pcall in the policy cannot go on.
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    luaL_error(L, "instruction limit (%I) exceeded", static_cast<lua_Integer>(rt.instruction_limit()));
+  }
+}
+
+int message_handler(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TSTRING) return 1;
+  if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+  lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  return 1;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PolicyLoadError("cannot read policy file " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// load(chunk [, chunkname [, mode [, env]]]) restricted to text chunks.
+int safe_load(lua_State* L) {
+  std::size_t len = 0;
+  const char* chunk = luaL_checklstring(L, 1, &len);
+  const char* chunkname = luaL_optstring(L, 2, "=(load)");
+  const int env = lua_isnone(L, 4) ? 0 : 4;
+  if (luaL_loadbufferx(L, chunk, len, chunkname, "t") != LUA_OK) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (env != 0) {
+    lua_pushvalue(L, env);
+    if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+  }
+  return 1;
+}
+
+int sandbox_print(lua_State* L) {
+  const int n = lua_gettop(L);
+  std::string line;
+  for (int i = 1; i <= n; ++i) {
+    if (i > 1) line += '\t';
+    line += luaL_tolstring(L, i, nullptr);
+    lua_pop(L, 1);
+  }
+  spdlog::info("[policy] {}", line);
+  return 0;
+}
+
+int undefined_global_read(lua_State* L) {
+  return luaL_error(L, "undefined global '%s'", luaL_tolstring(L, 2, nullptr));
+}
+
+int undefined_global_write(lua_State* L) {
+  return luaL_error(L, "assignment to undeclared global '%s' (use local)",
+                    luaL_tolstring(L, 2, nullptr));
+}
+
+int readonly_write(lua_State* L) {
+  return luaL_error(L, "job tables are read-only (field '%s')", luaL_tolstring(L, 2, nullptr));
+}
+
+// __pairs of a job table iterates the data behind it.
+int job_pairs(lua_State* L) {
+  lua_getglobal(L, "next");
+  luaL_getmetafield(L, 1, "__index");
+  lua_pushnil(L);
+  return 3;
+}
+
+int job_tostring(lua_State* L) {
+  lua_getfield(L, 1, "id");
+  lua_pushfstring(L, "job %s", luaL_tolstring(L, -1, nullptr));
+  return 1;
+}
+
+// A protected trampoline: everything that allocates in Lua during a pass
+// runs inside lua_pcall, so an allocation failure is a Lua error, never a
+// panic. Upvalue 1: the runtime; stack: the function to call and its args.
+struct TrampolineArgs {
+  LuaRuntime* rt;
+  PassContext* ctx;
+};
+
+}  // namespace
+
+LuaRuntime& LuaRuntime::of(lua_State* L) {
+  return **static_cast<LuaRuntime**>(lua_getextraspace(L));
+}
+
+LuaRuntime::LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& options)
+    : path_(policy_path),
+      instruction_limit_(options.instruction_limit),
+      seed_(options.seed),
+      params_(options.params) {
+  namespace fs = std::filesystem;
+  display_name_ = fs::path(policy_path).filename().string();
+  lib_dir_ = options.lib_dir.empty() ? (fs::path(policy_path).parent_path() / "lib").string()
+                                     : options.lib_dir;
+  memory_.limit = options.memory_limit;
+  L_ = lua_newstate(bounded_alloc, &memory_);
+  if (!L_) throw PolicyLoadError("cannot create a Lua state (memory limit too low?)");
+  *static_cast<LuaRuntime**>(lua_getextraspace(L_)) = this;
+  open_sandbox();
+}
+
+LuaRuntime::~LuaRuntime() {
+  if (L_) lua_close(L_);
+}
+
+void LuaRuntime::note_instructions(int count) {
+  executed_ += static_cast<std::uint64_t>(count);
+  if (executed_ > instruction_limit_) instructions_exceeded_ = true;
+}
+
+void LuaRuntime::open_sandbox() {
+  static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
+                                  {LUA_STRLIBNAME, luaopen_string},
+                                  {LUA_TABLIBNAME, luaopen_table},
+                                  {LUA_MATHLIBNAME, luaopen_math},
+                                  {LUA_UTF8LIBNAME, luaopen_utf8}};
+  for (const luaL_Reg& lib : libs) {
+    luaL_requiref(L_, lib.name, lib.func, 1);
+    lua_pop(L_, 1);
+  }
+  // Nothing that reaches files or loads bytecode.
+  for (const char* name : {"dofile", "loadfile"}) {
+    lua_pushnil(L_);
+    lua_setglobal(L_, name);
+  }
+  lua_register(L_, "load", safe_load);
+  lua_register(L_, "print", sandbox_print);
+
+  // Deterministic randomness: seeded from the run, not reseedable.
+  lua_getglobal(L_, LUA_MATHLIBNAME);
+  lua_getfield(L_, -1, "randomseed");
+  lua_pushinteger(L_, static_cast<lua_Integer>(seed_));
+  lua_call(L_, 1, 0);
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, "randomseed");
+  lua_pop(L_, 1);
+
+  open_sched_modules(L_);
+
+  // Shared pieces of every job table.
+  lua_newtable(L_);
+  lua_pushcfunction(L_, readonly_write);
+  lua_setfield(L_, -2, "__newindex");
+  lua_pushcfunction(L_, job_pairs);
+  lua_setfield(L_, -2, "__pairs");
+  lua_pushcfunction(L_, job_tostring);
+  lua_setfield(L_, -2, "__tostring");
+  ref_job_mt_fns_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+
+  lua_newtable(L_);
+  ref_proxies_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);
+  ref_data_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+
+  // Refusals print as their message.
+  lua_newtable(L_);
+  lua_pushcfunction(L_, [](lua_State* L) -> int {
+    lua_getfield(L, 1, "message");
+    return 1;
+  });
+  lua_setfield(L_, -2, "__tostring");
+  ref_refusal_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+
+  // ctx: fields are set per pass; methods and lazy lists come from __index.
+  lua_newtable(L_);
+  lua_newtable(L_);
+  push_ctx_methods(L_);
+  lua_setfield(L_, -2, "__index");
+  lua_setmetatable(L_, -2);
+  ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+
+  lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
+}
+
+void LuaRuntime::lock_globals() {
+  lua_pushglobaltable(L_);
+  lua_newtable(L_);
+  lua_pushcfunction(L_, undefined_global_read);
+  lua_setfield(L_, -2, "__index");
+  lua_pushcfunction(L_, undefined_global_write);
+  lua_setfield(L_, -2, "__newindex");
+  lua_setmetatable(L_, -2);
+  lua_pop(L_, 1);
+}
+
+std::optional<std::string> LuaRuntime::call_bounded(int nargs, int nresults) {
+  executed_ = 0;
+  instructions_exceeded_ = false;
+  memory_.exceeded = false;
+  lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
+  const int base = lua_gettop(L_) - nargs;
+  lua_pushcfunction(L_, message_handler);
+  lua_insert(L_, base);
+  const int status = lua_pcall(L_, nargs, nresults, base);
+  lua_remove(L_, base);
+  std::optional<std::string> error;
+  if (status != LUA_OK) {
+    const char* msg = lua_tostring(L_, -1);
+    error = msg ? msg : "unknown Lua error";
+    lua_pop(L_, 1);
+  }
+  // A policy that caught the bound's error with pcall still failed.
+  if (instructions_exceeded_ && !error) {
+    error = "instruction limit (" + std::to_string(instruction_limit_) + ") exceeded";
+  }
+  if (memory_.exceeded) {
+    if (!error || status == LUA_ERRMEM) {
+      error = "memory limit (" + std::to_string(memory_.limit) + " bytes) exceeded";
+    }
+    if (status == LUA_OK) {
+      lua_pop(L_, nresults == LUA_MULTRET ? 0 : nresults);
+      if (nresults != LUA_MULTRET) {
+        for (int i = 0; i < nresults; ++i) lua_pushnil(L_);
+      }
+    }
+  }
+  lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
+  if (error) lua_gc(L_, LUA_GCCOLLECT);
+  return error;
+}
+
+void LuaRuntime::load_policy() {
+  const std::string source = read_file(path_);
+  const std::string chunkname = "@" + display_name_;
+  if (luaL_loadbufferx(L_, source.data(), source.size(), chunkname.c_str(), "t") != LUA_OK) {
+    std::string msg = lua_tostring(L_, -1);
+    lua_pop(L_, 1);
+    throw PolicyLoadError(msg);
+  }
+  if (auto error = call_bounded(0, 1)) throw PolicyLoadError(display_name_ + ": " + *error);
+  if (!lua_istable(L_, -1)) {
+    lua_pop(L_, 1);
+    throw PolicyLoadError(display_name_ + ": the file must return a table (local P = {...}; return P)");
+  }
+  lua_getfield(L_, -1, "api");
+  if (!lua_isinteger(L_, -1) || lua_tointeger(L_, -1) != 1) {
+    lua_pop(L_, 2);
+    throw PolicyLoadError(display_name_ + ": the policy must declare api = 1");
+  }
+  lua_pop(L_, 1);
+  lua_getfield(L_, -1, "schedule");
+  if (!lua_isfunction(L_, -1)) {
+    lua_pop(L_, 2);
+    throw PolicyLoadError(display_name_ + ": the policy has no schedule(ctx) function");
+  }
+  lua_pop(L_, 1);
+  lua_getfield(L_, -1, "name");
+  name_ = lua_type(L_, -1) == LUA_TSTRING
+              ? lua_tostring(L_, -1)
+              : std::filesystem::path(path_).stem().string();
+  lua_pop(L_, 1);
+  lua_getfield(L_, -1, "time_dependent");
+  if (!lua_isnil(L_, -1) && !lua_isboolean(L_, -1)) {
+    lua_pop(L_, 2);
+    throw PolicyLoadError(display_name_ + ": time_dependent must be a boolean");
+  }
+  time_dependent_ = lua_isnil(L_, -1) || lua_toboolean(L_, -1);
+  lua_pop(L_, 1);
+  for (const char* optional : {"on_event", "save", "restore"}) {
+    lua_getfield(L_, -1, optional);
+    const bool bad = !lua_isnil(L_, -1) && !lua_isfunction(L_, -1);
+    lua_pop(L_, 1);
+    if (bad) {
+      lua_pop(L_, 1);
+      throw PolicyLoadError(display_name_ + ": " + optional + " must be a function");
+    }
+  }
+  ref_policy_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lock_globals();
+  lua_gc(L_, LUA_GCCOLLECT);
+}
+
+// ---------------------------------------------------------------- passes
+
+namespace {
+
+void push_params(lua_State* L, const PolicyParams& params) {
+  lua_createtable(L, 0, static_cast<int>(params.size()));
+  for (const auto& [key, value] : params) {
+    std::visit(
+        [L](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, bool>) {
+            lua_pushboolean(L, v);
+          } else if constexpr (std::is_same_v<T, long long>) {
+            lua_pushinteger(L, static_cast<lua_Integer>(v));
+          } else if constexpr (std::is_same_v<T, double>) {
+            lua_pushnumber(L, v);
+          } else {
+            lua_pushlstring(L, v.data(), v.size());
+          }
+        },
+        value);
+    lua_setfield(L, -2, key.c_str());
+  }
+}
+
+int schedule_trampoline(lua_State* L) {
+  auto* args = static_cast<TrampolineArgs*>(lua_touserdata(L, 1));
+  lua_settop(L, 0);
+  args->rt->run_schedule_inner(*args->ctx);
+  return 0;
+}
+
+}  // namespace
+
+void LuaRuntime::set_pass_fields(PassContext& ctx) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_ctx_);
+  lua_pushnumber(L_, ctx.now());
+  lua_setfield(L_, -2, "now");
+  const std::string_view reason = to_string(ctx.reason());
+  lua_pushlstring(L_, reason.data(), reason.size());
+  lua_setfield(L_, -2, "reason");
+  lua_pushinteger(L_, ctx.nodes_total());
+  lua_setfield(L_, -2, "nodes_total");
+  lua_pushinteger(L_, ctx.nodes_idle());
+  lua_setfield(L_, -2, "nodes_idle");
+  lua_pushboolean(L_, ctx.dry());
+  lua_setfield(L_, -2, "dry");
+  const PowerView power = ctx.power();
+  lua_createtable(L_, 0, 4);
+  lua_pushnumber(L_, power.lower_w);
+  lua_setfield(L_, -2, "lower");
+  lua_pushnumber(L_, power.upper_w);
+  lua_setfield(L_, -2, "upper");
+  lua_pushnumber(L_, power.current_w);
+  lua_setfield(L_, -2, "current_w");
+  lua_pushnumber(L_, power.idle_w_per_node);
+  lua_setfield(L_, -2, "idle_w_per_node");
+  lua_setfield(L_, -2, "power");
+  push_params(L_, params_);
+  lua_setfield(L_, -2, "params");
+  // The lists are built when the policy first reads them.
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, "pending");
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, "running");
+}
+
+void LuaRuntime::run_schedule_inner(PassContext& ctx) {
+  set_pass_fields(ctx);  // leaves ctx on the stack
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
+  lua_getfield(L_, -1, "schedule");
+  lua_remove(L_, -2);
+  lua_insert(L_, -2);  // schedule, ctx
+  lua_call(L_, 1, 0);
+}
+
+std::optional<std::string> LuaRuntime::run_schedule(PassContext& ctx) {
+  pass_ = &ctx;
+  cluster_ = &ctx.cluster();
+  TrampolineArgs args{this, &ctx};
+  lua_pushcfunction(L_, schedule_trampoline);
+  lua_pushlightuserdata(L_, &args);
+  auto error = call_bounded(1, 0);
+  pass_ = nullptr;
+  sweep_job_cache(ctx);
+  return error;
+}
+
+void LuaRuntime::sweep_job_cache(PassContext& ctx) {
+  const std::size_t live = ctx.pending().size() + ctx.running().size();
+  if (cached_versions_.size() <= 2 * live + 256) return;
+  std::unordered_map<JobId, std::uint64_t> keep;
+  for (const auto* list : {&ctx.pending(), &ctx.running()}) {
+    for (const Job* job : *list) {
+      auto it = cached_versions_.find(job->id);
+      if (it != cached_versions_.end()) keep.emplace(*it);
+    }
+  }
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+  for (const auto& [id, version] : cached_versions_) {
+    if (keep.count(id)) continue;
+    lua_pushnil(L_);
+    lua_rawseti(L_, -3, id);
+    lua_pushnil(L_);
+    lua_rawseti(L_, -2, id);
+  }
+  lua_pop(L_, 2);
+  cached_versions_ = std::move(keep);
+}
+
+// ---------------------------------------------------------------- job tables
+
+void LuaRuntime::fill_job(int data, const Job& job) {
+  data = lua_absindex(L_, data);
+  auto set_int = [&](const char* key, lua_Integer v) {
+    lua_pushinteger(L_, v);
+    lua_setfield(L_, data, key);
+  };
+  auto set_num = [&](const char* key, double v) {
+    lua_pushnumber(L_, v);
+    lua_setfield(L_, data, key);
+  };
+  auto set_str = [&](const char* key, std::string_view v) {
+    lua_pushlstring(L_, v.data(), v.size());
+    lua_setfield(L_, data, key);
+  };
+  auto set_opt = [&](const char* key, const std::optional<double>& v) {
+    if (v) {
+      lua_pushnumber(L_, *v);
+    } else {
+      lua_pushnil(L_);
+    }
+    lua_setfield(L_, data, key);
+  };
+  const JobSpec& spec = job.spec;
+  set_int("id", job.id);
+  set_str("name", spec.name);
+  set_str("user", spec.user);
+  set_str("kind", to_string(spec.kind));
+  set_str("state", to_string(job.state));
+  set_int("nodes", spec.nodes);
+  set_int("size", job.size());
+  set_int("min_nodes", spec.min_nodes);
+  set_int("max_nodes", spec.max_nodes);
+  set_str("node_constraint", to_string(spec.constraint));
+  set_int("tasks_per_node", spec.tasks_per_node);
+  set_num("walltime", spec.walltime);
+  set_num("power_min_w", spec.power_min_w);
+  set_num("power_max_w", spec.power_max_w);
+  lua_pushboolean(L_, spec.urgent);
+  lua_setfield(L_, data, "urgent");
+  set_num("submit_time", job.submit_time);
+  set_opt("start_time", job.start_time >= 0 ? std::optional<double>(job.start_time) : std::nullopt);
+  const double est_end = job.est_end();
+  set_opt("est_end", est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);
+  lua_pushboolean(L_, job.state == JobState::Adapting);
+  lua_setfield(L_, data, "adapting");
+  set_opt("mtct", job.mtct);
+  set_opt("power_w", job.power_w);
+  set_opt("expected_start", job.expected_start);
+  set_int("expansions", job.expansions);
+  set_int("shrinks", job.shrinks);
+  set_int("gain", job.gain);
+  if (job.request) {
+    lua_createtable(L_, 0, 2);
+    lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
+    lua_setfield(L_, -2, "op");
+    lua_pushinteger(L_, job.request->nodes);
+    lua_setfield(L_, -2, "nodes");
+  } else {
+    lua_pushnil(L_);
+  }
+  lua_setfield(L_, data, "request");
+  if (cluster_ && !job.allocation.empty()) {
+    lua_createtable(L_, static_cast<int>(job.allocation.size()), 0);
+    for (std::size_t i = 0; i < job.allocation.size(); ++i) {
+      const std::string& name = cluster_->node(job.allocation[i]).name;
+      lua_pushlstring(L_, name.data(), name.size());
+      lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+    }
+    lua_rawgeti(L_, -1, 1);
+    lua_setfield(L_, data, "leader");
+  } else {
+    lua_createtable(L_, 0, 0);
+    lua_pushnil(L_);
+    lua_setfield(L_, data, "leader");
+  }
+  lua_setfield(L_, data, "allocation");
+}
+
+void LuaRuntime::push_job(const Job& job, double now) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
+  auto it = cached_versions_.find(job.id);
+  if (it == cached_versions_.end()) {
+    // data table, its metatable, and the empty proxy the policy sees
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+    lua_createtable(L_, 0, 36);
+    fill_job(-1, job);
+    lua_pushvalue(L_, -1);
+    lua_rawseti(L_, -3, job.id);  // data[id] = data table
+    lua_createtable(L_, 0, 5);     // metatable
+    lua_insert(L_, -2);
+    lua_setfield(L_, -2, "__index");
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_fns_);
+    for (const char* key : {"__newindex", "__pairs", "__tostring"}) {
+      lua_getfield(L_, -1, key);
+      lua_setfield(L_, -3, key);
+    }
+    lua_pop(L_, 1);
+    lua_pushliteral(L_, "sched.job");
+    lua_setfield(L_, -2, "__metatable");  // getmetatable/setmetatable cannot tamper
+    lua_createtable(L_, 0, 0);
+    lua_insert(L_, -2);
+    lua_setmetatable(L_, -2);  // proxy
+    lua_pushvalue(L_, -1);
+    lua_rawseti(L_, -4, job.id);  // proxies[id] = proxy
+    lua_remove(L_, -2);           // data registry
+    cached_versions_.emplace(job.id, job.version);
+  } else {
+    if (it->second != job.version) {
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+      lua_rawgeti(L_, -1, job.id);
+      fill_job(-1, job);
+      lua_pop(L_, 2);
+      it->second = job.version;
+    }
+    lua_rawgeti(L_, -1, job.id);
+  }
+  lua_remove(L_, -2);  // proxies registry
+  if (job.start_time >= 0) {
+    // elapsed moves with the clock: refreshed on every push
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+    lua_rawgeti(L_, -1, job.id);
+    lua_pushnumber(L_, now - job.start_time);
+    lua_setfield(L_, -2, "elapsed");
+    lua_pop(L_, 2);
+  }
+}
+
+void LuaRuntime::push_job_list(const std::vector<const Job*>& jobs, double now, bool running) {
+  (void)running;
+  lua_createtable(L_, static_cast<int>(jobs.size()), 0);
+  lua_Integer i = 0;
+  for (const Job* job : jobs) {
+    push_job(*job, now);
+    lua_rawseti(L_, -2, ++i);
+  }
+}
+
+void LuaRuntime::push_refusal(const Refusal& refusal) {
+  lua_createtable(L_, 0, 6);
+  const std::string_view code = to_string(refusal.code);
+  lua_pushlstring(L_, code.data(), code.size());
+  lua_setfield(L_, -2, "code");
+  lua_pushinteger(L_, refusal.job);
+  lua_setfield(L_, -2, "job");
+  lua_pushinteger(L_, refusal.want);
+  lua_setfield(L_, -2, "want");
+  lua_pushinteger(L_, refusal.have);
+  lua_setfield(L_, -2, "have");
+  lua_pushlstring(L_, refusal.detail.data(), refusal.detail.size());
+  lua_setfield(L_, -2, "detail");
+  const std::string message = refusal.message();
+  lua_pushlstring(L_, message.data(), message.size());
+  lua_setfield(L_, -2, "message");
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_refusal_mt_);
+  lua_setmetatable(L_, -2);
+}
+
+// ---------------------------------------------------------------- other calls
+
+namespace {
+
+struct EventArgs {
+  LuaRuntime* rt;
+  const Event* event;
+};
+
+}  // namespace
+
+std::optional<std::string> LuaRuntime::run_on_event(const Event& event) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
+  lua_getfield(L_, -1, "on_event");
+  lua_remove(L_, -2);
+  if (lua_isnil(L_, -1)) {
+    lua_pop(L_, 1);
+    return std::nullopt;
+  }
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_ctx_);
+  lua_pushnumber(L_, event.time);
+  lua_setfield(L_, -2, "now");
+  lua_createtable(L_, 0, 10);
+  const std::string_view t = topic(event.type);
+  lua_pushlstring(L_, t.data(), t.size());
+  lua_setfield(L_, -2, "topic");
+  lua_pushnumber(L_, event.time);
+  lua_setfield(L_, -2, "time");
+  if (event.job != 0) {
+    lua_pushinteger(L_, event.job);
+    lua_setfield(L_, -2, "job");
+    const std::string_view from = to_string(event.from);
+    const std::string_view to = to_string(event.to);
+    lua_pushlstring(L_, from.data(), from.size());
+    lua_setfield(L_, -2, "from");
+    lua_pushlstring(L_, to.data(), to.size());
+    lua_setfield(L_, -2, "to");
+  }
+  lua_pushinteger(L_, event.nodes);
+  lua_setfield(L_, -2, "nodes");
+  lua_pushinteger(L_, event.prev_nodes);
+  lua_setfield(L_, -2, "prev_nodes");
+  lua_pushnumber(L_, event.value);
+  lua_setfield(L_, -2, "value");
+  if (!event.node.empty()) {
+    lua_pushlstring(L_, event.node.data(), event.node.size());
+    lua_setfield(L_, -2, "node");
+  }
+  if (!event.message.empty()) {
+    lua_pushlstring(L_, event.message.data(), event.message.size());
+    lua_setfield(L_, -2, "message");
+  }
+  return call_bounded(2, 0);
+}
+
+std::optional<std::string> LuaRuntime::run_save(std::string* source, bool* present) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
+  lua_getfield(L_, -1, "save");
+  lua_remove(L_, -2);
+  if (lua_isnil(L_, -1)) {
+    lua_pop(L_, 1);
+    *present = false;
+    return std::nullopt;
+  }
+  *present = true;
+  if (auto error = call_bounded(0, 1)) return "save: " + *error;
+  std::string out;
+  auto error = serialize_lua_value(L_, -1, out);
+  lua_pop(L_, 1);
+  if (error) return "save: " + *error;
+  *source = "return " + out;
+  return std::nullopt;
+}
+
+std::optional<std::string> LuaRuntime::run_restore(const std::string& source) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
+  lua_getfield(L_, -1, "restore");
+  lua_remove(L_, -2);
+  if (lua_isnil(L_, -1)) {
+    lua_pop(L_, 1);
+    return std::nullopt;
+  }
+  if (luaL_loadbufferx(L_, source.data(), source.size(), "=(saved state)", "t") != LUA_OK) {
+    std::string msg = lua_tostring(L_, -1);
+    lua_pop(L_, 2);
+    return "restore: " + msg;
+  }
+  if (auto error = call_bounded(0, 1)) {
+    lua_pop(L_, 1);
+    return "restore: " + *error;
+  }
+  if (auto error = call_bounded(1, 0)) return "restore: " + *error;
+  return std::nullopt;
+}
+
+}  // namespace sched

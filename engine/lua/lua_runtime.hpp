@@ -1,0 +1,109 @@
+// The inside of a LuaPolicy: one sandboxed lua_State with its bounds, the
+// cache of job tables shown to the policy, and the ctx object. Private to
+// the engine library.
+#pragma once
+
+#include <lua.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/job.hpp"
+#include "sched/lua_policy.hpp"
+
+namespace sched {
+
+class PassContext;
+class Cluster;
+struct Event;
+
+struct MemoryBudget {
+  std::size_t used = 0;
+  std::size_t limit = 0;
+  bool exceeded = false;
+};
+
+class LuaRuntime {
+ public:
+  LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& options);
+  ~LuaRuntime();
+  LuaRuntime(const LuaRuntime&) = delete;
+  LuaRuntime& operator=(const LuaRuntime&) = delete;
+
+  lua_State* state() const { return L_; }
+  static LuaRuntime& of(lua_State* L);
+
+  // Loads, runs and checks the policy file; keeps the returned table.
+  // Throws PolicyLoadError.
+  void load_policy();
+  const std::string& policy_name() const { return name_; }
+  bool time_dependent() const { return time_dependent_; }
+
+  std::optional<std::string> run_schedule(PassContext& ctx);
+  // The body of a pass, run inside the protected trampoline.
+  void run_schedule_inner(PassContext& ctx);
+  std::optional<std::string> run_on_event(const Event& event);
+  std::optional<std::string> run_save(std::string* source, bool* present);
+  std::optional<std::string> run_restore(const std::string& source);
+
+  std::size_t memory_used() const { return memory_.used; }
+
+  // ---- used by the C functions bound into Lua
+  PassContext* pass() const { return pass_; }
+  const std::string& lib_dir() const { return lib_dir_; }
+  // Pushes the (cached, refreshed) read-only table of a job.
+  void push_job(const Job& job, double now);
+  void push_job_list(const std::vector<const Job*>& jobs, double now, bool running);
+  void push_refusal(const struct Refusal& refusal);
+  // Calls the function at the top of the stack (with nargs below it... as
+  // lua_pcall) under the instruction and memory bounds.
+  std::optional<std::string> call_bounded(int nargs, int nresults);
+  void note_instructions(int count);
+  bool instructions_exceeded() const { return instructions_exceeded_; }
+  std::uint64_t instruction_limit() const { return instruction_limit_; }
+  std::uint64_t executed() const { return executed_; }
+  std::uint64_t seed() const { return seed_; }
+
+ private:
+  void open_sandbox();
+  void lock_globals();
+  void set_pass_fields(PassContext& ctx);
+  void sweep_job_cache(PassContext& ctx);
+  void fill_job(int data_index, const Job& job);
+
+  lua_State* L_ = nullptr;
+  MemoryBudget memory_;
+  std::string path_;
+  std::string display_name_;
+  std::string lib_dir_;
+  std::string name_;
+  bool time_dependent_ = true;
+  std::uint64_t instruction_limit_;
+  std::uint64_t executed_ = 0;
+  bool instructions_exceeded_ = false;
+  std::uint64_t seed_;
+  PolicyParams params_;
+  PassContext* pass_ = nullptr;
+  const Cluster* cluster_ = nullptr;
+
+  int ref_policy_ = LUA_NOREF;    // the table the file returned
+  int ref_ctx_ = LUA_NOREF;       // the ctx table, reused across passes
+  int ref_proxies_ = LUA_NOREF;   // id → read-only job table
+  int ref_data_ = LUA_NOREF;      // id → the data behind it
+  int ref_refusal_mt_ = LUA_NOREF;
+  int ref_job_mt_fns_ = LUA_NOREF; // {__newindex, __pairs, __tostring} shared functions
+  std::unordered_map<JobId, std::uint64_t> cached_versions_;
+};
+
+// Registers sched.constraints and sched.log as loadable modules.
+void open_sched_modules(lua_State* L);
+// ctx methods: start, expand, shrink, request_perf, preempt, reserve.
+void push_ctx_methods(lua_State* L);
+// Serializes the value at `index` as a Lua constructor expression (plain
+// data only). Returns an error message on functions, cycles, ...
+std::optional<std::string> serialize_lua_value(lua_State* L, int index, std::string& out);
+
+}  // namespace sched

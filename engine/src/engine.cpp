@@ -1,0 +1,329 @@
+// Engine state and inputs. The scheduling pass and enactment are in
+// engine_pass.cpp.
+#include "sched/engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sched {
+
+Engine::Engine(Clock& clock, Enactor& enactor, EngineConfig config)
+    : clock_(clock), enactor_(enactor), config_(config) {}
+
+NodeIndex Engine::add_node(std::string name, int cores) {
+  const NodeIndex index = cluster_.add_node(std::move(name), cores);
+  ++state_version_;
+  Event event;
+  event.type = EventType::NodeUp;
+  event.node = cluster_.node(index).name;
+  emit(std::move(event));
+  return index;
+}
+
+void Engine::set_policy(std::shared_ptr<Policy> policy) {
+  policy_ = std::move(policy);
+  ++state_version_;
+}
+
+void Engine::add_sink(EventSink* sink) { sinks_.push_back(sink); }
+
+// ---------------------------------------------------------------- queries
+
+const Job* Engine::find_job(JobId id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+Job* Engine::job_mut(JobId id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Job*> Engine::pending_jobs() const {
+  std::vector<const Job*> out;
+  const std::vector<JobId> ids = pending_.merged();
+  out.reserve(ids.size());
+  for (JobId id : ids) out.push_back(find_job(id));
+  return out;
+}
+
+std::vector<const Job*> Engine::running_jobs() const {
+  std::vector<const Job*> out;
+  out.reserve(running_.size());
+  for (const auto& [start, id] : running_) out.push_back(find_job(id));
+  return out;
+}
+
+double Engine::cluster_power_w() const {
+  double watts = 0;
+  for (const Node& node : cluster_.nodes()) {
+    if (!node.up) continue;
+    const Job* job = node.job != 0 ? find_job(node.job) : nullptr;
+    if (!job || job->state == JobState::Starting) {
+      watts += config_.idle_w_per_node;
+    } else if (job->power_w) {
+      watts += *job->power_w;
+    } else if (job->spec.power_max_w > 0) {
+      watts += (job->spec.power_min_w + job->spec.power_max_w) / 2;
+    } else {
+      watts += config_.idle_w_per_node;
+    }
+  }
+  return watts;
+}
+
+PowerView Engine::power() const {
+  return PowerView{corridor_lower_w_, corridor_upper_w_, cluster_power_w(),
+                   config_.idle_w_per_node};
+}
+
+// ---------------------------------------------------------------- events
+
+void Engine::emit(Event event) {
+  event.seq = ++event_seq_;
+  event.time = clock_.now();
+  switch (event.type) {
+    case EventType::SchedPass:
+    case EventType::PolicyError:
+    case EventType::JobReserved:
+      break;  // a policy's own output does not change what it decides on
+    default:
+      ++state_version_;
+  }
+  for (EventSink* sink : sinks_) sink->on_event(event);
+  if (policy_ && !in_pass_ && event.type != EventType::SchedPass) policy_->on_event(event);
+}
+
+void Engine::touch(Job& job) { ++job.version; }
+
+void Engine::transition(Job& job, JobState to, EventType type, std::string message) {
+  if (!is_valid_transition(job.state, to)) {
+    throw std::logic_error("job " + std::to_string(job.id) + ": invalid transition " +
+                           std::string(to_string(job.state)) + " -> " +
+                           std::string(to_string(to)));
+  }
+  Event event;
+  event.type = type;
+  event.job = job.id;
+  event.from = job.state;
+  event.to = to;
+  job.state = to;
+  touch(job);
+  event.nodes = job.size();
+  event.message = std::move(message);
+  emit(std::move(event));
+}
+
+void Engine::account_allocation(Job& job) {
+  const double t = clock_.now();
+  if (job.start_time >= 0) job.node_seconds += job.size() * (t - job.allocation_since);
+  job.allocation_since = t;
+}
+
+// ---------------------------------------------------------------- inputs
+
+Outcome<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
+  Outcome<JobId> out;
+  if (auto error = normalize_spec(spec)) {
+    out.error = *error;
+    return out;
+  }
+  const int smallest = spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes;
+  if (smallest > cluster_.size()) {
+    out.error = "job needs " + std::to_string(smallest) + " nodes; the cluster has " +
+                std::to_string(cluster_.size());
+    return out;
+  }
+  if (requested_id < 0 || (requested_id != 0 && jobs_.count(requested_id))) {
+    out.error = "job id " + std::to_string(requested_id) + " is already taken";
+    return out;
+  }
+  const JobId id = requested_id != 0 ? requested_id : last_id_ + 1;
+  last_id_ = std::max(last_id_, id);
+
+  auto job = std::make_unique<Job>();
+  job->id = id;
+  job->spec = std::move(spec);
+  job->submit_time = clock_.now();
+  Job& ref = *job;
+  jobs_.emplace(id, std::move(job));
+  pending_.push(ref);
+  ++active_;
+
+  Event event;
+  event.type = EventType::JobSubmitted;
+  event.job = id;
+  event.to = JobState::Pending;
+  event.nodes = ref.spec.nodes;
+  emit(std::move(event));
+  request_pass(PassReason::Submit);
+  out.value = id;
+  return out;
+}
+
+std::optional<std::string> Engine::cancel(JobId id) {
+  Job* job = job_mut(id);
+  if (!job) return "no job " + std::to_string(id);
+  switch (job->state) {
+    case JobState::Pending:
+      pending_.erase(*job);
+      job->end_time = clock_.now();
+      --active_;
+      transition(*job, JobState::Cancelled, EventType::JobCancelled, "cancelled while pending");
+      request_pass(PassReason::Completion);
+      return std::nullopt;
+    case JobState::Starting:
+    case JobState::Running:
+    case JobState::Adapting:
+      begin_stop(*job, JobState::Cancelled, StopReason::Cancel);
+      return std::nullopt;
+    case JobState::Completing:
+      return "job " + std::to_string(id) + " is already ending";
+    default:
+      return "job " + std::to_string(id) + " has already ended (" +
+             std::string(to_string(job->state)) + ")";
+  }
+}
+
+void Engine::job_started(JobId id) {
+  Job* job = job_mut(id);
+  if (!job || job->state != JobState::Starting || waiting_nodes_.count(id)) return;
+  transition(*job, JobState::Running, EventType::JobStarted);
+}
+
+void Engine::job_ended(JobId id, int exit_status) {
+  Job* job = job_mut(id);
+  if (!job || is_terminal(job->state) || job->state == JobState::Pending) return;
+  job->exit_status = exit_status;
+  if (job->state != JobState::Completing) {
+    job->outcome = exit_status == 0 ? JobState::Completed : JobState::Failed;
+    transition(*job, JobState::Completing, EventType::JobCompleting);
+  }
+  finish(*job);
+}
+
+void Engine::walltime_reached(JobId id) {
+  Job* job = job_mut(id);
+  if (!job) return;
+  if (job->state == JobState::Starting || job->state == JobState::Running ||
+      job->state == JobState::Adapting) {
+    begin_stop(*job, JobState::Timeout, StopReason::Timeout);
+  }
+}
+
+void Engine::perf_report(JobId id, double mtct) {
+  Job* job = job_mut(id);
+  if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
+  job->mtct = mtct;
+  touch(*job);
+  ++state_version_;
+}
+
+void Engine::power_report(JobId id, double watts_per_node) {
+  Job* job = job_mut(id);
+  if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
+  job->power_w = watts_per_node;
+  touch(*job);
+  ++state_version_;
+}
+
+void Engine::tick() { request_pass(PassReason::Tick); }
+
+void Engine::set_corridor(double lower_w, double upper_w) {
+  corridor_lower_w_ = lower_w;
+  corridor_upper_w_ = upper_w;
+  Event event;
+  event.type = EventType::PowerCorridor;
+  event.value = lower_w;
+  event.value2 = upper_w;
+  emit(std::move(event));
+  request_pass(PassReason::Corridor);
+}
+
+std::optional<std::string> Engine::set_node_up(const std::string& name, bool up,
+                                               const std::string& why) {
+  const auto index = cluster_.find(name);
+  if (!index) return "no node " + name;
+  const Node& node = cluster_.node(*index);
+  if (node.up == up) return std::nullopt;
+  cluster_.set_up(*index, up);
+  Event event;
+  event.type = up ? EventType::NodeUp : EventType::NodeDown;
+  event.node = name;
+  event.message = why;
+  emit(std::move(event));
+  if (!up) {
+    if (node.promised != 0) {
+      if (Job* waiting = job_mut(node.promised)) requeue_waiting_start(*waiting);
+    }
+    if (node.job != 0) {
+      Job* holder = job_mut(node.job);
+      if (holder && (holder->state == JobState::Starting || holder->state == JobState::Running ||
+                     holder->state == JobState::Adapting)) {
+        begin_stop(*holder, config_.requeue_on_node_failure ? JobState::Pending : JobState::Failed,
+                   StopReason::NodeFailure);
+      }
+    }
+  }
+  request_pass(PassReason::Manual);
+  return std::nullopt;
+}
+
+std::optional<std::string> Engine::set_node_draining(const std::string& name, bool draining) {
+  const auto index = cluster_.find(name);
+  if (!index) return "no node " + name;
+  if (cluster_.node(*index).draining == draining) return std::nullopt;
+  cluster_.set_draining(*index, draining);
+  Event event;
+  event.type = draining ? EventType::NodeDrain : EventType::NodeUp;
+  event.node = name;
+  emit(std::move(event));
+  request_pass(PassReason::Manual);
+  return std::nullopt;
+}
+
+void Engine::adaptation_done(JobId id, bool ok) {
+  Job* job = job_mut(id);
+  auto it = adaptations_.find(id);
+  if (!job || it == adaptations_.end() || job->state != JobState::Adapting) return;
+  const Resize resize = std::move(it->second);
+  adaptations_.erase(it);
+  const int before = job->size();
+  account_allocation(*job);
+  if (ok && resize.op == Resize::Op::Expand) {
+    job->allocation.insert(job->allocation.end(), resize.added.begin(), resize.added.end());
+    ++job->expansions;
+    job->gain += resize.to - resize.from;
+  } else if (ok) {
+    std::vector<NodeIndex>& alloc = job->allocation;
+    for (NodeIndex n : resize.removed) alloc.erase(std::remove(alloc.begin(), alloc.end(), n), alloc.end());
+    release_nodes(*job, resize.removed);
+    ++job->shrinks;
+    job->gain -= resize.from - resize.to;
+  } else if (resize.op == Resize::Op::Expand) {
+    release_nodes(*job, resize.added);  // rolled back: the new nodes go back
+  } else {
+    for (NodeIndex n : resize.removed) {
+      const JobId promised = cluster_.node(n).promised;
+      if (promised != 0) {
+        if (Job* waiting = job_mut(promised)) requeue_waiting_start(*waiting);
+      }
+      cluster_.keep(n);
+    }
+  }
+  if (ok) job->mtct.reset();  // MTCT is measured anew at the new size
+  Event event;
+  event.type = EventType::JobResized;
+  event.job = id;
+  event.from = JobState::Adapting;
+  event.to = JobState::Running;
+  event.prev_nodes = before;
+  job->state = JobState::Running;
+  touch(*job);
+  event.nodes = job->size();
+  event.message = ok ? "" : "adaptation rolled back";
+  emit(std::move(event));
+  request_pass(PassReason::Adaptation);
+}
+
+}  // namespace sched

@@ -1,0 +1,264 @@
+// The scheduling pass and the enactment of its accepted actions.
+#include <algorithm>
+#include <stdexcept>
+
+#include "sched/engine.hpp"
+
+namespace sched {
+
+void Engine::request_pass(PassReason reason) {
+  // A tick is the weakest reason: any other event at the same instant names the pass.
+  if (!due_ || *due_ == PassReason::Tick) due_ = reason;
+}
+
+bool Engine::run_pass_if_due() {
+  if (!due_) return false;
+  const PassReason reason = *due_;
+  due_.reset();
+  if (reason == PassReason::Tick && policy_ && !policy_->time_dependent() &&
+      state_version_ == version_at_last_pass_) {
+    return false;  // nothing changed, and the policy does not look at the clock
+  }
+  run_pass(reason);
+  return true;
+}
+
+void Engine::run_pass(PassReason reason) {
+  due_.reset();
+  if (!policy_ || in_pass_) return;
+  in_pass_ = true;
+  const double t0 = clock_.monotonic();
+  PassContext ctx(*this, reason, /*dry=*/false);
+  std::optional<std::string> error;
+  try {
+    error = policy_->schedule(ctx);
+  } catch (const std::exception& e) {
+    error = std::string("policy raised: ") + e.what();
+  }
+  std::size_t enacted = 0;
+  if (!error) {
+    for (const Action& action : ctx.actions()) {
+      enact(action);
+      ++enacted;
+    }
+  }
+  in_pass_ = false;
+  const double elapsed = clock_.monotonic() - t0;
+
+  ++stats_.passes;
+  stats_.actions += enacted;
+  stats_.last_s = elapsed;
+  stats_.total_s += elapsed;
+  stats_.max_s = std::max(stats_.max_s, elapsed);
+  for (int code = 0; code < kRefusalCodeCount; ++code) {
+    const auto n = static_cast<std::uint64_t>(ctx.refusal_counts()[static_cast<std::size_t>(code)]);
+    stats_.refusals_by_code[static_cast<std::size_t>(code)] += n;
+    stats_.refusals += n;
+  }
+  if (error) {
+    ++stats_.failed;
+    Event event;
+    event.type = EventType::PolicyError;
+    event.message = policy_->name() + ": " + *error + " (pass dropped)";
+    emit(std::move(event));
+  }
+  Event pass;
+  pass.type = EventType::SchedPass;
+  pass.value = elapsed;
+  pass.nodes = static_cast<int>(enacted);
+  pass.message = std::string(to_string(reason));
+  emit(std::move(pass));
+  version_at_last_pass_ = state_version_;
+}
+
+std::optional<std::string> Engine::dry_pass(Policy& policy) {
+  PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
+  const bool was_in_pass = in_pass_;
+  in_pass_ = true;
+  std::optional<std::string> error;
+  try {
+    error = policy.schedule(ctx);
+  } catch (const std::exception& e) {
+    error = std::string("policy raised: ") + e.what();
+  }
+  in_pass_ = was_in_pass;
+  return error;
+}
+
+// ---------------------------------------------------------------- enactment
+
+void Engine::enact(const Action& action) {
+  Job* job = job_mut(action.job);
+  if (!job) return;
+  switch (action.type) {
+    case Action::Type::Start:
+      enact_start(*job, action.nodes);
+      break;
+    case Action::Type::Expand:
+    case Action::Type::Shrink:
+      enact_resize(*job, action.nodes);
+      break;
+    case Action::Type::RequestPerf:
+      if (job->state == JobState::Running) enactor_.request_perf(*job);
+      break;
+    case Action::Type::Preempt:
+      if (job->state == JobState::Running) {
+        begin_stop(*job,
+                   action.mode == PreemptMode::Requeue ? JobState::Pending : JobState::Cancelled,
+                   StopReason::Preempt);
+      }
+      break;
+    case Action::Type::Reserve:
+      if (job->state == JobState::Pending &&
+          (!job->expected_start || *job->expected_start != action.time)) {
+        job->expected_start = action.time;
+        touch(*job);
+        Event event;
+        event.type = EventType::JobReserved;
+        event.job = job->id;
+        event.from = event.to = JobState::Pending;
+        event.value = action.time;
+        emit(std::move(event));
+      }
+      break;
+  }
+}
+
+void Engine::enact_start(Job& job, int nodes) {
+  std::vector<NodeIndex> promised;
+  job.allocation = cluster_.allocate(job.id, nodes, &promised);
+  job.allocation.insert(job.allocation.end(), promised.begin(), promised.end());
+  pending_.erase(job);
+  job.expected_start.reset();
+  transition(job, JobState::Starting, EventType::JobStarting);
+  if (!promised.empty()) {
+    waiting_nodes_[job.id] = static_cast<int>(promised.size());
+    return;  // launched once the promised nodes are free
+  }
+  launch_if_ready(job.id);
+}
+
+void Engine::enact_resize(Job& job, int to) {
+  Resize resize;
+  resize.from = job.size();
+  resize.to = to;
+  if (to > resize.from) {
+    resize.op = Resize::Op::Expand;
+    std::vector<NodeIndex> promised;
+    resize.added = cluster_.allocate(job.id, to - resize.from, &promised);
+    resize.added.insert(resize.added.end(), promised.begin(), promised.end());
+    if (!promised.empty()) waiting_nodes_[job.id] = static_cast<int>(promised.size());
+  } else {
+    resize.op = Resize::Op::Shrink;
+    // The newest nodes leave first; index 0, the leader, never does.
+    resize.removed.assign(job.allocation.begin() + to, job.allocation.end());
+    for (NodeIndex n : resize.removed) cluster_.mark_releasing(n);
+  }
+  adaptations_[job.id] = resize;
+  transition(job, JobState::Adapting, EventType::JobAdapting,
+             (resize.op == Resize::Op::Expand ? "expand " : "shrink ") +
+                 std::to_string(resize.from) + " -> " + std::to_string(to));
+  launch_if_ready(job.id);
+}
+
+void Engine::launch_if_ready(JobId id) {
+  if (waiting_nodes_.count(id)) return;
+  Job* job = job_mut(id);
+  if (!job) return;
+  if (job->state == JobState::Starting) {
+    job->start_time = clock_.now();
+    job->allocation_since = job->start_time;
+    running_.emplace(job->start_time, job->id);
+    touch(*job);
+    enactor_.start(*job);
+  } else if (job->state == JobState::Adapting) {
+    auto it = adaptations_.find(id);
+    if (it != adaptations_.end()) enactor_.resize(*job, it->second);
+  }
+}
+
+void Engine::begin_stop(Job& job, JobState outcome, StopReason reason) {
+  if (job.state == JobState::Starting && waiting_nodes_.count(job.id)) {
+    // Never launched (still waiting for promised nodes): nothing to kill.
+    requeue_waiting_start(job);
+    if (outcome == JobState::Cancelled) cancel(job.id);
+    return;
+  }
+  job.outcome = outcome;
+  transition(job, JobState::Completing, EventType::JobCompleting);
+  for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
+  enactor_.stop(job, reason);
+}
+
+void Engine::finish(Job& job) {
+  account_allocation(job);
+  std::vector<NodeIndex> nodes = std::move(job.allocation);
+  job.allocation.clear();
+  if (auto it = adaptations_.find(job.id); it != adaptations_.end()) {
+    nodes.insert(nodes.end(), it->second.added.begin(), it->second.added.end());
+    adaptations_.erase(it);
+  }
+  waiting_nodes_.erase(job.id);
+  running_.erase({job.start_time, job.id});
+  release_nodes(job, nodes);
+  job.end_time = clock_.now();
+  if (job.outcome == JobState::Pending) {
+    ++job.requeues;
+    job.start_time = -1;
+    job.end_time = -1;
+    pending_.push(job);
+    transition(job, JobState::Pending, EventType::JobRequeued);
+  } else {
+    --active_;
+    EventType type = EventType::JobCompleted;
+    if (job.outcome == JobState::Failed) type = EventType::JobFailed;
+    if (job.outcome == JobState::Cancelled) type = EventType::JobCancelled;
+    if (job.outcome == JobState::Timeout) type = EventType::JobTimeout;
+    transition(job, job.outcome, type);
+  }
+  request_pass(PassReason::Completion);
+}
+
+void Engine::release_nodes(Job& job, const std::vector<NodeIndex>& nodes) {
+  for (NodeIndex n : nodes) {
+    if (cluster_.node(n).job != job.id) {
+      cluster_.unpromise(n);  // a promised node that never came
+      continue;
+    }
+    const JobId next = cluster_.release(n);
+    if (next == 0) continue;
+    auto it = waiting_nodes_.find(next);
+    if (it != waiting_nodes_.end() && --it->second == 0) {
+      waiting_nodes_.erase(it);
+      launch_if_ready(next);
+    }
+  }
+}
+
+void Engine::requeue_waiting_start(Job& job) {
+  // Give back what the job holds and withdraw what was promised to it.
+  for (NodeIndex n : job.allocation) {
+    if (cluster_.node(n).job == job.id) {
+      cluster_.release(n);
+    } else if (cluster_.node(n).promised == job.id) {
+      cluster_.unpromise(n);
+    }
+  }
+  waiting_nodes_.erase(job.id);
+  job.allocation.clear();
+  if (job.state == JobState::Starting) {
+    job.state = JobState::Pending;  // never launched: back to the queue as it was
+    touch(job);
+    pending_.push(job);
+    Event event;
+    event.type = EventType::JobRequeued;
+    event.job = job.id;
+    event.from = JobState::Starting;
+    event.to = JobState::Pending;
+    event.message = "promised nodes did not come";
+    emit(std::move(event));
+  }
+  request_pass(PassReason::Manual);
+}
+
+}  // namespace sched

@@ -1,0 +1,193 @@
+#include "sched/pass_context.hpp"
+
+#include <array>
+#include <cmath>
+
+#include "sched/constraints.hpp"
+#include "sched/engine.hpp"
+
+namespace sched {
+
+std::string_view to_string(PassReason reason) {
+  static constexpr std::array<std::string_view, 6> names = {"tick",       "submit",   "completion",
+                                                            "adaptation", "corridor", "manual"};
+  return names[static_cast<std::size_t>(reason)];
+}
+
+PassContext::PassContext(Engine& engine, PassReason reason, bool dry)
+    : engine_(engine),
+      reason_(reason),
+      dry_(dry),
+      idle_(engine.cluster().idle_count()),
+      refusal_counts_(kRefusalCodeCount, 0) {}
+
+double PassContext::now() const { return engine_.now(); }
+
+int PassContext::nodes_total() const { return engine_.cluster().size(); }
+
+PowerView PassContext::power() const { return engine_.power(); }
+
+const std::vector<const Job*>& PassContext::pending() {
+  if (!pending_) pending_ = engine_.pending_jobs();
+  return *pending_;
+}
+
+const std::vector<const Job*>& PassContext::running() {
+  if (!running_) running_ = engine_.running_jobs();
+  return *running_;
+}
+
+const Job* PassContext::job(JobId id) const { return engine_.find_job(id); }
+
+const Cluster& PassContext::cluster() const { return engine_.cluster(); }
+
+int PassContext::tentative_size(const Job& job) const {
+  auto it = marks_.find(job.id);
+  if (it != marks_.end() && it->second.resize_to > 0) return it->second.resize_to;
+  if (it != marks_.end() && it->second.preempted) return 0;
+  return job.size();
+}
+
+Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std::string detail) {
+  ++refusal_counts_[static_cast<std::size_t>(code)];
+  return Refusal{code, id, want, have, std::move(detail)};
+}
+
+Verdict PassContext::start(JobId id, std::optional<int> nodes) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  Mark& mark = marks_[id];
+  if (mark.started) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already started in this pass");
+  if (job->state != JobState::Pending) {
+    return refuse(RefusalCode::NotPending, id, 0, 0, std::string(to_string(job->state)));
+  }
+  const JobSpec& spec = job->spec;
+  const int size = nodes.value_or(spec.nodes);
+  if (size < 1) return refuse(RefusalCode::BadArgument, id, size, 0, "size must be at least 1");
+  if (nodes && size != spec.nodes) {
+    if (spec.kind == JobKind::Rigid) {
+      return refuse(RefusalCode::RigidJob, id, size, spec.nodes, "a rigid job starts at its size");
+    }
+    if (size < spec.min_nodes) return refuse(RefusalCode::BelowMin, id, size, spec.min_nodes);
+    if (size > spec.max_nodes) return refuse(RefusalCode::AboveMax, id, size, spec.max_nodes);
+    if (!is_allowed_size(spec.constraint, size)) {
+      return refuse(RefusalCode::Constraint, id, size, 0, std::string(to_string(spec.constraint)));
+    }
+  }
+  if (size > idle_) return refuse(RefusalCode::OverAllocation, id, size, idle_);
+  idle_ -= size;
+  mark.started = true;
+  actions_.push_back(Action{Action::Type::Start, id, size});
+  return std::nullopt;
+}
+
+Verdict PassContext::check_resize(const Job* job, JobId id, int to, int direction) {
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
+  if (job->state != JobState::Running) {
+    return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
+  }
+  if (!is_resizable(job->spec.kind)) {
+    return refuse(RefusalCode::RigidJob, id, to, job->size(),
+                  std::string(to_string(job->spec.kind)) + " jobs cannot be resized");
+  }
+  const Mark& mark = marks_[id];
+  if (mark.preempted) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted in this pass");
+  if (mark.direction == -direction) return refuse(RefusalCode::MixedResize, id, to);
+  const int current = tentative_size(*job);
+  if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, id, to, current);
+  if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, id, to, current);
+  if (to < 1) return refuse(RefusalCode::LeaderNode, id, to, current, "the leader node never leaves");
+  if (to < job->spec.min_nodes) return refuse(RefusalCode::BelowMin, id, to, job->spec.min_nodes);
+  if (to > job->spec.max_nodes) return refuse(RefusalCode::AboveMax, id, to, job->spec.max_nodes);
+  if (!is_allowed_size(job->spec.constraint, to)) {
+    return refuse(RefusalCode::Constraint, id, to, 0, std::string(to_string(job->spec.constraint)));
+  }
+  if (direction > 0 && to - current > idle_) {
+    return refuse(RefusalCode::OverAllocation, id, to - current, idle_);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// A second resize of the same job in one pass moves the target of the first:
+// the job adapts once, at the first call's place in the order.
+void record_resize(std::vector<Action>& actions, Action::Type type, JobId id, int to) {
+  for (Action& action : actions) {
+    if (action.type == type && action.job == id) {
+      action.nodes = to;
+      return;
+    }
+  }
+  actions.push_back(Action{type, id, to});
+}
+
+}  // namespace
+
+Verdict PassContext::expand(JobId id, int to_nodes) {
+  const Job* job = engine_.find_job(id);
+  if (auto refusal = check_resize(job, id, to_nodes, +1)) return refusal;
+  Mark& mark = marks_[id];
+  idle_ -= to_nodes - tentative_size(*job);
+  mark.resize_to = to_nodes;
+  mark.direction = +1;
+  record_resize(actions_, Action::Type::Expand, id, to_nodes);
+  return std::nullopt;
+}
+
+Verdict PassContext::shrink(JobId id, int to_nodes) {
+  const Job* job = engine_.find_job(id);
+  if (auto refusal = check_resize(job, id, to_nodes, -1)) return refusal;
+  Mark& mark = marks_[id];
+  idle_ += tentative_size(*job) - to_nodes;
+  mark.resize_to = to_nodes;
+  mark.direction = -1;
+  record_resize(actions_, Action::Type::Shrink, id, to_nodes);
+  return std::nullopt;
+}
+
+Verdict PassContext::request_perf(JobId id) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
+  if (job->state != JobState::Running) {
+    return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
+  }
+  actions_.push_back(Action{Action::Type::RequestPerf, id});
+  return std::nullopt;
+}
+
+Verdict PassContext::preempt(JobId id, PreemptMode mode) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
+  if (job->state != JobState::Running) {
+    return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
+  }
+  Mark& mark = marks_[id];
+  if (mark.preempted || mark.direction != 0) {
+    return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already preempted or resized in this pass");
+  }
+  idle_ += job->size();
+  mark.preempted = true;
+  Action action{Action::Type::Preempt, id};
+  action.mode = mode;
+  actions_.push_back(action);
+  return std::nullopt;
+}
+
+Verdict PassContext::reserve(JobId id, double time) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (job->state != JobState::Pending) {
+    return refuse(RefusalCode::NotPending, id, 0, 0, std::string(to_string(job->state)));
+  }
+  if (!std::isfinite(time)) return refuse(RefusalCode::BadArgument, id, 0, 0, "time must be finite");
+  Action action{Action::Type::Reserve, id};
+  action.time = time;
+  actions_.push_back(action);
+  return std::nullopt;
+}
+
+}  // namespace sched

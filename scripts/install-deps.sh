@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sched needs to build, test and benchmark.
+# Everything comes from Debian's archive; nothing is downloaded from elsewhere.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  liblua5.4-dev            # policy host
+  libzmq3-dev cppzmq-dev   # wire transport
+  libmsgpack-cxx-dev       # wire encoding
+  libhwloc-dev             # node topology
+  libglpk-dev              # sched.lp
+  libsqlite3-dev           # state journal
+  libcli11-dev             # command line
+  libspdlog-dev            # logging
+  libtomlplusplus-dev      # config and native workloads
+  nlohmann-json3-dev       # JSON output
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

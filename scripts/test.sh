@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is needed, build, run every test.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+build="${SCHED_BUILD_DIR:-$root/build}"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

@@ -1,0 +1,49 @@
+// The ESP (Effective System Performance) benchmark as modified in the paper
+// (DESIGN §7, Table I): 230 jobs of 14 types, each a fixed fraction of the
+// system running for a fixed time, submitted in a seeded random order.
+//
+// The order is drawn with std::mt19937_64 and our own shuffle, so a seed
+// gives the same workload with every standard library.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sched/job.hpp"
+#include "sched/sim/workload.hpp"
+
+namespace sched::sim {
+
+struct EspOptions {
+  std::uint64_t seed = 1;
+  int nodes = 32;              // the system the fractions refer to
+  double interarrival_s = 30;  // one submission every interarrival_s seconds
+};
+
+// One row of Table I.
+struct EspType {
+  char letter;      // 'A'..'M', 'Z'; also the job's spec.name
+  double fraction;  // of the system's nodes
+  int count;        // jobs of this type in the benchmark
+  double runtime;   // static execution time, seconds
+  NodeConstraint constraint;
+};
+
+// Table I in its order (A..M, then Z). Exposed so that variants (for example
+// making a fraction of the jobs malleable) can work from the same rows.
+const std::vector<EspType>& esp_types();
+
+// The row for a type letter (the spec.name of an ESP job), if there is one.
+std::optional<EspType> find_esp_type(char letter);
+
+// A type's job size on a system of `nodes` nodes: max(1, round(fraction ×
+// nodes)), halves rounded away from zero.
+int esp_job_nodes(const EspType& type, int nodes);
+
+// The benchmark: ids 1..230 in submission order, submit = (id − 1) ×
+// interarrival_s, rigid jobs with walltime = runtime. Throws WorkloadError
+// for nodes < 1 or a negative or non-finite interarrival time.
+Workload make_esp(const EspOptions& options);
+
+}  // namespace sched::sim

@@ -1,0 +1,46 @@
+// A workload for the simulator: the jobs to submit, when, and how long each
+// runs, plus timed events (DESIGN §7). Readers for SWF, ESP and the native
+// TOML format all produce this.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sched/job.hpp"
+
+namespace sched::sim {
+
+struct WorkloadJob {
+  JobId id = 0;        // the workload's own job number, kept in reports
+  double submit = 0;   // seconds
+  double runtime = 0;  // seconds the job runs at its requested size
+  JobSpec spec;        // spec.walltime is the user's estimate
+};
+
+struct TimedEvent {
+  enum class Type { Corridor, NodeDown, NodeUp };
+  double time = 0;
+  Type type = Type::Corridor;
+  double lower_w = 0;  // Corridor
+  double upper_w = 0;  // Corridor
+  std::string node;    // NodeDown / NodeUp: node name
+};
+
+struct Workload {
+  std::string source;      // file name or "esp"
+  int nodes = 0;           // cluster size the workload was made for (0: unknown)
+  int cores_per_node = 1;  // how SWF processor counts became nodes
+  std::vector<WorkloadJob> jobs;  // in submission order (submit, then id)
+  std::vector<TimedEvent> events;
+  int skipped = 0;         // records read but not simulated
+};
+
+// A workload that cannot be read: the message names the file and line.
+class WorkloadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace sched::sim

@@ -1,0 +1,356 @@
+#include "sched/sim/native_reader.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <utility>
+
+namespace sched::sim {
+namespace {
+
+// The keys each kind of table may have.
+using Keys = std::span<const std::string_view>;
+
+constexpr std::array<std::string_view, 3> kTopKeys = {"cluster", "job", "event"};
+constexpr std::array<std::string_view, 2> kClusterKeys = {"nodes", "cores_per_node"};
+constexpr std::array<std::string_view, 18> kJobKeys = {
+    "id",          "submit",      "runtime",   "name",       "user",           "kind",
+    "nodes",       "min_nodes",   "max_nodes", "constraint", "tasks_per_node", "walltime",
+    "power_min_w", "power_max_w", "urgent",    "command",    "workdir",        "env"};
+constexpr std::array<std::string_view, 4> kCorridorKeys = {"time", "type", "lower_w", "upper_w"};
+constexpr std::array<std::string_view, 3> kNodeEventKeys = {"time", "type", "node"};
+
+std::string_view type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
+  }
+}
+
+bool contains(Keys keys, std::string_view key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Walks the parsed document; every check reports the line of the value (or
+// table) it is about.
+class NativeParser {
+ public:
+  explicit NativeParser(const std::string& source) : source_(source) {}
+
+  Workload parse(std::string_view text) {
+    toml::table root;
+    try {
+      root = toml::parse(text, std::string_view(source_));
+    } catch (const toml::parse_error& error) {
+      fail(error.source().begin.line, std::string(error.description()));
+    }
+
+    Workload workload;
+    workload.source = source_;
+    check_keys(root, kTopKeys, "at the top level");
+    if (const auto* cluster = root.get("cluster")) read_cluster(*cluster, workload);
+    for (const auto* table : tables_of(root, "job")) workload.jobs.push_back(read_job(*table));
+    for (const auto* table : tables_of(root, "event")) {
+      workload.events.push_back(read_event(*table));
+    }
+
+    std::sort(workload.jobs.begin(), workload.jobs.end(),
+              [](const WorkloadJob& a, const WorkloadJob& b) {
+                if (a.submit != b.submit) return a.submit < b.submit;
+                return a.id < b.id;
+              });
+    std::stable_sort(workload.events.begin(), workload.events.end(),
+                     [](const TimedEvent& a, const TimedEvent& b) { return a.time < b.time; });
+    return workload;
+  }
+
+ private:
+  [[noreturn]] void fail(std::uint32_t line, const std::string& what) const {
+    throw WorkloadError(source_ + ":" + std::to_string(line) + ": " + what);
+  }
+  [[noreturn]] void fail(const toml::node& node, const std::string& what) const {
+    fail(node.source().begin.line, what);
+  }
+
+  void check_keys(const toml::table& table, Keys allowed, std::string_view where) const {
+    for (auto&& [key, value] : table) {
+      if (!contains(allowed, key.str())) {
+        fail(key.source().begin.line,
+             "unknown key '" + std::string(key.str()) + "' " + std::string(where));
+      }
+    }
+  }
+
+  // The tables of `[[name]]` (or `name = [{...}, ...]`).
+  std::vector<const toml::table*> tables_of(const toml::table& root, std::string_view name) const {
+    std::vector<const toml::table*> tables;
+    const auto* node = root.get(name);
+    if (node == nullptr) return tables;
+    const auto* array = node->as_array();
+    if (array == nullptr) {
+      fail(*node, std::string(name) + " must be an array of tables ([[" + std::string(name) +
+                      "]]), not " + std::string(type_name(*node)));
+    }
+    for (const auto& element : *array) {
+      const auto* table = element.as_table();
+      if (table == nullptr) {
+        fail(element, "each " + std::string(name) + " must be a table, not " +
+                          std::string(type_name(element)));
+      }
+      tables.push_back(table);
+    }
+    return tables;
+  }
+
+  // ---- typed field access: nothing when the key is absent ----
+
+  std::optional<double> number(const toml::table& table, std::string_view key) const {
+    const auto* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    double value = 0;
+    if (const auto integer = node->value_exact<std::int64_t>()) {
+      value = static_cast<double>(*integer);
+    } else if (const auto floating = node->value_exact<double>()) {
+      value = *floating;
+    } else {
+      fail(*node, std::string(key) + " must be a number, not " + std::string(type_name(*node)));
+    }
+    if (!std::isfinite(value)) fail(*node, std::string(key) + " must be a finite number");
+    return value;
+  }
+
+  std::optional<double> seconds(const toml::table& table, std::string_view key) const {
+    const auto value = number(table, key);
+    if (value && *value < 0) fail(*table.get(key), std::string(key) + " must not be negative");
+    return value;
+  }
+
+  double required_seconds(const toml::table& table, std::string_view key,
+                          std::string_view what) const {
+    const auto value = seconds(table, key);
+    if (!value) fail(table, std::string(what) + " has no " + std::string(key));
+    return *value;
+  }
+
+  std::optional<std::int64_t> integer(const toml::table& table, std::string_view key) const {
+    const auto* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    const auto value = node->value_exact<std::int64_t>();
+    if (!value) {
+      fail(*node, std::string(key) + " must be an integer, not " + std::string(type_name(*node)));
+    }
+    return value;
+  }
+
+  std::optional<int> small_integer(const toml::table& table, std::string_view key) const {
+    const auto value = integer(table, key);
+    if (value &&
+        (*value < std::numeric_limits<int>::min() || *value > std::numeric_limits<int>::max())) {
+      fail(*table.get(key), std::string(key) + " is out of range");
+    }
+    return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
+  }
+
+  std::optional<std::string> string(const toml::table& table, std::string_view key) const {
+    const auto* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    const auto value = node->value_exact<std::string>();
+    if (!value) {
+      fail(*node, std::string(key) + " must be a string, not " + std::string(type_name(*node)));
+    }
+    return value;
+  }
+
+  std::optional<bool> boolean(const toml::table& table, std::string_view key) const {
+    const auto* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    const auto value = node->value_exact<bool>();
+    if (!value) {
+      fail(*node,
+           std::string(key) + " must be true or false, not " + std::string(type_name(*node)));
+    }
+    return value;
+  }
+
+  // ---- sections ----
+
+  void read_cluster(const toml::node& node, Workload& workload) const {
+    const auto* table = node.as_table();
+    if (table == nullptr) {
+      fail(node, "cluster must be a table ([cluster]), not " + std::string(type_name(node)));
+    }
+    check_keys(*table, kClusterKeys, "in [cluster]");
+    if (const auto nodes = small_integer(*table, "nodes")) {
+      if (*nodes < 1) fail(*table->get("nodes"), "cluster nodes must be at least 1");
+      workload.nodes = *nodes;
+    }
+    if (const auto cores = small_integer(*table, "cores_per_node")) {
+      if (*cores < 1) fail(*table->get("cores_per_node"), "cores_per_node must be at least 1");
+      workload.cores_per_node = *cores;
+    }
+  }
+
+  WorkloadJob read_job(const toml::table& table) {
+    check_keys(table, kJobKeys, "in [[job]]");
+    WorkloadJob job;
+    const auto line = table.source().begin.line;
+
+    if (const auto id = integer(table, "id")) {
+      if (*id < 1) fail(*table.get("id"), "id must be at least 1");
+      job.id = *id;
+    } else {
+      job.id = previous_id_ + 1;
+    }
+    if (const auto [earlier, fresh] = id_lines_.emplace(job.id, line); !fresh) {
+      const auto* node = table.get("id");
+      fail(node ? node->source().begin.line : line, "duplicate job id " + std::to_string(job.id) +
+                                                        " (first used at line " +
+                                                        std::to_string(earlier->second) + ")");
+    }
+    previous_id_ = job.id;
+    const std::string what = "job " + std::to_string(job.id);
+
+    job.submit = required_seconds(table, "submit", what);
+    job.runtime = required_seconds(table, "runtime", what);
+
+    JobSpec& spec = job.spec;
+    spec.name = string(table, "name").value_or("job" + std::to_string(job.id));
+    spec.user = string(table, "user").value_or("");
+    if (const auto kind = string(table, "kind")) {
+      const auto parsed = parse_job_kind(*kind);
+      if (!parsed) {
+        fail(*table.get("kind"),
+             "unknown kind '" + *kind + "' (rigid, moldable, malleable or evolving)");
+      }
+      spec.kind = *parsed;
+    } else if (table.contains("min_nodes") || table.contains("max_nodes")) {
+      // DESIGN §3: a job with min_nodes/max_nodes given is malleable unless
+      // it says otherwise.
+      spec.kind = JobKind::Malleable;
+    }
+    const auto min_nodes = small_integer(table, "min_nodes");
+    spec.min_nodes = min_nodes.value_or(0);
+    spec.max_nodes = small_integer(table, "max_nodes").value_or(0);
+    // A job that gives only a range starts at its lower end.
+    spec.nodes = small_integer(table, "nodes").value_or(min_nodes.value_or(1));
+    if (const auto constraint = string(table, "constraint")) {
+      const auto parsed = parse_node_constraint(*constraint);
+      if (!parsed) {
+        fail(*table.get("constraint"),
+             "unknown constraint '" + *constraint + "' (none, pof2, even, odd or ncube)");
+      }
+      spec.constraint = *parsed;
+    }
+    spec.tasks_per_node = small_integer(table, "tasks_per_node").value_or(1);
+    spec.walltime = seconds(table, "walltime").value_or(0);
+    spec.power_min_w = number(table, "power_min_w").value_or(0);
+    spec.power_max_w = number(table, "power_max_w").value_or(0);
+    spec.urgent = boolean(table, "urgent").value_or(false);
+    spec.command = string(table, "command").value_or("");
+    spec.workdir = string(table, "workdir").value_or("");
+    if (const auto* env = table.get("env")) spec.environment = read_env(*env);
+
+    if (const auto error = normalize_spec(spec)) fail(line, what + ": " + *error);
+    return job;
+  }
+
+  std::vector<std::pair<std::string, std::string>> read_env(const toml::node& node) const {
+    const auto* table = node.as_table();
+    if (table == nullptr) {
+      fail(node, "env must be a table ([job.env]), not " + std::string(type_name(node)));
+    }
+    std::vector<std::pair<std::string, std::string>> environment;
+    for (auto&& [key, value] : *table) {
+      const auto text = value.value_exact<std::string>();
+      if (!text) {
+        fail(value, "environment variable " + std::string(key.str()) + " must be a string, not " +
+                        std::string(type_name(value)));
+      }
+      environment.emplace_back(std::string(key.str()), *text);
+    }
+    return environment;
+  }
+
+  TimedEvent read_event(const toml::table& table) const {
+    TimedEvent event;
+    const auto type = string(table, "type");
+    if (!type) fail(table, "event has no type (corridor, node_down or node_up)");
+    if (*type == "corridor") {
+      event.type = TimedEvent::Type::Corridor;
+      check_keys(table, kCorridorKeys, "in a corridor event");
+    } else if (*type == "node_down" || *type == "node_up") {
+      event.type = *type == "node_down" ? TimedEvent::Type::NodeDown : TimedEvent::Type::NodeUp;
+      check_keys(table, kNodeEventKeys, "in a " + *type + " event");
+    } else {
+      fail(*table.get("type"),
+           "unknown event type '" + *type + "' (corridor, node_down or node_up)");
+    }
+    const std::string what = *type + " event";
+    event.time = required_seconds(table, "time", what);
+
+    if (event.type == TimedEvent::Type::Corridor) {
+      const auto lower = number(table, "lower_w");
+      const auto upper = number(table, "upper_w");
+      if (!lower) fail(table, what + " has no lower_w");
+      if (!upper) fail(table, what + " has no upper_w");
+      if (*lower < 0) fail(*table.get("lower_w"), "lower_w must not be negative");
+      if (*lower > *upper) fail(*table.get("upper_w"), "upper_w must not be below lower_w");
+      event.lower_w = *lower;
+      event.upper_w = *upper;
+    } else {
+      const auto node = string(table, "node");
+      if (!node) fail(table, what + " has no node");
+      if (node->empty()) fail(*table.get("node"), "node must not be empty");
+      event.node = *node;
+    }
+    return event;
+  }
+
+  const std::string& source_;
+  JobId previous_id_ = 0;
+  std::map<JobId, std::uint32_t> id_lines_;  // id → line of its [[job]]
+};
+
+}  // namespace
+
+Workload parse_native(std::string_view text, const std::string& source_name) {
+  return NativeParser(source_name).parse(text);
+}
+
+Workload read_native(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw WorkloadError(path + ": cannot open workload file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw WorkloadError(path + ": read error");
+  return parse_native(text.str(), path);
+}
+
+}  // namespace sched::sim

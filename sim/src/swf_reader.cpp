@@ -1,0 +1,230 @@
+#include "sched/sim/swf_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace sched::sim {
+namespace {
+
+constexpr int kFieldCount = 18;
+
+// 1-based field numbers of the SWF columns we use.
+constexpr int kJobNumber = 1;
+constexpr int kSubmitTime = 2;
+constexpr int kRunTime = 4;
+constexpr int kAllocatedProcs = 5;
+constexpr int kRequestedProcs = 8;
+constexpr int kRequestedTime = 9;
+constexpr int kUserId = 12;
+
+using Fields = std::array<double, kFieldCount>;
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return text.substr(first, last - first + 1);
+}
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> tokens;
+  std::size_t pos = 0;
+  while (true) {
+    pos = line.find_first_not_of(" \t\r", pos);
+    if (pos == std::string_view::npos) break;
+    const auto end = std::min(line.find_first_of(" \t\r", pos), line.size());
+    tokens.push_back(line.substr(pos, end - pos));
+    pos = end;
+  }
+  return tokens;
+}
+
+std::optional<double> parse_number(std::string_view token) {
+  double value = 0;
+  const auto* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// Whole numbers small enough to convert to an integer type exactly (2^53).
+bool is_integral(double value) {
+  return std::floor(value) == value && std::fabs(value) <= 9007199254740992.0;
+}
+
+// Reads one source line after another and knows where it is, so every error
+// names the place.
+class SwfParser {
+ public:
+  SwfParser(const std::string& source, const SwfOptions& options)
+      : source_(source), options_(options) {}
+
+  Workload parse(std::istream& in) {
+    check_options();
+    Workload workload;
+    workload.source = source_;
+    workload.cores_per_node = options_.cores_per_node;
+
+    // Records that passed the per-job skip rules (nothing where one applied);
+    // the cluster-size rule waits until the whole header is known.
+    std::vector<std::optional<WorkloadJob>> candidates;
+    long records = 0;
+    std::string line;
+    while ((options_.max_jobs == 0 || records < options_.max_jobs) && std::getline(in, line)) {
+      ++line_number_;
+      const auto text = trim(line);
+      if (text.empty()) continue;
+      if (text.front() == ';') {
+        read_header(text.substr(1));
+        continue;
+      }
+      ++records;
+      candidates.push_back(read_record(text));
+    }
+    if (in.bad()) fail_file("read error");
+
+    workload.nodes = cluster_nodes();
+    for (auto& candidate : candidates) {
+      if (candidate && candidate->spec.nodes <= workload.nodes) {
+        workload.jobs.push_back(std::move(*candidate));
+      } else {
+        ++workload.skipped;
+      }
+    }
+    std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
+                     [](const WorkloadJob& a, const WorkloadJob& b) {
+                       if (a.submit != b.submit) return a.submit < b.submit;
+                       return a.id < b.id;
+                     });
+    return workload;
+  }
+
+ private:
+  [[noreturn]] void fail_line(const std::string& what) const {
+    throw WorkloadError(source_ + ":" + std::to_string(line_number_) + ": " + what);
+  }
+  [[noreturn]] void fail_file(const std::string& what) const {
+    throw WorkloadError(source_ + ": " + what);
+  }
+
+  void check_options() const {
+    if (options_.cores_per_node < 1) fail_file("cores_per_node must be at least 1");
+    if (options_.nodes < 0) fail_file("nodes must not be negative");
+    if (options_.max_jobs < 0) fail_file("max_jobs must not be negative");
+  }
+
+  // "; Key: value" header comments; only the machine size matters to us.
+  void read_header(std::string_view comment) {
+    const auto colon = comment.find(':');
+    if (colon == std::string_view::npos) return;
+    const auto key = trim(comment.substr(0, colon));
+    std::optional<long long>* target = nullptr;
+    if (key == "MaxProcs") target = &max_procs_;
+    if (key == "MaxNodes") target = &max_nodes_;
+    if (target == nullptr) return;
+
+    const auto value = trim(comment.substr(colon + 1));
+    long long number = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (ec != std::errc() || ptr == value.data()) {
+      fail_line(std::string(key) + " header is not a number: '" + std::string(value) + "'");
+    }
+    // SWF writes -1 for unknown values; only a positive size counts.
+    if (number > 0) *target = number;
+  }
+
+  std::optional<WorkloadJob> read_record(std::string_view text) const {
+    const auto tokens = split_fields(text);
+    if (tokens.size() != static_cast<std::size_t>(kFieldCount)) {
+      fail_line("expected " + std::to_string(kFieldCount) + " fields, found " +
+                std::to_string(tokens.size()));
+    }
+    Fields fields{};
+    for (int i = 0; i < kFieldCount; ++i) {
+      const auto value = parse_number(tokens[static_cast<std::size_t>(i)]);
+      if (!value) {
+        fail_line("field " + std::to_string(i + 1) + " is not a number: '" +
+                  std::string(tokens[static_cast<std::size_t>(i)]) + "'");
+      }
+      fields[static_cast<std::size_t>(i)] = *value;
+    }
+    for (const int integral : {kJobNumber, kAllocatedProcs, kRequestedProcs, kUserId}) {
+      if (!is_integral(field(fields, integral))) {
+        fail_line("field " + std::to_string(integral) + " must be an integer");
+      }
+    }
+    return make_job(fields);
+  }
+
+  static double field(const Fields& fields, int number) {
+    return fields[static_cast<std::size_t>(number - 1)];
+  }
+
+  // The job as DESIGN §7 replays it, or nothing when a skip rule applies.
+  std::optional<WorkloadJob> make_job(const Fields& fields) const {
+    const double runtime = field(fields, kRunTime);
+    const double requested = field(fields, kRequestedProcs);
+    const double size = requested > 0 ? requested : field(fields, kAllocatedProcs);
+    if (runtime < 0 || size <= 0) return std::nullopt;
+
+    const double nodes = std::ceil(size / options_.cores_per_node);
+    // Too large for any int-sized cluster: certainly larger than ours.
+    if (nodes > static_cast<double>(std::numeric_limits<int>::max())) return std::nullopt;
+
+    WorkloadJob job;
+    job.id = static_cast<JobId>(field(fields, kJobNumber));
+    job.submit = field(fields, kSubmitTime);
+    job.runtime = runtime;
+    job.spec.name = "job" + std::to_string(job.id);
+    const double user = field(fields, kUserId);
+    if (user > 0) job.spec.user = "u" + std::to_string(static_cast<long long>(user));
+    job.spec.kind = JobKind::Rigid;
+    job.spec.nodes = static_cast<int>(nodes);
+    // Replay never kills a job, so the estimate is at least the run time.
+    const double estimate = field(fields, kRequestedTime);
+    job.spec.walltime = std::max(estimate > 0 ? estimate : runtime, runtime);
+    if (const auto error = normalize_spec(job.spec)) fail_line(*error);
+    return job;
+  }
+
+  int cluster_nodes() const {
+    if (options_.nodes > 0) return options_.nodes;
+    const auto procs = max_procs_ ? max_procs_ : max_nodes_;
+    if (!procs) {
+      fail_file(
+          "no cluster size: the header has neither MaxProcs nor MaxNodes; give the number "
+          "of nodes");
+    }
+    const long long nodes = *procs / options_.cores_per_node;
+    return static_cast<int>(std::clamp<long long>(nodes, 1, std::numeric_limits<int>::max()));
+  }
+
+  const std::string& source_;
+  const SwfOptions& options_;
+  long line_number_ = 0;
+  std::optional<long long> max_procs_;
+  std::optional<long long> max_nodes_;
+};
+
+}  // namespace
+
+Workload parse_swf(std::istream& in, const std::string& source_name, const SwfOptions& options) {
+  return SwfParser(source_name, options).parse(in);
+}
+
+Workload read_swf(const std::string& path, const SwfOptions& options) {
+  std::ifstream in(path);
+  if (!in) throw WorkloadError(path + ": cannot open SWF file");
+  return parse_swf(in, path, options);
+}
+
+}  // namespace sched::sim
