@@ -99,15 +99,28 @@ int ctx_reserve(lua_State* L) {
   return answer(L, pass, pass.reserve(id, time));
 }
 
-// ctx.pending / ctx.running: built on first read in a pass, then kept as
-// plain fields of ctx (fresh tables, so a policy may sort them).
+// ctx.running is a fresh plain table of the running jobs, made on first
+// read in a pass (a policy may sort it). ctx.pending can be thousands of
+// jobs long and a pass often looks at the first few only, so it is a
+// read-only sequence filled on demand: indexing, ipairs and # work; writing
+// to it is an error (copy it to sort it).
 int ctx_index(lua_State* L) {
   const char* key = lua_tostring(L, 2);
   if (key && (std::string_view(key) == "pending" || std::string_view(key) == "running")) {
-    const bool running = key[0] == 'r';
     PassContext& pass = pass_or_error(L, key);
     LuaRuntime& rt = LuaRuntime::of(L);
-    rt.push_job_list(running ? pass.running() : pass.pending(), pass.now(), running);
+    if (key[0] == 'r') {
+      rt.push_running_list(pass);
+    } else {
+      rt.push_pending_list(pass);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 1, key);
+    return 1;
+  }
+  if (key && std::string_view(key) == "power") {
+    PassContext& pass = pass_or_error(L, key);
+    LuaRuntime::of(L).push_power(pass);
     lua_pushvalue(L, -1);
     lua_setfield(L, 1, key);
     return 1;
@@ -117,7 +130,62 @@ int ctx_index(lua_State* L) {
   return 1;
 }
 
+LuaRuntime& current_pending_list(lua_State* L) {
+  LuaRuntime& rt = LuaRuntime::of(L);
+  if (!rt.pass() || !rt.is_current_pending_list(1)) {
+    luaL_error(L, "this ctx.pending belongs to an earlier pass");
+  }
+  return rt;
+}
+
+int pending_index(lua_State* L) {
+  if (!lua_isinteger(L, 2)) return 0;
+  const lua_Integer index = lua_tointeger(L, 2);
+  LuaRuntime& rt = current_pending_list(L);
+  if (index < 1 || static_cast<std::size_t>(index) > rt.pass()->pending_count()) return 0;
+  rt.fill_pending(1, index);
+  lua_rawgeti(L, 1, index);
+  return 1;
+}
+
+int pending_len(lua_State* L) {
+  LuaRuntime& rt = current_pending_list(L);
+  lua_pushinteger(L, static_cast<lua_Integer>(rt.pass()->pending_count()));
+  return 1;
+}
+
+// pairs(ctx.pending) sees the whole queue.
+int pending_pairs(lua_State* L) {
+  LuaRuntime& rt = current_pending_list(L);
+  rt.fill_pending(1, static_cast<lua_Integer>(rt.pass()->pending_count()));
+  lua_pushcfunction(L, [](lua_State* L) -> int {
+    lua_settop(L, 2);
+    return lua_next(L, 1) ? 2 : (lua_pushnil(L), 1);
+  });
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+int pending_write(lua_State* L) {
+  return luaL_error(L, "ctx.pending is read-only (copy it to change or sort it)");
+}
+
 }  // namespace
+
+void push_pending_metatable(lua_State* L) {
+  lua_createtable(L, 0, 4);
+  lua_pushcfunction(L, pending_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, pending_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushcfunction(L, pending_write);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, pending_pairs);
+  lua_setfield(L, -2, "__pairs");
+  lua_pushliteral(L, "sched.pending");
+  lua_setfield(L, -2, "__metatable");
+}
 
 void push_ctx_methods(lua_State* L) {
   static const luaL_Reg methods[] = {{"start", ctx_start},

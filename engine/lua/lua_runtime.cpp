@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -217,6 +218,11 @@ void LuaRuntime::open_sandbox() {
   lua_setmetatable(L_, -2);
   ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
+  push_pending_metatable(L_);
+  ref_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_pushboolean(L_, 0);
+  ref_pending_list_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+
   lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
 }
 
@@ -365,16 +371,7 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "nodes_idle");
   lua_pushboolean(L_, ctx.dry());
   lua_setfield(L_, -2, "dry");
-  const PowerView power = ctx.power();
-  lua_createtable(L_, 0, 4);
-  lua_pushnumber(L_, power.lower_w);
-  lua_setfield(L_, -2, "lower");
-  lua_pushnumber(L_, power.upper_w);
-  lua_setfield(L_, -2, "upper");
-  lua_pushnumber(L_, power.current_w);
-  lua_setfield(L_, -2, "current_w");
-  lua_pushnumber(L_, power.idle_w_per_node);
-  lua_setfield(L_, -2, "idle_w_per_node");
+  lua_pushnil(L_);  // built on first read: summing node power costs
   lua_setfield(L_, -2, "power");
   push_params(L_, params_);
   lua_setfield(L_, -2, "params");
@@ -383,6 +380,8 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "pending");
   lua_pushnil(L_);
   lua_setfield(L_, -2, "running");
+  lua_pushnil(L_);
+  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {
@@ -407,26 +406,24 @@ std::optional<std::string> LuaRuntime::run_schedule(PassContext& ctx) {
 }
 
 void LuaRuntime::sweep_job_cache(PassContext& ctx) {
-  const std::size_t live = ctx.pending().size() + ctx.running().size();
+  // Forget the tables of jobs that left the system, once they pile up.
+  const std::size_t live = ctx.pending_count() + ctx.running_count();
   if (cached_versions_.size() <= 2 * live + 256) return;
-  std::unordered_map<JobId, std::uint64_t> keep;
-  for (const auto* list : {&ctx.pending(), &ctx.running()}) {
-    for (const Job* job : *list) {
-      auto it = cached_versions_.find(job->id);
-      if (it != cached_versions_.end()) keep.emplace(*it);
-    }
-  }
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-  for (const auto& [id, version] : cached_versions_) {
-    if (keep.count(id)) continue;
+  for (auto it = cached_versions_.begin(); it != cached_versions_.end();) {
+    const Job* job = ctx.job(it->first);
+    if (job && !is_terminal(job->state)) {
+      ++it;
+      continue;
+    }
     lua_pushnil(L_);
-    lua_rawseti(L_, -3, id);
+    lua_rawseti(L_, -3, it->first);
     lua_pushnil(L_);
-    lua_rawseti(L_, -2, id);
+    lua_rawseti(L_, -2, it->first);
+    it = cached_versions_.erase(it);
   }
   lua_pop(L_, 2);
-  cached_versions_ = std::move(keep);
 }
 
 // ---------------------------------------------------------------- job tables
@@ -511,15 +508,23 @@ void LuaRuntime::fill_job(int data, const Job& job) {
 
 void LuaRuntime::push_job(const Job& job, double now) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+  push_job_at(job, now, -2, -1);
+  lua_replace(L_, -3);
+  lua_pop(L_, 1);
+}
+
+void LuaRuntime::push_job_at(const Job& job, double now, int proxies, int data) {
+  proxies = lua_absindex(L_, proxies);
+  data = lua_absindex(L_, data);
   auto it = cached_versions_.find(job.id);
   if (it == cached_versions_.end()) {
-    // data table, its metatable, and the empty proxy the policy sees
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+    // The data, its metatable, and the empty proxy the policy sees.
     lua_createtable(L_, 0, 36);
     fill_job(-1, job);
     lua_pushvalue(L_, -1);
-    lua_rawseti(L_, -3, job.id);  // data[id] = data table
-    lua_createtable(L_, 0, 5);     // metatable
+    lua_rawseti(L_, data, job.id);
+    lua_createtable(L_, 0, 5);  // metatable
     lua_insert(L_, -2);
     lua_setfield(L_, -2, "__index");
     lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_fns_);
@@ -532,40 +537,90 @@ void LuaRuntime::push_job(const Job& job, double now) {
     lua_setfield(L_, -2, "__metatable");  // getmetatable/setmetatable cannot tamper
     lua_createtable(L_, 0, 0);
     lua_insert(L_, -2);
-    lua_setmetatable(L_, -2);  // proxy
+    lua_setmetatable(L_, -2);  // the proxy
     lua_pushvalue(L_, -1);
-    lua_rawseti(L_, -4, job.id);  // proxies[id] = proxy
-    lua_remove(L_, -2);           // data registry
+    lua_rawseti(L_, proxies, job.id);
     cached_versions_.emplace(job.id, job.version);
+    it = cached_versions_.find(job.id);
   } else {
     if (it->second != job.version) {
-      lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-      lua_rawgeti(L_, -1, job.id);
+      lua_rawgeti(L_, data, job.id);
       fill_job(-1, job);
-      lua_pop(L_, 2);
+      lua_pop(L_, 1);
       it->second = job.version;
     }
-    lua_rawgeti(L_, -1, job.id);
+    lua_rawgeti(L_, proxies, job.id);
   }
-  lua_remove(L_, -2);  // proxies registry
   if (job.start_time >= 0) {
     // elapsed moves with the clock: refreshed on every push
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-    lua_rawgeti(L_, -1, job.id);
+    lua_rawgeti(L_, data, job.id);
     lua_pushnumber(L_, now - job.start_time);
     lua_setfield(L_, -2, "elapsed");
-    lua_pop(L_, 2);
+    lua_pop(L_, 1);
   }
 }
 
-void LuaRuntime::push_job_list(const std::vector<const Job*>& jobs, double now, bool running) {
-  (void)running;
+void LuaRuntime::push_running_list(PassContext& ctx) {
+  const auto& jobs = ctx.running();
   lua_createtable(L_, static_cast<int>(jobs.size()), 0);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+  const double now = ctx.now();
   lua_Integer i = 0;
   for (const Job* job : jobs) {
-    push_job(*job, now);
-    lua_rawseti(L_, -2, ++i);
+    push_job_at(*job, now, -2, -1);
+    lua_rawseti(L_, -4, ++i);
   }
+  lua_pop(L_, 2);
+}
+
+void LuaRuntime::push_power(PassContext& ctx) {
+  const PowerView power = ctx.power();
+  lua_createtable(L_, 0, 4);
+  lua_pushnumber(L_, power.lower_w);
+  lua_setfield(L_, -2, "lower");
+  lua_pushnumber(L_, power.upper_w);
+  lua_setfield(L_, -2, "upper");
+  lua_pushnumber(L_, power.current_w);
+  lua_setfield(L_, -2, "current_w");
+  lua_pushnumber(L_, power.idle_w_per_node);
+  lua_setfield(L_, -2, "idle_w_per_node");
+}
+
+void LuaRuntime::push_pending_list(PassContext& /*ctx*/) {
+  lua_createtable(L_, 0, 0);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_mt_);
+  lua_setmetatable(L_, -2);
+  lua_pushvalue(L_, -1);
+  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  pending_filled_ = 0;
+}
+
+bool LuaRuntime::is_current_pending_list(int list) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  const bool same = lua_rawequal(L_, list, -1);
+  lua_pop(L_, 1);
+  return same;
+}
+
+void LuaRuntime::fill_pending(int list, lua_Integer index) {
+  // Reading job i usually means reading i+1 next: fill ahead, doubling.
+  list = lua_absindex(L_, list);
+  const auto count = static_cast<lua_Integer>(pass_->pending_count());
+  const lua_Integer last =
+      std::min(count, std::max({index, 2 * pending_filled_, lua_Integer{4}}));
+  if (last <= pending_filled_) return;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
+  const double now = pass_->now();
+  for (lua_Integer i = pending_filled_ + 1; i <= last; ++i) {
+    const Job* job = pass_->pending_at(static_cast<std::size_t>(i - 1));
+    if (!job) break;
+    push_job_at(*job, now, -2, -1);
+    lua_rawseti(L_, list, i);
+  }
+  lua_pop(L_, 2);
+  pending_filled_ = last;
 }
 
 void LuaRuntime::push_refusal(const Refusal& refusal) {

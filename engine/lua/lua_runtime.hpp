@@ -56,7 +56,15 @@ class LuaRuntime {
   const std::string& lib_dir() const { return lib_dir_; }
   // Pushes the (cached, refreshed) read-only table of a job.
   void push_job(const Job& job, double now);
-  void push_job_list(const std::vector<const Job*>& jobs, double now, bool running);
+  // ctx.power: {lower, upper, current_w, idle_w_per_node}.
+  void push_power(PassContext& ctx);
+  // ctx.running: a fresh plain table of the running jobs.
+  void push_running_list(PassContext& ctx);
+  // ctx.pending: a read-only sequence filled on demand (see lua_ctx.cpp).
+  void push_pending_list(PassContext& ctx);
+  // Fills ctx.pending (at `list`) up to at least position `index` (1-based).
+  void fill_pending(int list, lua_Integer index);
+  bool is_current_pending_list(int list);
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction and memory bounds.
@@ -73,6 +81,8 @@ class LuaRuntime {
   void set_pass_fields(PassContext& ctx);
   void sweep_job_cache(PassContext& ctx);
   void fill_job(int data_index, const Job& job);
+  // push_job with the proxy and data registries already on the stack.
+  void push_job_at(const Job& job, double now, int proxies, int data);
 
   lua_State* L_ = nullptr;
   MemoryBudget memory_;
@@ -95,6 +105,9 @@ class LuaRuntime {
   int ref_data_ = LUA_NOREF;      // id → the data behind it
   int ref_refusal_mt_ = LUA_NOREF;
   int ref_job_mt_fns_ = LUA_NOREF; // {__newindex, __pairs, __tostring} shared functions
+  int ref_pending_mt_ = LUA_NOREF;  // metatable of ctx.pending
+  int ref_pending_list_ = LUA_NOREF;  // this pass's ctx.pending
+  lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;
 };
 
@@ -102,6 +115,8 @@ class LuaRuntime {
 void open_sched_modules(lua_State* L);
 // ctx methods: start, expand, shrink, request_perf, preempt, reserve.
 void push_ctx_methods(lua_State* L);
+// The metatable of ctx.pending.
+void push_pending_metatable(lua_State* L);
 // Serializes the value at `index` as a Lua constructor expression (plain
 // data only). Returns an error message on functions, cycles, ...
 std::optional<std::string> serialize_lua_value(lua_State* L, int index, std::string& out);

@@ -39,13 +39,7 @@ Job* Engine::job_mut(JobId id) {
   return it == jobs_.end() ? nullptr : it->second.get();
 }
 
-std::vector<const Job*> Engine::pending_jobs() const {
-  std::vector<const Job*> out;
-  const std::vector<JobId> ids = pending_.merged();
-  out.reserve(ids.size());
-  for (JobId id : ids) out.push_back(find_job(id));
-  return out;
-}
+std::vector<const Job*> Engine::pending_jobs() const { return pending_.merged(); }
 
 std::vector<const Job*> Engine::running_jobs() const {
   std::vector<const Job*> out;

@@ -27,10 +27,27 @@ int PassContext::nodes_total() const { return engine_.cluster().size(); }
 
 PowerView PassContext::power() const { return engine_.power(); }
 
-const std::vector<const Job*>& PassContext::pending() {
-  if (!pending_) pending_ = engine_.pending_jobs();
-  return *pending_;
+std::size_t PassContext::pending_count() const { return engine_.pending_queue().size(); }
+
+const Job* PassContext::pending_at(std::size_t index) {
+  if (!pending_cursor_) pending_cursor_.emplace(engine_.pending_queue().cursor());
+  while (pending_.size() <= index && !pending_complete_) {
+    const Job* job = pending_cursor_->next();
+    if (!job) {
+      pending_complete_ = true;
+      break;
+    }
+    pending_.push_back(job);
+  }
+  return index < pending_.size() ? pending_[index] : nullptr;
 }
+
+const std::vector<const Job*>& PassContext::pending() {
+  pending_at(pending_count());
+  return pending_;
+}
+
+std::size_t PassContext::running_count() const { return engine_.running_jobs_count(); }
 
 const std::vector<const Job*>& PassContext::running() {
   if (!running_) running_ = engine_.running_jobs();

@@ -6,27 +6,32 @@ PendingQueue::Key PendingQueue::key_of(const Job& job) {
   return {!job.spec.urgent, job.submit_time, job.id};
 }
 
-std::set<PendingQueue::Key>& PendingQueue::queue_of(const Job& job) {
+std::set<PendingQueue::Entry>& PendingQueue::queue_of(const Job& job) {
   return is_resizable(job.spec.kind) ? elastic_ : rigid_;
 }
 
-void PendingQueue::push(const Job& job) { queue_of(job).insert(key_of(job)); }
+void PendingQueue::push(const Job& job) { queue_of(job).insert(Entry{key_of(job), &job}); }
 
-void PendingQueue::erase(const Job& job) { queue_of(job).erase(key_of(job)); }
+void PendingQueue::erase(const Job& job) { queue_of(job).erase(Entry{key_of(job), &job}); }
 
-std::vector<JobId> PendingQueue::merged() const {
-  std::vector<JobId> ids;
-  ids.reserve(size());
-  auto r = rigid_.begin();
-  auto e = elastic_.begin();
-  while (r != rigid_.end() || e != elastic_.end()) {
-    if (e == elastic_.end() || (r != rigid_.end() && *r < *e)) {
-      ids.push_back(std::get<2>(*r++));
-    } else {
-      ids.push_back(std::get<2>(*e++));
-    }
-  }
-  return ids;
+PendingQueue::Cursor::Cursor(const PendingQueue& queue)
+    : r_(queue.rigid_.begin()),
+      r_end_(queue.rigid_.end()),
+      e_(queue.elastic_.begin()),
+      e_end_(queue.elastic_.end()) {}
+
+const Job* PendingQueue::Cursor::next() {
+  if (r_ == r_end_ && e_ == e_end_) return nullptr;
+  if (e_ == e_end_ || (r_ != r_end_ && *r_ < *e_)) return (r_++)->job;
+  return (e_++)->job;
+}
+
+std::vector<const Job*> PendingQueue::merged() const {
+  std::vector<const Job*> jobs;
+  jobs.reserve(size());
+  Cursor c = cursor();
+  while (const Job* job = c.next()) jobs.push_back(job);
+  return jobs;
 }
 
 }  // namespace sched

@@ -13,36 +13,47 @@ local P = { name = "easy_backfill", api = 1 }
 P.time_dependent = false
 
 local huge = math.huge
+local max = math.max
+local sort = table.sort
+
+local function estimated_end(now, start, walltime)
+  if walltime <= 0 then
+    return huge  -- no walltime: it holds its nodes for as long as we know
+  end
+  return max(start + walltime, now)
+end
+
+-- The nodes that free up at each estimated end: a list of distinct times
+-- and the node count freed at each (plain numbers: cheap to sort).
+local function add_end(times, freed, t, n)
+  local f = freed[t]
+  if f then
+    freed[t] = f + n
+  else
+    times[#times + 1] = t
+    freed[t] = n
+  end
+end
 
 -- When `need` nodes will be free, and how many spare nodes there are then.
--- `ends` lists {t = estimated end, n = nodes} of every job holding nodes.
-local function shadow_time(ctx, ends, need)
-  local free = ctx.nodes_idle
-  if free >= need then
-    return ctx.now, free - need
-  end
-  table.sort(ends, function(a, b) return a.t < b.t end)
-  for _, e in ipairs(ends) do
-    free = free + e.n
+local function shadow_time(idle, times, freed, need)
+  sort(times)
+  local free = idle
+  for _, t in ipairs(times) do
+    free = free + freed[t]
     if free >= need then
-      return e.t, free - need
+      return t, free - need
     end
   end
   return huge, 0  -- never, on the nodes there are now
 end
 
-local function estimated_end(now, start, walltime)
-  if walltime == nil or walltime <= 0 then
-    return huge
-  end
-  return math.max(start + walltime, now)
-end
-
 function P.schedule(ctx)
   local pending = ctx.pending
   local now = ctx.now
-  local started = {}  -- jobs started in this pass: they hold nodes too
-  local i, n = 1, #pending
+  local n = #pending
+  local times, freed = {}, {}  -- nodes held by jobs, by estimated end
+  local i = 1
 
   -- Phase 1: first come, first served while jobs fit.
   while i <= n do
@@ -50,7 +61,7 @@ function P.schedule(ctx)
     if job.nodes > ctx.nodes_idle or not ctx:start(job) then
       break
     end
-    started[#started + 1] = { t = estimated_end(now, now, job.walltime), n = job.nodes }
+    add_end(times, freed, estimated_end(now, now, job.walltime), job.nodes)
     i = i + 1
   end
   if i > n then
@@ -59,28 +70,28 @@ function P.schedule(ctx)
 
   -- Phase 2: reserve for the head.
   local head = pending[i]
-  local ends = started
   for _, job in ipairs(ctx.running) do
-    ends[#ends + 1] = { t = estimated_end(now, job.start_time, job.walltime), n = job.size }
+    add_end(times, freed, estimated_end(now, job.start_time, job.walltime), job.size)
   end
-  local shadow, extra = shadow_time(ctx, ends, head.nodes)
+  local shadow, extra = shadow_time(ctx.nodes_idle, times, freed, head.nodes)
   if shadow < huge then
     ctx:reserve(head, shadow)
   end
 
   -- Phase 3: backfill behind the head without delaying it.
+  local idle = ctx.nodes_idle
   for k = i + 1, n do
-    local idle = ctx.nodes_idle
     if idle == 0 then
       break
     end
     local job = pending[k]
     local size = job.nodes
     if size <= idle then
-      local ends_in_time = now + job.walltime <= shadow and job.walltime > 0
-      if ends_in_time then
-        ctx:start(job)
+      local walltime = job.walltime
+      if walltime > 0 and now + walltime <= shadow then
+        if ctx:start(job) then idle = idle - size end
       elseif size <= extra and ctx:start(job) then
+        idle = idle - size
         extra = extra - size
       end
     end

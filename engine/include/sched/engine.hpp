@@ -106,6 +106,7 @@ class Engine {
   const PendingQueue& pending_queue() const { return pending_; }
   std::vector<const Job*> pending_jobs() const;  // priority order
   std::vector<const Job*> running_jobs() const;  // start order
+  std::size_t running_jobs_count() const { return running_.size(); }
   std::size_t active_jobs() const { return active_; }  // not yet terminal
   const PassStats& stats() const { return stats_; }
   PowerView power() const;

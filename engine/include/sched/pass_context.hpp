@@ -11,6 +11,7 @@
 
 #include "sched/decision.hpp"
 #include "sched/job.hpp"
+#include "sched/pending_queue.hpp"
 
 namespace sched {
 
@@ -41,10 +42,15 @@ class PassContext {
   int nodes_idle() const { return idle_; }
   PowerView power() const;
 
-  // Waiting jobs in priority order (urgent first, then arrival), and the
-  // running jobs (RUNNING or ADAPTING) in start order. Built on first use.
-  const std::vector<const Job*>& pending();
+  // Waiting jobs in priority order (urgent first, then arrival). Walked
+  // lazily: a pass that looks at the first few jobs of a long queue pays for
+  // those only. pending_at(i) is nullptr past the end.
+  std::size_t pending_count() const;
+  const Job* pending_at(std::size_t index);
+  const std::vector<const Job*>& pending();  // the whole queue
+  // Running jobs (RUNNING or ADAPTING) in start order. Built on first use.
   const std::vector<const Job*>& running();
+  std::size_t running_count() const;
 
   const Job* job(JobId id) const;
   const Cluster& cluster() const;
@@ -80,7 +86,9 @@ class PassContext {
   std::unordered_map<JobId, Mark> marks_;
   std::vector<Action> actions_;
   std::vector<int> refusal_counts_;
-  std::optional<std::vector<const Job*>> pending_;
+  std::vector<const Job*> pending_;  // the part of the queue walked so far
+  std::optional<PendingQueue::Cursor> pending_cursor_;
+  bool pending_complete_ = false;
   std::optional<std::vector<const Job*>> running_;
 };
 

@@ -13,23 +13,44 @@
 namespace sched {
 
 class PendingQueue {
+  // (not urgent, submit time, id): the smallest key has the highest priority.
+  using Key = std::tuple<bool, double, JobId>;
+  struct Entry {
+    Key key;
+    const Job* job;
+    bool operator<(const Entry& other) const { return key < other.key; }
+  };
+
  public:
+  // The job must stay at the same address while queued.
   void push(const Job& job);
   void erase(const Job& job);
   std::size_t size() const { return rigid_.size() + elastic_.size(); }
   std::size_t rigid_size() const { return rigid_.size(); }
   std::size_t elastic_size() const { return elastic_.size(); }
+
+  // Walks both queues merged in priority order, one job at a time, so a pass
+  // pays only for the part of a long queue it looks at. Invalidated by any
+  // change to the queue.
+  class Cursor {
+   public:
+    explicit Cursor(const PendingQueue& queue);
+    // The next job, or nullptr at the end.
+    const Job* next();
+
+   private:
+    std::set<Entry>::const_iterator r_, r_end_, e_, e_end_;
+  };
+  Cursor cursor() const { return Cursor(*this); }
   // Both queues merged in priority order.
-  std::vector<JobId> merged() const;
+  std::vector<const Job*> merged() const;
 
  private:
-  // (not urgent, submit time, id): the smallest key has the highest priority.
-  using Key = std::tuple<bool, double, JobId>;
   static Key key_of(const Job& job);
-  std::set<Key>& queue_of(const Job& job);
+  std::set<Entry>& queue_of(const Job& job);
 
-  std::set<Key> rigid_;
-  std::set<Key> elastic_;
+  std::set<Entry> rigid_;
+  std::set<Entry> elastic_;
 };
 
 }  // namespace sched

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds and runs the benchmarks; prints the figures. Never part of the tests.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/build.sh"
+build="${SCHED_BUILD_DIR:-$root/build}"
+"$build/bench/bench_pass" --benchmark_min_time=1
+"$build/bench/bench_replay" --benchmark_min_time=2
