@@ -118,6 +118,8 @@ int job_tostring(lua_State* L) {
   return 1;
 }
 
+void push_params(lua_State* L, const PolicyParams& params);
+
 // A protected trampoline: everything that allocates in Lua during a pass
 // runs inside lua_pcall, so an allocation failure is a Lua error, never a
 // panic. Upvalue 1: the runtime; stack: the function to call and its args.
@@ -222,6 +224,11 @@ void LuaRuntime::open_sandbox() {
   ref_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_pushboolean(L_, 0);
   ref_pending_list_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+
+  // ctx.params: the same table every pass (the parameters do not change
+  // while a policy state lives).
+  push_params(L_, params_);
+  ref_params_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
 }
@@ -373,7 +380,7 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "dry");
   lua_pushnil(L_);  // built on first read: summing node power costs
   lua_setfield(L_, -2, "power");
-  push_params(L_, params_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);
   lua_setfield(L_, -2, "params");
   // The lists are built when the policy first reads them.
   lua_pushnil(L_);

@@ -106,6 +106,7 @@ class LuaRuntime {
   int ref_refusal_mt_ = LUA_NOREF;
   int ref_job_mt_fns_ = LUA_NOREF; // {__newindex, __pairs, __tostring} shared functions
   int ref_pending_mt_ = LUA_NOREF;  // metatable of ctx.pending
+  int ref_params_ = LUA_NOREF;      // ctx.params
   int ref_pending_list_ = LUA_NOREF;  // this pass's ctx.pending
   lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;
