@@ -1,5 +1,6 @@
 #include "sim_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -142,6 +143,11 @@ void run_sim(const SimOptions& options) {
     simulator.set_policy(LuaPolicy::load(paths[i], policy_options));
     sim::SimResult result = simulator.run();
     std::cout << sim::format_summary(result.policy, result.metrics) << "\n";
+    const auto unfinished = std::count_if(result.jobs.begin(), result.jobs.end(),
+                                          [](const sim::JobRecord& r) { return r.end < 0; });
+    if (unfinished > 0) {
+      std::cout << "  warning: " << unfinished << " jobs never finished\n";
+    }
     if (result.policy_errors > 0) {
       std::cout << "  warning: " << result.policy_errors
                 << " passes failed and were dropped; first: " << result.first_policy_error

@@ -143,8 +143,9 @@ int pending_index(lua_State* L) {
   const lua_Integer index = lua_tointeger(L, 2);
   LuaRuntime& rt = current_pending_list(L);
   if (index < 1 || static_cast<std::size_t>(index) > rt.pass()->pending_count()) return 0;
-  rt.fill_pending(1, index);
-  lua_rawgeti(L, 1, index);
+  rt.fill_pending(index);
+  rt.push_pending_store();
+  lua_rawgeti(L, -1, index);
   return 1;
 }
 
@@ -157,12 +158,13 @@ int pending_len(lua_State* L) {
 // pairs(ctx.pending) sees the whole queue.
 int pending_pairs(lua_State* L) {
   LuaRuntime& rt = current_pending_list(L);
-  rt.fill_pending(1, static_cast<lua_Integer>(rt.pass()->pending_count()));
+  rt.fill_pending(static_cast<lua_Integer>(rt.pass()->pending_count()));
+  rt.push_pending_store();
   lua_pushcfunction(L, [](lua_State* L) -> int {
     lua_settop(L, 2);
     return lua_next(L, 1) ? 2 : (lua_pushnil(L), 1);
   });
-  lua_pushvalue(L, 1);
+  lua_insert(L, -2);  // next, store
   lua_pushnil(L);
   return 3;
 }

@@ -42,6 +42,11 @@ void count_hook(lua_State* L, lua_Debug* /*ar*/) {
   if (rt.executed() > rt.instruction_limit()) {
     // Re-arm at every instruction so a pcall in the policy cannot go on.
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_Debug where;
+    if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0) {
+      luaL_error(L, "%s:%d: instruction limit (%I) exceeded", where.short_src, where.currentline,
+                 static_cast<lua_Integer>(rt.instruction_limit()));
+    }
     luaL_error(L, "instruction limit (%I) exceeded", static_cast<lua_Integer>(rt.instruction_limit()));
   }
 }
@@ -224,6 +229,8 @@ void LuaRuntime::open_sandbox() {
   ref_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_pushboolean(L_, 0);
   ref_pending_list_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_pushboolean(L_, 0);
+  ref_pending_store_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   // ctx.params: the same table every pass (the parameters do not change
   // while a policy state lives).
@@ -600,8 +607,12 @@ void LuaRuntime::push_pending_list(PassContext& /*ctx*/) {
   lua_setmetatable(L_, -2);
   lua_pushvalue(L_, -1);
   lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  lua_createtable(L_, 0, 0);
+  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_store_);
   pending_filled_ = 0;
 }
+
+void LuaRuntime::push_pending_store() { lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_store_); }
 
 bool LuaRuntime::is_current_pending_list(int list) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
@@ -610,13 +621,17 @@ bool LuaRuntime::is_current_pending_list(int list) {
   return same;
 }
 
-void LuaRuntime::fill_pending(int list, lua_Integer index) {
+void LuaRuntime::fill_pending(lua_Integer index) {
   // Reading job i usually means reading i+1 next: fill ahead, doubling.
-  list = lua_absindex(L_, list);
+  push_pending_store();
+  const int list = lua_gettop(L_);
   const auto count = static_cast<lua_Integer>(pass_->pending_count());
   const lua_Integer last =
       std::min(count, std::max({index, 2 * pending_filled_, lua_Integer{4}}));
-  if (last <= pending_filled_) return;
+  if (last <= pending_filled_) {
+    lua_pop(L_, 1);
+    return;
+  }
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
   const double now = pass_->now();
@@ -626,7 +641,7 @@ void LuaRuntime::fill_pending(int list, lua_Integer index) {
     push_job_at(*job, now, -2, -1);
     lua_rawseti(L_, list, i);
   }
-  lua_pop(L_, 2);
+  lua_pop(L_, 3);
   pending_filled_ = last;
 }
 

@@ -62,8 +62,11 @@ class LuaRuntime {
   void push_running_list(PassContext& ctx);
   // ctx.pending: a read-only sequence filled on demand (see lua_ctx.cpp).
   void push_pending_list(PassContext& ctx);
-  // Fills ctx.pending (at `list`) up to at least position `index` (1-based).
-  void fill_pending(int list, lua_Integer index);
+  // ctx.pending stays an empty table so that every write to it reaches
+  // __newindex and fails; the jobs it shows live in a separate store.
+  // fill_pending fills the store up to at least position `index` (1-based).
+  void fill_pending(lua_Integer index);
+  void push_pending_store();
   bool is_current_pending_list(int list);
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
@@ -108,6 +111,7 @@ class LuaRuntime {
   int ref_pending_mt_ = LUA_NOREF;  // metatable of ctx.pending
   int ref_params_ = LUA_NOREF;      // ctx.params
   int ref_pending_list_ = LUA_NOREF;  // this pass's ctx.pending
+  int ref_pending_store_ = LUA_NOREF;  // the jobs behind it
   lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;
 };

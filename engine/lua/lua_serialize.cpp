@@ -13,7 +13,10 @@ constexpr int kMaxDepth = 64;
 
 void append_number(lua_State* L, int index, std::string& out) {
   if (lua_isinteger(L, index)) {
-    out += std::to_string(lua_tointeger(L, index));
+    const lua_Integer v = lua_tointeger(L, index);
+    // "-9223372036854775808" would read back as a float (minus applied to
+    // a literal too large for an integer); write it as integer arithmetic.
+    out += v == LUA_MININTEGER ? "(" + std::to_string(v + 1) + "-1)" : std::to_string(v);
     return;
   }
   const double v = lua_tonumber(L, index);

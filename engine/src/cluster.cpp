@@ -41,7 +41,8 @@ std::vector<NodeIndex> Cluster::allocate(JobId job, int count,
   int missing = count - static_cast<int>(taken.size());
   for (std::size_t i = 0; missing > 0 && i < nodes_.size(); ++i) {
     Node& node = nodes_[i];
-    if (node.releasing && node.promised == 0) {
+    // Only what releasing_unpromised_ counts: a down or draining node is nobody's next.
+    if (node.releasing && node.promised == 0 && node.up && !node.draining) {
       node.promised = job;
       --releasing_unpromised_;
       --missing;

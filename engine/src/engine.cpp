@@ -85,7 +85,8 @@ void Engine::emit(Event event) {
       ++state_version_;
   }
   for (EventSink* sink : sinks_) sink->on_event(event);
-  if (policy_ && !in_pass_ && event.type != EventType::SchedPass) policy_->on_event(event);
+  // The policy sees events outside its own schedule() (enactment included).
+  if (policy_ && !policy_busy_ && event.type != EventType::SchedPass) policy_->on_event(event);
 }
 
 void Engine::touch(Job& job) { ++job.version; }

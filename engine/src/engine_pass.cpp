@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "sched/engine.hpp"
 
 namespace sched {
@@ -30,16 +32,25 @@ void Engine::run_pass(PassReason reason) {
   const double t0 = clock_.monotonic();
   PassContext ctx(*this, reason, /*dry=*/false);
   std::optional<std::string> error;
+  policy_busy_ = true;
   try {
     error = policy_->schedule(ctx);
   } catch (const std::exception& e) {
     error = std::string("policy raised: ") + e.what();
   }
+  policy_busy_ = false;
   std::size_t enacted = 0;
   if (!error) {
     for (const Action& action : ctx.actions()) {
-      enact(action);
-      ++enacted;
+      try {
+        enact(action);
+        ++enacted;
+      } catch (const std::exception& e) {
+        // A checked action that cannot be carried out is an engine bug;
+        // the engine must still go on with the rest.
+        spdlog::error("enacting {} of job {}: {}", static_cast<int>(action.type), action.job,
+                      e.what());
+      }
     }
   }
   in_pass_ = false;
@@ -73,15 +84,15 @@ void Engine::run_pass(PassReason reason) {
 
 std::optional<std::string> Engine::dry_pass(Policy& policy) {
   PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
-  const bool was_in_pass = in_pass_;
-  in_pass_ = true;
+  const bool was_busy = policy_busy_;
+  policy_busy_ = true;
   std::optional<std::string> error;
   try {
     error = policy.schedule(ctx);
   } catch (const std::exception& e) {
     error = std::string("policy raised: ") + e.what();
   }
-  in_pass_ = was_in_pass;
+  policy_busy_ = was_busy;
   return error;
 }
 
@@ -236,6 +247,34 @@ void Engine::release_nodes(Job& job, const std::vector<NodeIndex>& nodes) {
 }
 
 void Engine::requeue_waiting_start(Job& job) {
+  if (job.state == JobState::Adapting) {
+    // An expand waiting for promised nodes that will not come: roll it back.
+    // The job keeps its own allocation; only the nodes it was to gain go.
+    if (!waiting_nodes_.count(job.id)) return;  // already under way: not ours to undo
+    if (auto it = adaptations_.find(job.id); it != adaptations_.end()) {
+      for (NodeIndex n : it->second.added) {
+        if (cluster_.node(n).job == job.id) {
+          cluster_.release(n);
+        } else if (cluster_.node(n).promised == job.id) {
+          cluster_.unpromise(n);
+        }
+      }
+      adaptations_.erase(it);
+    }
+    waiting_nodes_.erase(job.id);
+    Event event;
+    event.type = EventType::JobResized;
+    event.job = job.id;
+    event.from = JobState::Adapting;
+    event.to = JobState::Running;
+    event.prev_nodes = event.nodes = job.size();
+    event.message = "expand rolled back: promised nodes did not come";
+    job.state = JobState::Running;
+    touch(job);
+    emit(std::move(event));
+    request_pass(PassReason::Manual);
+    return;
+  }
   // Give back what the job holds and withdraw what was promised to it.
   for (NodeIndex n : job.allocation) {
     if (cluster_.node(n).job == job.id) {

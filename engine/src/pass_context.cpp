@@ -1,5 +1,6 @@
 #include "sched/pass_context.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -140,6 +141,19 @@ void record_resize(std::vector<Action>& actions, Action::Type type, JobId id, in
   actions.push_back(Action{type, id, to});
 }
 
+// How many of the nodes at positions [from, to) of the job's allocation can
+// go to another job once given back: a draining (or down) node leaves the
+// job but never becomes idle, so it must not be promised. A shrink gives back
+// the newest nodes (the tail of the allocation); a preemption all of them.
+int usable_nodes(const Cluster& cluster, const Job& job, int from, int to) {
+  int n = 0;
+  for (int i = std::max(from, 0); i < to && i < job.size(); ++i) {
+    const Node& node = cluster.node(job.allocation[static_cast<std::size_t>(i)]);
+    if (node.up && !node.draining) ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 Verdict PassContext::expand(JobId id, int to_nodes) {
@@ -157,7 +171,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, -1)) return refusal;
   Mark& mark = marks_[id];
-  idle_ += tentative_size(*job) - to_nodes;
+  idle_ += usable_nodes(engine_.cluster(), *job, to_nodes, tentative_size(*job));
   mark.resize_to = to_nodes;
   mark.direction = -1;
   record_resize(actions_, Action::Type::Shrink, id, to_nodes);
@@ -186,7 +200,7 @@ Verdict PassContext::preempt(JobId id, PreemptMode mode) {
   if (mark.preempted || mark.direction != 0) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already preempted or resized in this pass");
   }
-  idle_ += job->size();
+  idle_ += usable_nodes(engine_.cluster(), *job, 0, job->size());
   mark.preempted = true;
   Action action{Action::Type::Preempt, id};
   action.mode = mode;

@@ -74,9 +74,23 @@ SimResult Simulator::run() {
       queue_.pop();
       handle(event);
     }
+    const std::uint64_t actions_before = engine_.stats().actions;
     settle();
     // Ticks run while work remains: jobs in the system or still to come.
-    if (engine_.active_jobs() > 0 || submitted_ < workload_.jobs.size()) schedule_tick(now);
+    // When all that is left is waiting jobs that a tick pass did not start,
+    // with nothing running and nothing more to come, time alone changes
+    // nothing more the simulator can model: the run ends and they stay
+    // unfinished (a policy that never starts them would otherwise tick forever).
+    const bool only_ticks_left = queue_.empty();
+    const bool stuck = only_ticks_left && engine_.running_jobs_count() == 0 &&
+                       submitted_ == workload_.jobs.size() &&
+                       engine_.stats().actions == actions_before;
+    if (stuck && engine_.active_jobs() > 0) {
+      spdlog::warn("t={}: {} jobs wait with nothing running and nothing to come; ending the run",
+                   now, engine_.active_jobs());
+    } else if (engine_.active_jobs() > 0 || submitted_ < workload_.jobs.size()) {
+      schedule_tick(now);
+    }
   }
 
   SimResult result;

@@ -155,7 +155,8 @@ class Engine {
   std::optional<PassReason> due_;
   std::uint64_t state_version_ = 0;
   std::uint64_t version_at_last_pass_ = ~std::uint64_t{0};
-  bool in_pass_ = false;
+  bool in_pass_ = false;      // a pass (decision and enactment) is under way
+  bool policy_busy_ = false;  // a policy's schedule() is running
   PassStats stats_;
 };
 

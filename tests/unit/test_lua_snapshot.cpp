@@ -1,0 +1,566 @@
+// What a Lua policy sees in a pass (DESIGN §4): every field of ctx and of a
+// job table, typed policy parameters, read-only job tables that keep their
+// identity across passes, the read-only pending sequence and the sortable
+// running list, and the tentative idle count.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "lua_test_support.hpp"
+#include "sched/lua_policy.hpp"
+
+namespace sched {
+namespace {
+
+using luatest::Harness;
+using luatest::LuaData;
+using luatest::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// ---------------------------------------------------------------- parameters
+
+TEST(LuaParams, ParseParamTypesTheValue) {
+  auto flag = parse_param("flag=true");
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(flag->first, "flag");
+  ASSERT_TRUE(std::holds_alternative<bool>(flag->second));
+  EXPECT_TRUE(std::get<bool>(flag->second));
+
+  auto off = parse_param("off=false");
+  ASSERT_TRUE(off && std::holds_alternative<bool>(off->second));
+  EXPECT_FALSE(std::get<bool>(off->second));
+
+  auto count = parse_param("count=3");
+  ASSERT_TRUE(count && std::holds_alternative<long long>(count->second));
+  EXPECT_EQ(std::get<long long>(count->second), 3);
+
+  auto negative = parse_param("delta=-4");
+  ASSERT_TRUE(negative && std::holds_alternative<long long>(negative->second));
+  EXPECT_EQ(std::get<long long>(negative->second), -4);
+
+  auto ratio = parse_param("ratio=2.5");
+  ASSERT_TRUE(ratio && std::holds_alternative<double>(ratio->second));
+  EXPECT_DOUBLE_EQ(std::get<double>(ratio->second), 2.5);
+
+  auto word = parse_param("mode=fast");
+  ASSERT_TRUE(word && std::holds_alternative<std::string>(word->second));
+  EXPECT_EQ(std::get<std::string>(word->second), "fast");
+
+  // Only the first '=' splits; text that merely starts like a number is text.
+  auto text = parse_param("expr=a=b");
+  ASSERT_TRUE(text && std::holds_alternative<std::string>(text->second));
+  EXPECT_EQ(text->first, "expr");
+  EXPECT_EQ(std::get<std::string>(text->second), "a=b");
+  auto mixed = parse_param("n=3x");
+  ASSERT_TRUE(mixed && std::holds_alternative<std::string>(mixed->second));
+  EXPECT_EQ(std::get<std::string>(mixed->second), "3x");
+
+  auto empty = parse_param("empty=");
+  ASSERT_TRUE(empty && std::holds_alternative<std::string>(empty->second));
+  EXPECT_EQ(std::get<std::string>(empty->second), "");
+
+  EXPECT_FALSE(parse_param("novalue"));
+  EXPECT_FALSE(parse_param("=5"));
+}
+
+// ---------------------------------------------------------------- every field
+
+// Copies everything it sees into a log that P.save() returns, and follows a
+// small plan: start job 1 at 4 nodes, reserve job 2, grow job 1 to 8, shrink
+// it to 6.
+constexpr const char* kRecorder = R"lua(
+local P = { name = 'recorder', api = 1 }
+local log = {}
+local n = 0
+local FIELDS = { 'id', 'name', 'user', 'kind', 'state', 'nodes', 'size', 'min_nodes',
+  'max_nodes', 'node_constraint', 'tasks_per_node', 'walltime', 'power_min_w', 'power_max_w',
+  'urgent', 'submit_time', 'start_time', 'est_end', 'elapsed', 'adapting', 'mtct', 'power_w',
+  'expected_start', 'expansions', 'shrinks', 'gain', 'leader' }
+
+local function copy_job(job)
+  local t = {}
+  for _, k in ipairs(FIELDS) do t[k] = job[k] end
+  if job.request ~= nil then
+    t.request = { op = job.request.op, nodes = job.request.nodes }
+  end
+  t.allocation = {}
+  for i, name in ipairs(job.allocation) do t.allocation[i] = name end
+  return t
+end
+
+function P.schedule(ctx)
+  n = n + 1
+  local rec = {
+    now = ctx.now, reason = ctx.reason, nodes_total = ctx.nodes_total,
+    nodes_idle = ctx.nodes_idle,
+    power = { lower = ctx.power.lower, upper = ctx.power.upper,
+              current_w = ctx.power.current_w, idle_w_per_node = ctx.power.idle_w_per_node },
+    params = {}, jobs = {}, pending = {}, running = {},
+  }
+  for k, v in pairs(ctx.params) do rec.params[k] = v end
+  for i, job in ipairs(ctx.pending) do
+    rec.pending[i] = job.id
+    rec.jobs[job.id] = copy_job(job)
+  end
+  for i, job in ipairs(ctx.running) do
+    rec.running[i] = job.id
+    rec.jobs[job.id] = copy_job(job)
+  end
+  log[n] = rec
+
+  for _, job in ipairs(ctx.pending) do
+    if job.id == 1 then
+      rec.start_ok = ctx:start(job)
+      rec.idle_after_start = ctx.nodes_idle
+    elseif job.id == 2 and job.expected_start == nil then
+      rec.reserve_ok = ctx:reserve(job, 500)
+    end
+  end
+  for _, job in ipairs(ctx.running) do
+    if job.id == 1 and not job.adapting then
+      if job.size == 4 then
+        rec.expand_ok = ctx:expand(job, 8)
+        rec.idle_after_expand = ctx.nodes_idle
+      elseif job.size == 8 then
+        rec.shrink_ok = ctx:shrink(job, 6)
+        rec.idle_after_shrink = ctx.nodes_idle
+      end
+    end
+  end
+end
+
+function P.save() return { passes = log } end
+
+return P
+)lua";
+
+TEST(LuaSnapshot, PolicySeesEveryCtxAndJobField) {
+  TempDir dir;
+  EngineConfig config;
+  config.idle_w_per_node = 50;
+  Harness h(8, config);
+  auto options = luatest::quick_options();
+  for (const char* text : {"flag=true", "off=false", "count=3", "ratio=2.5", "mode=fast"}) {
+    auto param = parse_param(text);
+    ASSERT_TRUE(param);
+    options.params[param->first] = param->second;
+  }
+  LuaPolicy& policy = h.use(dir.write("recorder.lua", kRecorder), options);
+  h.engine.set_corridor(1000, 3000);
+
+  h.clock.set(10);
+  JobSpec heat = luatest::malleable(4, 2, 8, NodeConstraint::Even);
+  heat.name = "heat";
+  heat.user = "alice";
+  heat.tasks_per_node = 3;
+  heat.walltime = 900;
+  heat.power_min_w = 100;
+  heat.power_max_w = 250.5;
+  ASSERT_EQ(h.submit(heat), 1);
+  JobSpec wait = luatest::rigid(8);
+  wait.name = "wait";
+  wait.user = "bob";
+  wait.urgent = true;
+  ASSERT_EQ(h.submit(wait), 2);
+
+  h.clock.set(20);
+  h.ok_pass(PassReason::Submit);  // 1: start job 1, reserve job 2
+  h.confirm_starts();
+  h.clock.set(30);
+  h.ok_pass(PassReason::Tick);  // 2: expand 4 -> 8
+  h.clock.set(35);
+  h.ok_pass(PassReason::Adaptation);  // 3: job 1 is adapting
+  h.engine.adaptation_done(1, true);
+  h.clock.set(40);
+  h.ok_pass(PassReason::Completion);  // 4: shrink 8 -> 6
+  h.engine.adaptation_done(1, true);
+  h.engine.perf_report(1, 0.25);
+  h.engine.power_report(1, 180.5);
+  {
+    // The engine has no input for an evolving job's request yet; set it on
+    // the job directly and mark the job changed as the engine would.
+    auto& job = const_cast<Job&>(h.job(1));
+    job.request = ResizeRequest{ResizeRequest::Op::Expand, 8};
+    ++job.version;
+  }
+  h.clock.set(100);
+  h.ok_pass(PassReason::Corridor);  // 5: just looks
+
+  EXPECT_THAT(h.enactor.calls, ElementsAre("start 1 on 4", "expand 1 4->8", "shrink 1 8->6"));
+  LuaData s = LuaData::saved_by(policy);
+  ASSERT_EQ(s.error(), "");
+  ASSERT_EQ(s.length("passes"), 5);
+
+  // ---- pass 1: both jobs pending
+  EXPECT_DOUBLE_EQ(s.num("passes.1.now"), 20);
+  EXPECT_EQ(s.str("passes.1.reason"), "submit");
+  EXPECT_EQ(s.integer("passes.1.nodes_total"), 8);
+  EXPECT_EQ(s.integer("passes.1.nodes_idle"), 8);
+  EXPECT_TRUE(s.boolean("passes.1.start_ok"));
+  EXPECT_EQ(s.integer("passes.1.idle_after_start"), 4) << "ctx.nodes_idle falls after a start";
+  EXPECT_TRUE(s.boolean("passes.1.reserve_ok"));
+  EXPECT_DOUBLE_EQ(s.num("passes.1.power.current_w"), 8 * 50);
+  ASSERT_EQ(s.length("passes.1.pending"), 2);
+  EXPECT_EQ(s.integer("passes.1.pending.1"), 2) << "urgent jobs come first";
+  EXPECT_EQ(s.integer("passes.1.pending.2"), 1);
+  EXPECT_EQ(s.length("passes.1.running"), 0);
+  EXPECT_EQ(s.str("passes.1.jobs.1.state"), "PENDING");
+  EXPECT_EQ(s.integer("passes.1.jobs.1.size"), 0);
+  EXPECT_TRUE(s.is_nil("passes.1.jobs.1.start_time"));
+  EXPECT_TRUE(s.is_nil("passes.1.jobs.1.est_end"));
+  EXPECT_TRUE(s.is_nil("passes.1.jobs.1.elapsed"));
+  EXPECT_TRUE(s.is_nil("passes.1.jobs.1.leader"));
+  EXPECT_EQ(s.type("passes.1.jobs.1.allocation"), "table");
+  EXPECT_EQ(s.length("passes.1.jobs.1.allocation"), 0);
+
+  // ---- passes 2 to 4: the adaptations
+  EXPECT_EQ(s.str("passes.2.reason"), "tick");
+  EXPECT_TRUE(s.boolean("passes.2.expand_ok"));
+  EXPECT_EQ(s.integer("passes.2.nodes_idle"), 4);
+  EXPECT_EQ(s.integer("passes.2.idle_after_expand"), 0);
+  EXPECT_EQ(s.str("passes.2.jobs.1.state"), "RUNNING");
+  EXPECT_FALSE(s.boolean("passes.2.jobs.1.adapting"));
+  EXPECT_DOUBLE_EQ(s.num("passes.2.jobs.1.elapsed"), 10);
+  EXPECT_EQ(s.str("passes.3.reason"), "adaptation");
+  EXPECT_EQ(s.str("passes.3.jobs.1.state"), "ADAPTING");
+  EXPECT_TRUE(s.boolean("passes.3.jobs.1.adapting"));
+  EXPECT_EQ(s.str("passes.4.reason"), "completion");
+  EXPECT_EQ(s.integer("passes.4.jobs.1.size"), 8);
+  EXPECT_TRUE(s.boolean("passes.4.shrink_ok"));
+  EXPECT_EQ(s.integer("passes.4.idle_after_shrink"), 2) << "ctx.nodes_idle rises after a shrink";
+
+  // ---- pass 5: ctx
+  const std::string p = "passes.5.";
+  EXPECT_DOUBLE_EQ(s.num(p + "now"), 100);
+  EXPECT_EQ(s.str(p + "reason"), "corridor");
+  EXPECT_EQ(s.integer(p + "nodes_total"), 8);
+  EXPECT_EQ(s.integer(p + "nodes_idle"), 2);
+  EXPECT_DOUBLE_EQ(s.num(p + "power.lower"), 1000);
+  EXPECT_DOUBLE_EQ(s.num(p + "power.upper"), 3000);
+  EXPECT_DOUBLE_EQ(s.num(p + "power.current_w"), 6 * 180.5 + 2 * 50);
+  EXPECT_DOUBLE_EQ(s.num(p + "power.idle_w_per_node"), 50);
+  EXPECT_EQ(s.type(p + "params.flag"), "boolean");
+  EXPECT_TRUE(s.boolean(p + "params.flag"));
+  EXPECT_FALSE(s.boolean(p + "params.off"));
+  EXPECT_TRUE(s.is_integer(p + "params.count"));
+  EXPECT_EQ(s.integer(p + "params.count"), 3);
+  EXPECT_FALSE(s.is_integer(p + "params.ratio"));
+  EXPECT_DOUBLE_EQ(s.num(p + "params.ratio"), 2.5);
+  EXPECT_EQ(s.str(p + "params.mode"), "fast");
+  ASSERT_EQ(s.length(p + "pending"), 1);
+  EXPECT_EQ(s.integer(p + "pending.1"), 2);
+  ASSERT_EQ(s.length(p + "running"), 1);
+  EXPECT_EQ(s.integer(p + "running.1"), 1);
+
+  // ---- pass 5: the running malleable job
+  const std::string j = p + "jobs.1.";
+  EXPECT_EQ(s.integer(j + "id"), 1);
+  EXPECT_EQ(s.str(j + "name"), "heat");
+  EXPECT_EQ(s.str(j + "user"), "alice");
+  EXPECT_EQ(s.str(j + "kind"), "malleable");
+  EXPECT_EQ(s.str(j + "state"), "RUNNING");
+  EXPECT_EQ(s.integer(j + "nodes"), 4);
+  EXPECT_EQ(s.integer(j + "size"), 6);
+  EXPECT_EQ(s.integer(j + "min_nodes"), 2);
+  EXPECT_EQ(s.integer(j + "max_nodes"), 8);
+  EXPECT_EQ(s.str(j + "node_constraint"), "even");
+  EXPECT_EQ(s.integer(j + "tasks_per_node"), 3);
+  EXPECT_DOUBLE_EQ(s.num(j + "walltime"), 900);
+  EXPECT_DOUBLE_EQ(s.num(j + "power_min_w"), 100);
+  EXPECT_DOUBLE_EQ(s.num(j + "power_max_w"), 250.5);
+  EXPECT_FALSE(s.boolean(j + "urgent"));
+  EXPECT_DOUBLE_EQ(s.num(j + "submit_time"), 10);
+  EXPECT_DOUBLE_EQ(s.num(j + "start_time"), 20);
+  EXPECT_DOUBLE_EQ(s.num(j + "est_end"), 920);
+  EXPECT_DOUBLE_EQ(s.num(j + "elapsed"), 80);
+  EXPECT_FALSE(s.boolean(j + "adapting"));
+  EXPECT_DOUBLE_EQ(s.num(j + "mtct"), 0.25);
+  EXPECT_DOUBLE_EQ(s.num(j + "power_w"), 180.5);
+  EXPECT_TRUE(s.is_nil(j + "expected_start"));
+  EXPECT_EQ(s.integer(j + "expansions"), 1);
+  EXPECT_EQ(s.integer(j + "shrinks"), 1);
+  EXPECT_EQ(s.integer(j + "gain"), 2);
+  EXPECT_EQ(s.str(j + "request.op"), "expand");
+  EXPECT_EQ(s.integer(j + "request.nodes"), 8);
+  ASSERT_EQ(s.length(j + "allocation"), 6);
+  for (int i = 1; i <= 6; ++i) {
+    EXPECT_EQ(s.str(j + "allocation." + std::to_string(i)), "c0" + std::to_string(i));
+  }
+  EXPECT_EQ(s.str(j + "leader"), "c01");
+
+  // ---- pass 5: the pending rigid job
+  const std::string k = p + "jobs.2.";
+  EXPECT_EQ(s.integer(k + "id"), 2);
+  EXPECT_EQ(s.str(k + "name"), "wait");
+  EXPECT_EQ(s.str(k + "user"), "bob");
+  EXPECT_EQ(s.str(k + "kind"), "rigid");
+  EXPECT_EQ(s.str(k + "state"), "PENDING");
+  EXPECT_EQ(s.integer(k + "nodes"), 8);
+  EXPECT_EQ(s.integer(k + "size"), 0);
+  EXPECT_EQ(s.integer(k + "min_nodes"), 8);
+  EXPECT_EQ(s.integer(k + "max_nodes"), 8);
+  EXPECT_EQ(s.str(k + "node_constraint"), "none");
+  EXPECT_EQ(s.integer(k + "tasks_per_node"), 1);
+  EXPECT_DOUBLE_EQ(s.num(k + "walltime"), 0);
+  EXPECT_DOUBLE_EQ(s.num(k + "power_min_w"), 0);
+  EXPECT_DOUBLE_EQ(s.num(k + "power_max_w"), 0);
+  EXPECT_TRUE(s.boolean(k + "urgent"));
+  EXPECT_DOUBLE_EQ(s.num(k + "submit_time"), 10);
+  EXPECT_TRUE(s.is_nil(k + "start_time"));
+  EXPECT_TRUE(s.is_nil(k + "est_end"));
+  EXPECT_TRUE(s.is_nil(k + "elapsed"));
+  EXPECT_FALSE(s.boolean(k + "adapting"));
+  EXPECT_TRUE(s.is_nil(k + "mtct"));
+  EXPECT_TRUE(s.is_nil(k + "power_w"));
+  EXPECT_DOUBLE_EQ(s.num(k + "expected_start"), 500);
+  EXPECT_EQ(s.integer(k + "expansions"), 0);
+  EXPECT_EQ(s.integer(k + "shrinks"), 0);
+  EXPECT_EQ(s.integer(k + "gain"), 0);
+  EXPECT_TRUE(s.is_nil(k + "request"));
+  EXPECT_EQ(s.length(k + "allocation"), 0);
+  EXPECT_TRUE(s.is_nil(k + "leader"));
+}
+
+TEST(LuaSnapshot, NodesIdleIsTentativeWithinAPass) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+function P.schedule(ctx)
+  seen[#seen + 1] = ctx.nodes_idle
+  for _, job in ipairs(ctx.pending) do
+    ctx:start(job)
+    seen[#seen + 1] = ctx.nodes_idle
+  end
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.submit(luatest::rigid(1));
+  h.submit(luatest::rigid(2));
+  h.submit(luatest::rigid(3));  // refused: 1 idle
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), 4);
+  EXPECT_EQ(seen.integer("1"), 4);
+  EXPECT_EQ(seen.integer("2"), 3);
+  EXPECT_EQ(seen.integer("3"), 1);
+  EXPECT_EQ(seen.integer("4"), 1) << "a refused start leaves nodes_idle alone";
+  // The next pass starts from the engine's own count again.
+  h.confirm_starts();
+  h.ok_pass();
+  LuaData again = LuaData::saved_by(*h.policy);
+  EXPECT_EQ(again.integer("5"), 1);
+}
+
+// ---------------------------------------------------------------- job tables
+
+TEST(LuaSnapshot, JobTablesAreReadOnly) {
+  TempDir dir;
+  Harness h(2);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+function P.schedule(ctx)
+  local job = ctx.pending[1]
+  local ok, err = pcall(function() job.nodes = 1 end)
+  seen.assign_ok, seen.assign_err = ok, tostring(err)
+  ok, err = pcall(function() job.extra = 'x' end)
+  seen.new_ok = ok
+  ok, err = pcall(setmetatable, job, nil)
+  seen.setmt_ok = ok
+  seen.mt = getmetatable(job)
+  seen.nodes = job.nodes
+  seen.text = tostring(job)
+  seen.keys = 0
+  for _ in pairs(job) do seen.keys = seen.keys + 1 end
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.submit(luatest::rigid(2));
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  EXPECT_FALSE(seen.boolean("assign_ok"));
+  EXPECT_THAT(seen.str("assign_err"), HasSubstr("read-only"));
+  EXPECT_FALSE(seen.boolean("new_ok"));
+  EXPECT_FALSE(seen.boolean("setmt_ok")) << "the metatable is protected";
+  EXPECT_EQ(seen.str("mt"), "sched.job");
+  EXPECT_EQ(seen.integer("nodes"), 2) << "the failed assignment changed nothing";
+  EXPECT_EQ(seen.str("text"), "job 1");
+  EXPECT_GE(seen.integer("keys"), 20) << "pairs() walks the job's fields";
+}
+
+TEST(LuaSnapshot, AssigningToAJobFieldFailsThePass) {
+  TempDir dir;
+  Harness h(2);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+function P.schedule(ctx)
+  local job = ctx.pending[1]
+  ctx:start(job)
+  job.state = 'RUNNING'
+end
+return P
+)lua"));
+  h.submit(luatest::rigid(1));
+  auto error = h.pass();
+  ASSERT_TRUE(error);
+  EXPECT_THAT(*error, HasSubstr("read-only"));
+  EXPECT_EQ(h.job(1).state, JobState::Pending);
+}
+
+TEST(LuaSnapshot, AnUnchangedJobIsTheSameTableAcrossPasses) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local first_pending, first_running
+local seen = {}
+function P.schedule(ctx)
+  local pending, running = ctx.pending[1], ctx.running[1]
+  if first_pending == nil then
+    first_pending, first_running = pending, running
+  else
+    seen[#seen + 1] = { pending = rawequal(first_pending, pending),
+                        running = rawequal(first_running, running),
+                        pending_id = pending.id, running_id = running.id }
+  end
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.submit(luatest::rigid(2));
+  h.start_all();  // job 1 runs
+  h.submit(luatest::rigid(4));  // job 2 waits
+  h.ok_pass();
+  h.clock.advance(10);  // time passes, nothing else changes
+  h.ok_pass();
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), 2);
+  for (const char* pass : {"1.", "2."}) {
+    SCOPED_TRACE(pass);
+    EXPECT_EQ(seen.integer(std::string(pass) + "pending_id"), 2);
+    EXPECT_EQ(seen.integer(std::string(pass) + "running_id"), 1);
+    EXPECT_TRUE(seen.boolean(std::string(pass) + "pending"));
+    EXPECT_TRUE(seen.boolean(std::string(pass) + "running"));
+  }
+}
+
+// ---------------------------------------------------------------- lists
+
+// ctx.pending is a read-only sequence: ipairs, # and indexing work, writes
+// fail. (The lead is moving ctx.pending to a lazily filled read-only view.)
+TEST(LuaSnapshot, PendingIsAReadOnlySequence) {
+  TempDir dir;
+  Harness h(1);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+local earlier
+function P.schedule(ctx)
+  if earlier then
+    seen.stale_ok, seen.stale_err = pcall(function() return earlier[1] end)
+    seen.stale_err = tostring(seen.stale_err)
+    return
+  end
+  earlier = ctx.pending
+  seen.len = #ctx.pending
+  seen.ids = {}
+  for i, job in ipairs(ctx.pending) do seen.ids[i] = job.id end
+  seen.second = ctx.pending[2].id
+  seen.beyond = ctx.pending[4] == nil
+  seen.pairs = 0
+  for _, job in pairs(ctx.pending) do seen.pairs = seen.pairs + 1 end
+  local ok, err = pcall(function() ctx.pending[1] = ctx.pending[2] end)
+  seen.assign_ok, seen.assign_err = ok, tostring(err)
+  ok = pcall(function() ctx.pending[#ctx.pending + 1] = 'x' end)
+  seen.append_ok = ok
+  ok = pcall(table.sort, ctx.pending, function(a, b) return a.id < b.id end)
+  seen.sort_ok = ok
+  ok = pcall(table.remove, ctx.pending, 1)
+  seen.remove_ok = ok
+  seen.len_after = #ctx.pending
+  seen.after = {}
+  for i, job in ipairs(ctx.pending) do seen.after[i] = job.id end
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.submit(luatest::rigid(1));
+  h.submit(luatest::rigid(1));
+  JobSpec urgent = luatest::rigid(1);
+  urgent.urgent = true;
+  h.submit(urgent);
+  h.ok_pass();
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  EXPECT_EQ(seen.integer("len"), 3);
+  ASSERT_EQ(seen.length("ids"), 3);
+  EXPECT_EQ(seen.integer("ids.1"), 3) << "priority order: urgent first";
+  EXPECT_EQ(seen.integer("ids.2"), 1);
+  EXPECT_EQ(seen.integer("ids.3"), 2);
+  EXPECT_EQ(seen.integer("second"), 1);
+  EXPECT_TRUE(seen.boolean("beyond"));
+  EXPECT_EQ(seen.integer("pairs"), 3);
+  EXPECT_FALSE(seen.boolean("assign_ok")) << "assigning into ctx.pending must fail";
+  EXPECT_THAT(seen.str("assign_err"), HasSubstr("read-only"));
+  EXPECT_FALSE(seen.boolean("append_ok")) << "appending to ctx.pending must fail";
+  EXPECT_FALSE(seen.boolean("sort_ok")) << "sorting ctx.pending in place must fail";
+  EXPECT_FALSE(seen.boolean("remove_ok")) << "table.remove on ctx.pending must fail";
+  EXPECT_EQ(seen.integer("len_after"), 3);
+  ASSERT_EQ(seen.length("after"), 3);
+  EXPECT_EQ(seen.integer("after.1"), 3) << "the queue the policy sees is unchanged";
+  EXPECT_EQ(seen.integer("after.2"), 1);
+  EXPECT_EQ(seen.integer("after.3"), 2);
+  // A list kept from an earlier pass cannot be read later.
+  EXPECT_FALSE(seen.boolean("stale_ok"));
+  EXPECT_THAT(seen.str("stale_err"), HasSubstr("earlier pass"));
+}
+
+TEST(LuaSnapshot, RunningIsAFreshSortableTableEachPass) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+function P.schedule(ctx)
+  local order = {}
+  for i, job in ipairs(ctx.running) do order[i] = job.id end
+  seen[#seen + 1] = order
+  table.sort(ctx.running, function(a, b) return a.id > b.id end)
+  local sorted = {}
+  for i, job in ipairs(ctx.running) do sorted[i] = job.id end
+  seen[#seen + 1] = sorted
+  ctx.running[#ctx.running + 1] = 'mine'
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.submit(luatest::rigid(1));
+  h.submit(luatest::rigid(1));
+  h.submit(luatest::rigid(1));
+  h.start_all();
+  h.ok_pass();
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), 4);
+  // Pass 1: start order, then sorted in place by the policy.
+  EXPECT_EQ(seen.integer("1.1"), 1);
+  EXPECT_EQ(seen.integer("1.3"), 3);
+  EXPECT_EQ(seen.integer("2.1"), 3);
+  EXPECT_EQ(seen.integer("2.3"), 1);
+  // Pass 2: a fresh list in start order, without what pass 1 added.
+  ASSERT_EQ(seen.length("3"), 3);
+  EXPECT_EQ(seen.integer("3.1"), 1);
+  EXPECT_EQ(seen.integer("3.2"), 2);
+  EXPECT_EQ(seen.integer("3.3"), 3);
+}
+
+}  // namespace
+}  // namespace sched

@@ -1,0 +1,201 @@
+// The bundled policies (scripts/policies/fcfs.lua, easy_backfill.lua) in
+// whole simulated runs on small crafted workloads, with the start times
+// worked out by hand; and the metrics of a tiny run computed by hand.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "sched/lua_policy.hpp"
+#include "sched/sim/native_reader.hpp"
+#include "sched/sim/simulator.hpp"
+
+namespace sched {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+struct SimRun {
+  sim::SimResult result;
+  std::map<JobId, double> start;      // job id → start time
+  std::map<JobId, double> reserved;   // job id → last ctx:reserve time
+  std::map<JobId, int> reservations;  // job id → number of JobReserved events
+};
+
+class ReserveLog : public EventSink {
+ public:
+  explicit ReserveLog(SimRun& run) : run_(run) {}
+  void on_event(const Event& event) override {
+    if (event.type != EventType::JobReserved) return;
+    run_.reserved[event.job] = event.value;
+    ++run_.reservations[event.job];
+  }
+
+ private:
+  SimRun& run_;
+};
+
+// Simulates a native workload under a bundled policy.
+SimRun simulate(const std::string& policy, const std::string& workload_toml) {
+  const sim::Workload workload = sim::parse_native(workload_toml, "test.toml");
+  sim::SimConfig config;
+  config.tick_s = 60;
+  sim::Simulator simulator(workload, config);
+  simulator.set_policy(std::shared_ptr<Policy>(LuaPolicy::load(
+      std::string(SCHED_SOURCE_POLICY_DIR) + "/" + policy + ".lua", LuaPolicyOptions{})));
+  SimRun run;
+  ReserveLog reserves(run);
+  simulator.engine().add_sink(&reserves);
+  run.result = simulator.run();
+  for (const sim::JobRecord& job : run.result.jobs) run.start[job.id] = job.start;
+  EXPECT_EQ(run.result.policy_errors, 0) << run.result.first_policy_error;
+  return run;
+}
+
+// One [[job]] table of the native format.
+std::string job(int id, double submit, double runtime, int nodes, double walltime) {
+  return "[[job]]\nid = " + std::to_string(id) + "\nsubmit = " + std::to_string(submit) +
+         "\nruntime = " + std::to_string(runtime) + "\nnodes = " + std::to_string(nodes) +
+         "\nwalltime = " + std::to_string(walltime) + "\n\n";
+}
+
+std::string cluster(int nodes) { return "[cluster]\nnodes = " + std::to_string(nodes) + "\n\n"; }
+
+// ---------------------------------------------------------------- fcfs
+
+// 4 nodes. Job 1 (2 nodes, 0–100) runs; job 2 wants all 4 and waits for it;
+// job 3 (1 node) would fit at once, but FCFS keeps it behind job 2.
+TEST(PolicyFcfs, BlocksBehindAHeadThatDoesNotFit) {
+  const SimRun run = simulate("fcfs", cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50) +
+                                       job(3, 2, 10, 1, 10));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
+  EXPECT_EQ(run.result.metrics.jobs, 3);
+}
+
+TEST(PolicyFcfs, StartsInOrderWhileJobsFit) {
+  const SimRun run = simulate("fcfs", cluster(4) + job(1, 0, 100, 1, 0) + job(2, 0, 100, 2, 0) +
+                                       job(3, 0, 100, 1, 0) + job(4, 0, 100, 1, 0));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 0), Pair(3, 0), Pair(4, 100)));
+}
+
+// ---------------------------------------------------------------- EASY
+
+// 4 nodes. Job 1 holds 2 nodes until 100; head job 2 needs 4, so its
+// shadow time is 100 with no extra nodes. Job 3 (2 nodes, walltime 40,
+// submitted at 2) ends by 42 ≤ 100: backfilled at once.
+TEST(PolicyEasyBackfill, BackfillsAShortJobThatEndsBeforeTheReservation) {
+  const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 100) +
+                                                job(2, 1, 50, 4, 50) + job(3, 2, 30, 2, 40));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
+}
+
+// Same, but job 3 runs 200 s: it would hold 2 of the head's 4 nodes past
+// 100, and there are no extra nodes. It waits until the head is done.
+TEST(PolicyEasyBackfill, DoesNotBackfillALongJobThatWouldDelayTheHead) {
+  const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 100) +
+                                                job(2, 1, 50, 4, 50) + job(3, 2, 200, 2, 200));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
+}
+
+// 6 nodes. Job 1 holds 4 until 100; head job 2 needs 3: at 100 there are 6
+// free, 3 extra. Job 3 (2 nodes, 500 s) runs past the shadow time but fits
+// in the extra nodes: backfilled at once, and the head still starts at 100.
+TEST(PolicyEasyBackfill, BackfillsALongJobIntoTheExtraNodes) {
+  const SimRun run = simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) +
+                                                job(2, 1, 50, 3, 50) + job(3, 2, 500, 2, 500));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
+}
+
+// 8 nodes. Jobs 1 (3 nodes, until 100) and 2 (3 nodes, until 200) run; the
+// head job 3 needs 5: 2 idle + 3 at 100, so its shadow time is 100 with no
+// extra. Job 4 (2 nodes, walltime 98 from t=2) ends exactly at the shadow
+// time and is backfilled. The head is reserved for 100 and starts at 100.
+TEST(PolicyEasyBackfill, TheReservedHeadStartsAtItsShadowTime) {
+  const SimRun run = simulate("easy_backfill", cluster(8) + job(1, 0, 100, 3, 100) +
+                                                job(2, 0, 200, 3, 200) + job(3, 1, 50, 5, 50) +
+                                                job(4, 2, 90, 2, 98) + job(5, 3, 5, 1, 8));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 0), Pair(3, 100), Pair(4, 2),
+                                     // job 5: no idle node until job 4 ends at 92, and
+                                     // 92 + 8 ≤ 100: backfilled then.
+                                     Pair(5, 92)));
+  ASSERT_TRUE(run.reserved.count(3));
+  EXPECT_DOUBLE_EQ(run.reserved.at(3), 100);
+  EXPECT_DOUBLE_EQ(run.reserved.at(3), run.start.at(3));
+  // The reservation did not move while the head waited (no new events).
+  EXPECT_EQ(run.reservations.at(3), 1);
+}
+
+// Walltime estimates decide, not runtimes: a job whose walltime is larger
+// than the time to the shadow is not backfilled even if it would in fact
+// end in time.
+TEST(PolicyEasyBackfill, JudgesBackfillByWalltimeNotRuntime) {
+  const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 100) +
+                                                job(2, 1, 50, 4, 50) + job(3, 2, 30, 2, 150));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
+}
+
+// 6 nodes. Job 1 holds 4 until 100; head job 2 needs 5: at 100 there are 6
+// free, 1 extra. Jobs without a walltime might run for ever: job 3 (2 nodes,
+// in fact 5 s) does not fit in the 1 extra node and waits; job 4 (1 node)
+// does and is backfilled.
+TEST(PolicyEasyBackfill, AJobWithoutWalltimeOnlyGoesIntoExtraNodes) {
+  const SimRun run = simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) +
+                                                job(2, 1, 50, 5, 50) + job(3, 2, 5, 2, 0) +
+                                                job(4, 3, 500, 1, 0));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150), Pair(4, 3)));
+}
+
+// A running job without walltime never frees its nodes as far as EASY
+// knows: while it holds what the head needs, the head gets no reservation
+// and jobs that fit are backfilled. Once it ends, the head is reserved for
+// the end of the backfilled job.
+TEST(PolicyEasyBackfill, WithoutEstimatesTheHeadGetsNoReservation) {
+  const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 0) +
+                                                job(2, 1, 50, 4, 50) + job(3, 2, 500, 2, 500));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 502), Pair(3, 2)));
+  ASSERT_TRUE(run.reserved.count(2));
+  EXPECT_EQ(run.reservations.at(2), 1) << "reserved only once job 1 had ended";
+  EXPECT_DOUBLE_EQ(run.reserved.at(2), 502);
+}
+
+TEST(PolicyEasyBackfill, BehavesLikeFcfsWhileEverythingFits) {
+  const std::string workload = cluster(4) + job(1, 0, 100, 1, 100) + job(2, 5, 100, 2, 100) +
+                               job(3, 10, 100, 1, 100) + job(4, 20, 10, 1, 10);
+  const SimRun easy = simulate("easy_backfill", workload);
+  const SimRun fcfs = simulate("fcfs", workload);
+  EXPECT_THAT(easy.start, ElementsAre(Pair(1, 0), Pair(2, 5), Pair(3, 10), Pair(4, 100)));
+  EXPECT_EQ(easy.start, fcfs.start);
+}
+
+// ---------------------------------------------------------------- metrics
+
+// 2 nodes, fcfs.
+//   id submit runtime nodes | start end | wait response bsld
+//   1     0     100     2   |    0  100 |   0    100    max(1, 100/100) = 1
+//   2    10       5     1   |  100  105 |  90     95    95/max(5, 10) = 9.5
+//   3    20      50     1   |  100  150 |  80    130    130/50 = 2.6
+// avg wait 170/3, avg response 325/3, avg bsld 13.1/3; makespan 150 − 0;
+// utilization (200 + 5 + 50) / (150 × 2) = 0.85.
+TEST(PolicyMetrics, TinyRunByHand) {
+  const SimRun run = simulate("fcfs", cluster(2) + job(1, 0, 100, 2, 0) + job(2, 10, 5, 1, 0) +
+                                       job(3, 20, 50, 1, 0));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 100)));
+  const sim::Metrics& m = run.result.metrics;
+  EXPECT_EQ(m.jobs, 3);
+  EXPECT_EQ(m.skipped, 0);
+  EXPECT_EQ(m.nodes, 2);
+  EXPECT_DOUBLE_EQ(m.avg_wait, 170.0 / 3);
+  EXPECT_DOUBLE_EQ(m.avg_response, 325.0 / 3);
+  EXPECT_DOUBLE_EQ(m.avg_bsld, (1 + 9.5 + 2.6) / 3);
+  EXPECT_DOUBLE_EQ(m.makespan, 150);
+  EXPECT_DOUBLE_EQ(m.utilization, 0.85);
+  ASSERT_EQ(run.result.jobs.size(), 3u);
+  EXPECT_DOUBLE_EQ(run.result.jobs[1].end, 105);
+  EXPECT_EQ(run.result.jobs[1].state, JobState::Completed);
+}
+
+}  // namespace
+}  // namespace sched

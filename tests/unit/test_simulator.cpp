@@ -1,0 +1,136 @@
+// The simulator's own rules (docs/simulator.md): event order at one instant,
+// ticks only for time-dependent policies, walltime kills, and a run that ends
+// when waiting jobs can no longer be started.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sched/pass_context.hpp"
+#include "sched/sim/native_reader.hpp"
+#include "sched/sim/simulator.hpp"
+
+namespace sched {
+namespace {
+
+class CppPolicy : public Policy {
+ public:
+  using Fn = std::function<void(PassContext&)>;
+  CppPolicy(Fn fn, bool time_dependent) : fn_(std::move(fn)), time_dependent_(time_dependent) {}
+  std::string name() const override { return "cpp"; }
+  bool time_dependent() const override { return time_dependent_; }
+  std::optional<std::string> schedule(PassContext& ctx) override {
+    reasons.push_back(ctx.reason());
+    times.push_back(ctx.now());
+    fn_(ctx);
+    return std::nullopt;
+  }
+  std::vector<PassReason> reasons;
+  std::vector<double> times;
+
+ private:
+  Fn fn_;
+  bool time_dependent_;
+};
+
+void start_all_that_fit(PassContext& ctx) {
+  for (const Job* job : ctx.pending()) {
+    if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
+  }
+}
+
+sim::Workload two_jobs() {
+  return sim::parse_native(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+nodes = 4
+walltime = 100
+[[job]]
+id = 2
+submit = 100
+runtime = 50
+nodes = 4
+walltime = 50
+)",
+                           "two.toml");
+}
+
+TEST(Simulator, CompletionAndSubmissionAtOneInstantGiveOnePass) {
+  const sim::Workload workload = two_jobs();
+  sim::SimConfig config;
+  config.tick_s = 0;
+  sim::Simulator simulator(workload, config);
+  auto policy = std::make_shared<CppPolicy>(start_all_that_fit, false);
+  simulator.set_policy(policy);
+  const sim::SimResult result = simulator.run();
+  // t=0: submission; t=100: job 1 ends and job 2 arrives: one pass, which
+  // already sees the freed nodes; t=150: job 2 ends.
+  EXPECT_EQ(policy->times, (std::vector<double>{0, 100, 150}));
+  EXPECT_EQ(policy->reasons[1], PassReason::Completion);
+  ASSERT_EQ(result.jobs.size(), 2u);
+  EXPECT_EQ(result.jobs[1].start, 100);
+}
+
+TEST(Simulator, TicksOnlyForTimeDependentPolicies) {
+  const sim::Workload workload = two_jobs();
+  sim::SimConfig config;
+  config.tick_s = 30;
+  {
+    sim::Simulator simulator(workload, config);
+    auto policy = std::make_shared<CppPolicy>(start_all_that_fit, false);
+    simulator.set_policy(policy);
+    simulator.run();
+    EXPECT_EQ(policy->times.size(), 3u);
+  }
+  {
+    sim::Simulator simulator(workload, config);
+    auto policy = std::make_shared<CppPolicy>(start_all_that_fit, true);
+    simulator.set_policy(policy);
+    simulator.run();
+    int ticks = 0;
+    for (PassReason reason : policy->reasons) ticks += reason == PassReason::Tick;
+    // Ticks at 30, 60, 90, 120 (100 and 150 are event passes).
+    EXPECT_EQ(ticks, 4);
+  }
+}
+
+TEST(Simulator, WalltimeShorterThanRuntimeEndsAsTimeout) {
+  const sim::Workload workload = sim::parse_native(R"(
+[cluster]
+nodes = 2
+[[job]]
+id = 7
+submit = 0
+runtime = 500
+walltime = 60
+)",
+                                                   "short.toml");
+  sim::SimConfig config;
+  sim::Simulator simulator(workload, config);
+  simulator.set_policy(std::make_shared<CppPolicy>(start_all_that_fit, false));
+  const sim::SimResult result = simulator.run();
+  ASSERT_EQ(result.jobs.size(), 1u);
+  EXPECT_EQ(result.jobs[0].state, JobState::Timeout);
+  EXPECT_EQ(result.jobs[0].end, 60);
+}
+
+TEST(Simulator, ARunWhoseWaitingJobsCanNeverStartEnds) {
+  // A time-dependent policy that starts nothing: without the end rule the
+  // ticks would go on forever.
+  const sim::Workload workload = two_jobs();
+  sim::SimConfig config;
+  config.tick_s = 10;
+  sim::Simulator simulator(workload, config);
+  simulator.set_policy(std::make_shared<CppPolicy>([](PassContext&) {}, true));
+  const sim::SimResult result = simulator.run();
+  EXPECT_EQ(result.metrics.jobs, 0);
+  for (const auto& job : result.jobs) EXPECT_EQ(job.state, JobState::Pending);
+}
+
+}  // namespace
+}  // namespace sched
