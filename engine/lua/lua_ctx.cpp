@@ -142,9 +142,11 @@ int pending_index(lua_State* L) {
   if (!lua_isinteger(L, 2)) return 0;
   const lua_Integer index = lua_tointeger(L, 2);
   LuaRuntime& rt = current_pending_list(L);
+  rt.push_pending_store();
+  if (lua_rawgeti(L, -1, index) != LUA_TNIL) return 1;  // already filled
+  lua_pop(L, 1);
   if (index < 1 || static_cast<std::size_t>(index) > rt.pass()->pending_count()) return 0;
   rt.fill_pending(index);
-  rt.push_pending_store();
   lua_rawgeti(L, -1, index);
   return 1;
 }

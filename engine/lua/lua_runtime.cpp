@@ -396,6 +396,7 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "running");
   lua_pushnil(L_);
   lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  pending_list_ = nullptr;
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {
@@ -607,6 +608,7 @@ void LuaRuntime::push_pending_list(PassContext& /*ctx*/) {
   lua_setmetatable(L_, -2);
   lua_pushvalue(L_, -1);
   lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  pending_list_ = lua_topointer(L_, -1);
   lua_createtable(L_, 0, 0);
   lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_store_);
   pending_filled_ = 0;
@@ -615,10 +617,8 @@ void LuaRuntime::push_pending_list(PassContext& /*ctx*/) {
 void LuaRuntime::push_pending_store() { lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_store_); }
 
 bool LuaRuntime::is_current_pending_list(int list) {
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
-  const bool same = lua_rawequal(L_, list, -1);
-  lua_pop(L_, 1);
-  return same;
+  // The registry keeps the current list alive, so its address is its identity.
+  return pending_list_ != nullptr && lua_topointer(L_, list) == pending_list_;
 }
 
 void LuaRuntime::fill_pending(lua_Integer index) {

@@ -112,6 +112,7 @@ class LuaRuntime {
   int ref_params_ = LUA_NOREF;      // ctx.params
   int ref_pending_list_ = LUA_NOREF;  // this pass's ctx.pending
   int ref_pending_store_ = LUA_NOREF;  // the jobs behind it
+  const void* pending_list_ = nullptr;  // identity of this pass's ctx.pending
   lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;
 };
