@@ -283,6 +283,7 @@ void Engine::adaptation_done(JobId id, bool ok) {
   if (!job || it == adaptations_.end() || job->state != JobState::Adapting) return;
   const Resize resize = std::move(it->second);
   adaptations_.erase(it);
+  waiting_nodes_.erase(id);  // an expand that ends before all its nodes came
   const int before = job->size();
   account_allocation(*job);
   if (ok && resize.op == Resize::Op::Expand) {

@@ -185,6 +185,9 @@ Verdict PassContext::request_perf(JobId id) {
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
   }
+  if (marks_[id].direction != 0) {
+    return refuse(RefusalCode::Adapting, id, 0, 0, "resized in this pass: MTCT resets after it");
+  }
   actions_.push_back(Action{Action::Type::RequestPerf, id});
   return std::nullopt;
 }
