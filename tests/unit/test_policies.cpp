@@ -109,6 +109,22 @@ TEST(PolicyEasyBackfill, BackfillsALongJobIntoTheExtraNodes) {
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
 }
 
+// 10 nodes. Jobs 1 and 2 (4 nodes each, walltime 100) run from 0; 2 nodes
+// idle. The head job 3 needs 5: at its shadow time 100 both jobs end, all
+// 10 nodes are free, so 5 are extra. Job 4 (2 nodes, 1000 s) runs far past
+// 100 but fits in the extra nodes: backfilled at once. (Counting only the
+// first of the two jobs that end at 100 would give 1 extra node, and job 4
+// would wait.)
+TEST(PolicyEasyBackfill, ExtraNodesCountEveryJobEndingAtTheShadowTime) {
+  const SimRun run =
+      simulate("easy_backfill", cluster(10) + job(1, 0, 100, 4, 100) + job(2, 0, 100, 4, 100) +
+                                    job(3, 1, 50, 5, 50) + job(4, 2, 1000, 2, 1000));
+  EXPECT_EQ(run.start.at(4), 2);
+  EXPECT_EQ(run.start.at(3), 100);
+  ASSERT_TRUE(run.reserved.count(3));
+  EXPECT_DOUBLE_EQ(run.reserved.at(3), 100);
+}
+
 // 8 nodes. Jobs 1 (3 nodes, until 100) and 2 (3 nodes, until 200) run; the
 // head job 3 needs 5: 2 idle + 3 at 100, so its shadow time is 100 with no
 // extra. Job 4 (2 nodes, walltime 98 from t=2) ends exactly at the shadow
