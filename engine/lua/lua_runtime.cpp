@@ -521,14 +521,6 @@ void LuaRuntime::fill_job(int data, const Job& job) {
   lua_setfield(L_, data, "allocation");
 }
 
-void LuaRuntime::push_job(const Job& job, double now) {
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-  push_job_at(job, now, -2, -1);
-  lua_replace(L_, -3);
-  lua_pop(L_, 1);
-}
-
 void LuaRuntime::push_job_at(const Job& job, double now, int proxies, int data) {
   proxies = lua_absindex(L_, proxies);
   data = lua_absindex(L_, data);
@@ -666,15 +658,6 @@ void LuaRuntime::push_refusal(const Refusal& refusal) {
 }
 
 // ---------------------------------------------------------------- other calls
-
-namespace {
-
-struct EventArgs {
-  LuaRuntime* rt;
-  const Event* event;
-};
-
-}  // namespace
 
 std::optional<std::string> LuaRuntime::run_on_event(const Event& event) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);

@@ -54,8 +54,6 @@ class LuaRuntime {
   // ---- used by the C functions bound into Lua
   PassContext* pass() const { return pass_; }
   const std::string& lib_dir() const { return lib_dir_; }
-  // Pushes the (cached, refreshed) read-only table of a job.
-  void push_job(const Job& job, double now);
   // ctx.power: {lower, upper, current_w, idle_w_per_node}.
   void push_power(PassContext& ctx);
   // ctx.running: a fresh plain table of the running jobs.
@@ -84,7 +82,8 @@ class LuaRuntime {
   void set_pass_fields(PassContext& ctx);
   void sweep_job_cache(PassContext& ctx);
   void fill_job(int data_index, const Job& job);
-  // push_job with the proxy and data registries already on the stack.
+  // Pushes the (cached, refreshed) read-only table of a job; `proxies` and
+  // `data` are the stack indices of the two registry tables of the cache.
   void push_job_at(const Job& job, double now, int proxies, int data);
 
   lua_State* L_ = nullptr;
