@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sched/constraints.hpp"
+
 namespace sched {
 
 Engine::Engine(Clock& clock, Enactor& enactor, EngineConfig config)
@@ -212,6 +214,43 @@ void Engine::perf_report(JobId id, double mtct) {
   job->mtct = mtct;
   touch(*job);
   ++state_version_;
+  // Fresh data is what a performance-aware policy waited for.
+  request_pass(PassReason::Perf);
+}
+
+std::optional<std::string> Engine::resize_request(JobId id, ResizeRequest request) {
+  Job* job = job_mut(id);
+  if (!job) return "no job " + std::to_string(id);
+  if (job->spec.kind != JobKind::Evolving) {
+    return "job " + std::to_string(id) + " is " + std::string(to_string(job->spec.kind)) +
+           ", only evolving jobs ask to resize";
+  }
+  if (job->state != JobState::Running && job->state != JobState::Adapting) {
+    return "job " + std::to_string(id) + " is " + std::string(to_string(job->state));
+  }
+  const bool expand = request.op == ResizeRequest::Op::Expand;
+  const int current = job->size();
+  if (expand ? request.nodes <= current : request.nodes >= current) {
+    return "job " + std::to_string(id) + " holds " + std::to_string(current) + " nodes; cannot " +
+           (expand ? "grow" : "shrink") + " to " + std::to_string(request.nodes);
+  }
+  if (request.nodes < job->spec.min_nodes || request.nodes > job->spec.max_nodes ||
+      !is_allowed_size(job->spec.constraint, request.nodes)) {
+    return "job " + std::to_string(id) + ": " + std::to_string(request.nodes) +
+           " nodes is outside its bounds or constraint";
+  }
+  job->request = request;
+  touch(*job);
+  Event event;
+  event.type = EventType::JobRequest;
+  event.job = id;
+  event.from = event.to = job->state;
+  event.prev_nodes = current;
+  event.nodes = request.nodes;
+  event.message = expand ? "expand" : "shrink";
+  emit(std::move(event));
+  request_pass(PassReason::Request);
+  return std::nullopt;
 }
 
 void Engine::power_report(JobId id, double watts_per_node) {
@@ -308,6 +347,12 @@ void Engine::adaptation_done(JobId id, bool ok) {
     }
   }
   if (ok) job->mtct.reset();  // MTCT is measured anew at the new size
+  if (ok && job->request) {
+    // A granted request is done once the job reached the size it asked for.
+    const bool expand = job->request->op == ResizeRequest::Op::Expand;
+    const int size = job->size();
+    if (expand ? size >= job->request->nodes : size <= job->request->nodes) job->request.reset();
+  }
   Event event;
   event.type = EventType::JobResized;
   event.job = id;

@@ -213,6 +213,8 @@ void Engine::finish(Job& job) {
   running_.erase({job.start_time, job.id});
   release_nodes(job, nodes);
   job.end_time = clock_.now();
+  job.request.reset();  // asked by the processes that are now gone
+  job.mtct.reset();
   if (job.outcome == JobState::Pending) {
     ++job.requeues;
     job.start_time = -1;

@@ -10,8 +10,8 @@
 namespace sched {
 
 std::string_view to_string(PassReason reason) {
-  static constexpr std::array<std::string_view, 6> names = {"tick",       "submit",   "completion",
-                                                            "adaptation", "corridor", "manual"};
+  static constexpr std::array<std::string_view, 8> names = {
+      "tick", "submit", "completion", "adaptation", "request", "perf", "corridor", "manual"};
   return names[static_cast<std::size_t>(reason)];
 }
 
@@ -120,6 +120,20 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
   if (to > job->spec.max_nodes) return refuse(RefusalCode::AboveMax, id, to, job->spec.max_nodes);
   if (!is_allowed_size(job->spec.constraint, to)) {
     return refuse(RefusalCode::Constraint, id, to, 0, std::string(to_string(job->spec.constraint)));
+  }
+  if (job->spec.kind == JobKind::Evolving) {
+    // An evolving job's size is the application's choice: the scheduler may
+    // grant its request, in part or in full, and nothing else.
+    const auto& request = job->request;
+    const int sign = !request ? 0 : request->op == ResizeRequest::Op::Expand ? +1 : -1;
+    if (sign != direction) {
+      return refuse(RefusalCode::NotRequested, id, to, current,
+                    request ? "it asked for the other direction" : "it asked for no change");
+    }
+    if ((direction > 0 && to > request->nodes) || (direction < 0 && to < request->nodes)) {
+      return refuse(RefusalCode::NotRequested, id, to, request->nodes,
+                    "it asked for " + std::to_string(request->nodes) + " nodes");
+    }
   }
   if (direction > 0 && to - current > idle_) {
     return refuse(RefusalCode::OverAllocation, id, to - current, idle_);

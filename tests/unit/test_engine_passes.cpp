@@ -223,7 +223,7 @@ TEST_F(EnginePasses, UnchangedTickIsSkippedForATimeIndependentPolicy) {
   EXPECT_EQ(policy->passes, passes);
 
   // A change that does not ask for a pass itself is seen by the next tick.
-  engine->perf_report(a, 0.3);
+  engine->power_report(a, 120);
   clock.advance(10);
   engine->tick();
   EXPECT_TRUE(engine->run_pass_if_due());

@@ -321,12 +321,42 @@ TEST_F(EngineRefusals, RigidAndMoldableJobsCannotBeResized) {
   expect_nothing_enacted();
 }
 
-TEST_F(EngineRefusals, EvolvingJobsCanBeResized) {
+TEST_F(EngineRefusals, AnEvolvingJobIsResizedOnlyAsItAsked) {
   JobSpec spec = malleable_spec(1, 1, 3);
   spec.kind = JobKind::Evolving;
   const JobId ev = run_job(spec);
-  in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.expand(ev, 3), std::nullopt); });
+  in_pass([&](PassContext& ctx) {
+    Verdict v = ctx.expand(ev, 2);
+    expect_refused(v, RefusalCode::NotRequested, ev);
+    EXPECT_NE(v->message().find("asked for no change"), std::string::npos) << v->message();
+  });
+
+  ASSERT_EQ(engine->resize_request(ev, ResizeRequest{ResizeRequest::Op::Expand, 2}), std::nullopt);
+  in_pass([&](PassContext& ctx) {
+    expect_refused(ctx.expand(ev, 3), RefusalCode::NotRequested, ev);  // more than it asked
+  });
+  EXPECT_EQ(state(ev), JobState::Running);
+  in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.expand(ev, 2), std::nullopt); });
   EXPECT_EQ(state(ev), JobState::Adapting);
+  engine->adaptation_done(ev, true);
+  EXPECT_FALSE(engine->find_job(ev)->request) << "granted in full: the request is done";
+}
+
+TEST_F(EngineRefusals, AnEvolvingJobsRequestIsChecked) {
+  JobSpec spec = malleable_spec(2, 1, 4, NodeConstraint::Even);
+  spec.kind = JobKind::Evolving;
+  const JobId ev = run_job(spec);
+  using Op = ResizeRequest::Op;
+  EXPECT_NE(engine->resize_request(ev, {Op::Expand, 2}), std::nullopt) << "not a change";
+  EXPECT_NE(engine->resize_request(ev, {Op::Shrink, 3}), std::nullopt) << "not smaller";
+  EXPECT_NE(engine->resize_request(ev, {Op::Expand, 6}), std::nullopt) << "above max";
+  EXPECT_NE(engine->resize_request(ev, {Op::Shrink, 1}), std::nullopt) << "odd under even";
+  EXPECT_NE(engine->resize_request(m, {Op::Expand, 3}), std::nullopt) << "malleable, not evolving";
+  EXPECT_NE(engine->resize_request(999, {Op::Expand, 3}), std::nullopt);
+  EXPECT_FALSE(engine->find_job(ev)->request);
+  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 4}), std::nullopt);
+  ASSERT_TRUE(engine->find_job(ev)->request);
+  EXPECT_EQ(engine->find_job(ev)->request->nodes, 4);
 }
 
 TEST_F(EngineRefusals, ExpandMustGrowAndShrinkMustShrink) {

@@ -37,6 +37,7 @@ enum class RefusalCode {
   NotLarger,       // expand to a size not above the current one
   NotSmaller,      // shrink to a size not below the current one
   AlreadyActed,    // the job was already started or preempted in this pass
+  NotRequested,    // resize of an evolving job beyond (or against) its own request
   BadArgument,     // malformed call
 };
 

@@ -78,6 +78,9 @@ class Engine {
   void adaptation_done(JobId id, bool ok);
   // The job's walltime is up: stop it as TIMEOUT.
   void walltime_reached(JobId id);
+  // An evolving job asks to grow or shrink to request.nodes. Replaces an
+  // earlier request; an error message when the job cannot ask that.
+  std::optional<std::string> resize_request(JobId id, ResizeRequest request);
   void perf_report(JobId id, double mtct);
   void power_report(JobId id, double watts_per_node);
   void tick();

@@ -25,6 +25,7 @@ enum class EventType {
   JobCancelled,
   JobTimeout,
   JobReserved,    // a policy's ctx:reserve changed the expected start
+  JobRequest,     // an evolving job asks to grow or shrink
   NodeUp,
   NodeDown,
   NodeDrain,

@@ -18,7 +18,7 @@ namespace sched {
 class Engine;
 class Cluster;
 
-enum class PassReason { Tick, Submit, Completion, Adaptation, Corridor, Manual };
+enum class PassReason { Tick, Submit, Completion, Adaptation, Request, Perf, Corridor, Manual };
 std::string_view to_string(PassReason reason);
 
 struct PowerView {
