@@ -316,6 +316,17 @@ std::optional<std::string> Engine::set_node_draining(const std::string& name, bo
   return std::nullopt;
 }
 
+void Engine::extend_limit(Job& job, const Resize& resize, bool ok) {
+  const double now = clock_.now();
+  if (job.adapting_since >= 0) job.limit_extension += now - job.adapting_since;
+  job.adapting_since = -1;
+  if (!ok || resize.op != Resize::Op::Shrink || job.spec.walltime <= 0) return;
+  const double left = job.est_end() - now;
+  if (left > 0) {
+    job.limit_extension += left * (static_cast<double>(resize.from) / resize.to - 1);
+  }
+}
+
 void Engine::adaptation_done(JobId id, bool ok) {
   Job* job = job_mut(id);
   auto it = adaptations_.find(id);
@@ -346,6 +357,7 @@ void Engine::adaptation_done(JobId id, bool ok) {
       cluster_.keep(n);
     }
   }
+  extend_limit(*job, resize, ok);
   if (ok) job->mtct.reset();  // MTCT is measured anew at the new size
   if (ok && job->request) {
     // A granted request is done once the job reached the size it asked for.

@@ -184,7 +184,10 @@ void Engine::launch_if_ready(JobId id) {
     enactor_.start(*job);
   } else if (job->state == JobState::Adapting) {
     auto it = adaptations_.find(id);
-    if (it != adaptations_.end()) enactor_.resize(*job, it->second);
+    if (it != adaptations_.end()) {
+      job->adapting_since = clock_.now();
+      enactor_.resize(*job, it->second);
+    }
   }
 }
 

@@ -81,7 +81,7 @@ bool is_resizable(JobKind kind) {
 
 double Job::est_end() const {
   if (start_time < 0 || spec.walltime <= 0) return -1;
-  return start_time + spec.walltime;
+  return start_time + spec.walltime + limit_extension;
 }
 
 std::optional<std::string> normalize_spec(JobSpec& spec) {

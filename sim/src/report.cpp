@@ -43,12 +43,21 @@ std::string format_seconds(double seconds) {
 
 void write_jobs_csv(const std::string& path, const std::vector<JobRecord>& jobs) {
   auto out = open_for_writing(path);
-  out << "id,submit,start,end,nodes,kind,state\n";
+  out << "id,submit,start,end,nodes,kind,state,resizes\n";
   for (const auto& job : jobs) {
     out << job.id << ',' << format_seconds(job.submit) << ','
         << (job.start >= 0 ? format_seconds(job.start) : "") << ','
         << (job.end >= 0 ? format_seconds(job.end) : "") << ',' << job.nodes << ','
-        << to_string(job.kind) << ',' << to_string(job.state) << '\n';
+        << to_string(job.kind) << ',' << to_string(job.state) << ',' << job.resizes << '\n';
+  }
+  finish_writing(out, path);
+}
+
+void write_resizes_csv(const std::string& path, const std::vector<ResizeRecord>& resizes) {
+  auto out = open_for_writing(path);
+  out << "job,time,from,to\n";
+  for (const auto& r : resizes) {
+    out << r.job << ',' << format_seconds(r.time) << ',' << r.from << ',' << r.to << '\n';
   }
   finish_writing(out, path);
 }

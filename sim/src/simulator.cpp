@@ -10,11 +10,16 @@
 namespace sched::sim {
 namespace {
 
-// Within one timestamp (DESIGN §7).
+// Within one timestamp (DESIGN §7). A time limit comes after completions so
+// that a job whose work ends exactly at its limit completes.
 constexpr int kOrderCompletion = 0;
-constexpr int kOrderSubmission = 1;
-constexpr int kOrderTimed = 2;
-constexpr int kOrderTick = 3;
+constexpr int kOrderWalltime = 1;
+constexpr int kOrderSubmission = 2;
+constexpr int kOrderTimed = 3;
+constexpr int kOrderTick = 4;
+
+// Work left below this many seconds is done (rounding of rate × time).
+constexpr double kWorkEpsilon = 1e-9;
 
 // Passes and enactment results that chain at one instant are bounded: a
 // policy that keeps acting without time passing is a bug, not a reason to hang.
@@ -99,6 +104,7 @@ SimResult Simulator::run() {
   result.rejected = rejected_;
   result.policy_errors = policy_errors_;
   result.first_policy_error = first_policy_error_;
+  result.resizes = resizes_;
   result.end_time = clock_.now();
   result.jobs.reserve(engine_.jobs().size());
   for (const auto& [id, job] : engine_.jobs()) {
@@ -111,6 +117,7 @@ SimResult Simulator::run() {
     record.kind = job->spec.kind;
     record.state = job->state;
     record.node_seconds = job->node_seconds;
+    record.resizes = job->expansions + job->shrinks;
     result.jobs.push_back(record);
   }
   std::sort(result.jobs.begin(), result.jobs.end(),
@@ -120,20 +127,23 @@ SimResult Simulator::run() {
   return result;
 }
 
+Simulator::Run* Simulator::live_run(const Pending& event) {
+  auto it = runs_.find(event.job);
+  if (it == runs_.end() || it->second.generation != event.generation) return nullptr;
+  return &it->second;
+}
+
 void Simulator::handle(const Pending& event) {
   switch (event.kind) {
-    case Kind::Completion: {
-      auto it = generation_.find(event.job);
-      if (it == generation_.end() || it->second != event.generation) return;  // stale
-      engine_.job_ended(event.job, 0);
+    case Kind::Milestone:
+      if (Run* run = live_run(event)) reach_milestone(event.job, *run);
       return;
-    }
-    case Kind::Walltime: {
-      auto it = generation_.find(event.job);
-      if (it == generation_.end() || it->second != event.generation) return;
-      engine_.walltime_reached(event.job);
+    case Kind::AdaptationEnd:
+      if (Run* run = live_run(event)) end_adaptation(event.job, *run);
       return;
-    }
+    case Kind::Walltime:
+      if (live_run(event)) engine_.walltime_reached(event.job);
+      return;
     case Kind::Submission: {
       ++submitted_;
       const WorkloadJob& job = workload_.jobs[event.index];
@@ -171,55 +181,147 @@ void Simulator::handle(const Pending& event) {
 void Simulator::settle() {
   for (int round = 0; round < kMaxSettleRounds; ++round) {
     engine_.run_pass_if_due();
-    if (started_now_.empty() && stopped_now_.empty() && adapted_now_.empty()) return;
+    if (started_now_.empty() && stopped_now_.empty() && perf_now_.empty()) return;
     std::vector<JobId> started = std::move(started_now_);
     std::vector<JobId> stopped = std::move(stopped_now_);
-    auto adapted = std::move(adapted_now_);
+    std::vector<JobId> perf = std::move(perf_now_);
     started_now_.clear();
     stopped_now_.clear();
-    adapted_now_.clear();
+    perf_now_.clear();
     for (JobId id : started) engine_.job_started(id);
     for (JobId id : stopped) engine_.job_ended(id, kKilledStatus);
-    for (auto [id, ok] : adapted) engine_.adaptation_done(id, ok);
+    for (JobId id : perf) {
+      auto it = runs_.find(id);
+      if (it == runs_.end()) continue;
+      Run& run = it->second;
+      advance(run);
+      const WorkloadJob& job = workload_job(run);
+      const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
+      engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
+    }
   }
   spdlog::error("simulator: passes kept acting at t={} without time passing; moving on",
                 clock_.now());
 }
 
 void Simulator::on_event(const Event& event) {
+  if (event.type == EventType::JobResized && event.nodes != event.prev_nodes) {
+    resizes_.push_back(ResizeRecord{event.job, event.time, event.prev_nodes, event.nodes});
+    return;
+  }
   if (event.type != EventType::PolicyError) return;
   if (policy_errors_++ == 0) first_policy_error_ = event.message;
   spdlog::warn("t={}: {}", event.time, event.message);
 }
 
+// ---------------------------------------------------------------- Progress
+
+double Simulator::rate(const Run& run) const {
+  const WorkloadJob& job = workload_job(run);
+  const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
+  return job.model.rate(run.nodes, job.spec.nodes, job.model.phase_factor(fraction));
+}
+
+void Simulator::advance(Run& run) {
+  const double now = clock_.now();
+  if (!run.adapting) run.done += rate(run) * (now - run.since);
+  run.since = now;
+}
+
+void Simulator::plan(JobId id, Run& run) {
+  run.generation = ++generations_;
+  const WorkloadJob& job = workload_job(run);
+  const double now = clock_.now();
+  const double work = job.runtime;
+  // The next point where something happens: the end of the work, the next
+  // phase boundary (the rate changes there unless the job runs at its
+  // requested size), or the next evolving request.
+  double mark = work;
+  if (run.nodes != job.spec.nodes && work > 0) {
+    mark = std::min(mark, job.model.phase_end(run.done / work) * work);
+  }
+  if (run.next_request < job.model.requests.size()) {
+    mark = std::min(mark, job.model.requests[run.next_request].at_done * work);
+  }
+  const double left = std::max(mark - run.done, 0.0);
+  push(Pending{now + left / rate(run), kOrderCompletion, ++seq_, Kind::Milestone, 0, id,
+               run.generation});
+  if (const Job* engine_job = engine_.find_job(id); engine_job && engine_job->est_end() >= 0) {
+    push(Pending{std::max(engine_job->est_end(), now), kOrderWalltime, ++seq_, Kind::Walltime, 0,
+                 id, run.generation});
+  }
+}
+
+void Simulator::reach_milestone(JobId id, Run& run) {
+  advance(run);
+  const WorkloadJob& job = workload_job(run);
+  if (run.done >= job.runtime - kWorkEpsilon) {
+    runs_.erase(id);
+    engine_.job_ended(id, 0);
+    return;
+  }
+  const auto& requests = job.model.requests;
+  while (run.next_request < requests.size() &&
+         requests[run.next_request].at_done * job.runtime <= run.done + kWorkEpsilon) {
+    const EvolvingStep& step = requests[run.next_request++];
+    const Job* engine_job = engine_.find_job(id);
+    if (!engine_job || engine_job->spec.kind != JobKind::Evolving) continue;
+    const int target = evolving_target(step, engine_job->spec, engine_job->size());
+    if (target == engine_job->size()) continue;
+    const auto op = target > engine_job->size() ? ResizeRequest::Op::Expand
+                                                : ResizeRequest::Op::Shrink;
+    if (auto error = engine_.resize_request(id, ResizeRequest{op, target})) {
+      spdlog::debug("t={}: job {} request not made: {}", clock_.now(), id, *error);
+    }
+  }
+  plan(id, run);
+}
+
+void Simulator::end_adaptation(JobId id, Run& run) {
+  run.adapting = false;
+  run.since = clock_.now();
+  run.nodes = run.adapt_to;
+  engine_.adaptation_done(id, true);
+  // The engine may have ended the job meanwhile; a live run plans on.
+  if (auto it = runs_.find(id); it != runs_.end()) plan(id, it->second);
+}
+
 // ---------------------------------------------------------------- Enactor
 
 void Simulator::start(const Job& job) {
-  const std::uint64_t generation = ++generation_[job.id];
   auto it = workload_index_.find(job.id);
-  const double runtime = it != workload_index_.end() ? workload_.jobs[it->second].runtime : 0;
-  const double now = clock_.now();
-  if (job.spec.walltime > 0 && runtime > job.spec.walltime) {
-    push(Pending{now + job.spec.walltime, kOrderCompletion, ++seq_, Kind::Walltime, 0, job.id,
-                 generation});
-  } else {
-    push(Pending{now + runtime, kOrderCompletion, ++seq_, Kind::Completion, 0, job.id,
-                 generation});
+  if (it == workload_index_.end()) {
+    // Not from the workload (cannot happen in a replay): nothing to run.
+    stopped_now_.push_back(job.id);
+    return;
   }
+  Run& run = runs_[job.id];
+  run = Run{};
+  run.index = it->second;
+  run.nodes = job.size();
+  run.since = clock_.now();
+  plan(job.id, run);
   started_now_.push_back(job.id);
 }
 
-void Simulator::resize(const Job& job, const Resize& /*resize*/) {
-  // Rigid replay has no application model yet: an adaptation completes at
-  // once and does not change the job's remaining runtime.
-  adapted_now_.emplace_back(job.id, true);
+void Simulator::resize(const Job& job, const Resize& resize) {
+  auto it = runs_.find(job.id);
+  if (it == runs_.end()) return;
+  Run& run = it->second;
+  advance(run);
+  run.adapting = true;
+  run.adapt_to = resize.to;
+  run.generation = ++generations_;  // no progress, no time limit while adapting
+  const double cost = workload_job(run).model.adaptation.seconds(resize.from, resize.to);
+  push(Pending{clock_.now() + cost, kOrderCompletion, ++seq_, Kind::AdaptationEnd, 0, job.id,
+               run.generation});
 }
 
 void Simulator::stop(const Job& job, StopReason /*reason*/) {
-  ++generation_[job.id];  // its scheduled completion no longer applies
+  runs_.erase(job.id);  // its scheduled events no longer apply
   stopped_now_.push_back(job.id);
 }
 
-void Simulator::request_perf(const Job& /*job*/) {}
+void Simulator::request_perf(const Job& job) { perf_now_.push_back(job.id); }
 
 }  // namespace sched::sim

@@ -180,8 +180,8 @@ TEST(LuaSnapshot, PolicySeesEveryCtxAndJobField) {
   h.engine.perf_report(1, 0.25);
   h.engine.power_report(1, 180.5);
   {
-    // The engine has no input for an evolving job's request yet; set it on
-    // the job directly and mark the job changed as the engine would.
+    // Only evolving jobs ask to resize (Engine::resize_request); to see the
+    // field on this malleable job, set it directly and mark the job changed.
     auto& job = const_cast<Job&>(h.job(1));
     job.request = ResizeRequest{ResizeRequest::Op::Expand, 8};
     ++job.version;
@@ -274,7 +274,9 @@ TEST(LuaSnapshot, PolicySeesEveryCtxAndJobField) {
   EXPECT_FALSE(s.boolean(j + "urgent"));
   EXPECT_DOUBLE_EQ(s.num(j + "submit_time"), 10);
   EXPECT_DOUBLE_EQ(s.num(j + "start_time"), 20);
-  EXPECT_DOUBLE_EQ(s.num(j + "est_end"), 920);
+  // 20 + 900, plus 5 s spent adapting (30–35), plus the rest of the limit
+  // stretched by 8/6 at the shrink at 40: (925 − 40) × (8/6 − 1) = 295.
+  EXPECT_DOUBLE_EQ(s.num(j + "est_end"), 1220);
   EXPECT_DOUBLE_EQ(s.num(j + "elapsed"), 80);
   EXPECT_FALSE(s.boolean(j + "adapting"));
   EXPECT_DOUBLE_EQ(s.num(j + "mtct"), 0.25);

@@ -69,7 +69,8 @@ TEST_F(ReportTest, JobsCsvHeaderAndRows) {
                     .nodes = 4,
                     .kind = JobKind::Malleable,
                     .state = JobState::Running,
-                    .node_seconds = 0};
+                    .node_seconds = 0,
+                    .resizes = 3};
   JobRecord waiting{.id = 2,
                     .submit = 7,
                     .start = -1,
@@ -81,16 +82,22 @@ TEST_F(ReportTest, JobsCsvHeaderAndRows) {
   const auto file = path(".csv");
   write_jobs_csv(file, {done, running, waiting});
   EXPECT_EQ(read(file),
-            "id,submit,start,end,nodes,kind,state\n"
-            "1,5094,5100.5,17172.5,16,rigid,COMPLETED\n"
-            "3,0.125,10,,4,malleable,RUNNING\n"
-            "2,7,,,2,moldable,PENDING\n");
+            "id,submit,start,end,nodes,kind,state,resizes\n"
+            "1,5094,5100.5,17172.5,16,rigid,COMPLETED,0\n"
+            "3,0.125,10,,4,malleable,RUNNING,3\n"
+            "2,7,,,2,moldable,PENDING,0\n");
 }
 
 TEST_F(ReportTest, EmptyCsvHasHeader) {
   const auto file = path(".csv");
   write_jobs_csv(file, {});
-  EXPECT_EQ(read(file), "id,submit,start,end,nodes,kind,state\n");
+  EXPECT_EQ(read(file), "id,submit,start,end,nodes,kind,state,resizes\n");
+}
+
+TEST_F(ReportTest, ResizesCsvListsEveryChange) {
+  const auto file = path(".csv");
+  write_resizes_csv(file, {{7, 120.5, 2, 4}, {7, 300, 4, 1}, {9, 300, 1, 8}});
+  EXPECT_EQ(read(file), "job,time,from,to\n7,120.5,2,4\n7,300,4,1\n9,300,1,8\n");
 }
 
 TEST_F(ReportTest, MetricsJsonKeysInOrder) {

@@ -128,6 +128,7 @@ class Engine {
   void enact(const Action& action);
   void enact_start(Job& job, int nodes);
   void enact_resize(Job& job, int to);
+  void extend_limit(Job& job, const Resize& resize, bool ok);
   void begin_stop(Job& job, JobState outcome, StopReason reason);
   void finish(Job& job);
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);

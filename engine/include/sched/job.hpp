@@ -101,6 +101,13 @@ struct Job {
   std::optional<ResizeRequest> request;
   std::optional<double> expected_start;  // from a policy's ctx:reserve
 
+  // Seconds added to the walltime limit by adaptations: time spent adapting
+  // does not count, and a shrink stretches what is left of the limit by
+  // old/new size (the job runs slower on fewer nodes through no fault of its
+  // own; linear speedup is the most a shrink can slow it).
+  double limit_extension = 0;
+  double adapting_since = -1;  // when the enactor began the current adaptation
+
   // Σ nodes × seconds over the job's allocation intervals so far.
   double node_seconds = 0;
   double allocation_since = 0;  // when the allocation last changed
@@ -113,7 +120,8 @@ struct Job {
   int min_nodes() const { return spec.min_nodes; }
   int max_nodes() const { return spec.max_nodes; }
   double runtime() const { return end_time >= 0 && start_time >= 0 ? end_time - start_time : 0; }
-  // start + walltime, or -1 when the job has no walltime or has not started.
+  // start + walltime + limit_extension, or -1 when the job has no walltime or
+  // has not started.
   double est_end() const;
 };
 

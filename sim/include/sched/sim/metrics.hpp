@@ -18,6 +18,15 @@ struct JobRecord {
   JobKind kind = JobKind::Rigid;
   JobState state = JobState::Pending;
   double node_seconds = 0;  // Σ nodes × seconds over its allocation intervals
+  int resizes = 0;          // completed expansions and shrinks
+};
+
+// One change of a running job's allocation (a completed adaptation).
+struct ResizeRecord {
+  JobId job = 0;
+  double time = 0;
+  int from = 0;
+  int to = 0;
 };
 
 struct Metrics {

@@ -14,11 +14,16 @@ namespace sched::sim {
 // ("12.5"), so times read from a trace come out as they went in.
 std::string format_seconds(double seconds);
 
-// Header "id,submit,start,end,nodes,kind,state", then one row per record in
-// the given order. A start or end of -1 (never happened) is left empty; kind
-// and state use their usual names ("rigid", "COMPLETED").
+// Header "id,submit,start,end,nodes,kind,state,resizes", then one row per
+// record in the given order. A start or end of -1 (never happened) is left
+// empty; kind and state use their usual names ("rigid", "COMPLETED"); nodes
+// is the size at start, resizes the number of completed adaptations.
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_jobs_csv(const std::string& path, const std::vector<JobRecord>& jobs);
+
+// Header "job,time,from,to", then one row per allocation change in the given
+// order. Throws std::runtime_error naming the path when it cannot be written.
+void write_resizes_csv(const std::string& path, const std::vector<ResizeRecord>& resizes);
 
 // A pretty-printed JSON object with the keys jobs, skipped, nodes, makespan,
 // avg_wait, avg_response, avg_bsld, utilization, in that order.

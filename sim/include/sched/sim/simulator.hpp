@@ -1,11 +1,15 @@
 // The discrete-event simulator (DESIGN §7): a virtual clock and an event
 // queue drive the real engine with its real Lua policy. The simulator is the
-// engine's enactor: a started job ends after its runtime, a stopped job ends
-// at once.
+// engine's enactor: a started job progresses through its work at the rate
+// its application model gives for its size (sim/app_model.hpp), stops for
+// the cost of each adaptation, answers performance requests with its MTCT,
+// makes an evolving job's own requests, and ends when its work is done (or
+// its time limit is up); a stopped job ends at once.
 //
-// Events at one timestamp are handled in this order: completions, then
-// submissions (by submit time, then job id), then other timed events
-// (corridor changes, node failures), then ticks; then one scheduling pass.
+// Events at one timestamp are handled in this order: completions (and
+// adaptation completions), time limits, then submissions (by submit time,
+// then job id), then other timed events (corridor changes, node failures),
+// then ticks; then one scheduling pass.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,7 @@ struct SimResult {
   Metrics metrics;
   PassStats passes;
   int rejected = 0;  // jobs the engine refused at submission (counted as skipped)
+  std::vector<ResizeRecord> resizes;  // in the order they happened
   int policy_errors = 0;  // passes dropped because the policy failed
   std::string first_policy_error;
   double end_time = 0;
@@ -57,7 +62,7 @@ class Simulator : private Enactor, private EventSink {
   SimResult run();
 
  private:
-  enum class Kind { Completion, Walltime, Submission, Timed, Tick };
+  enum class Kind { Milestone, AdaptationEnd, Walltime, Submission, Timed, Tick };
   struct Pending {
     double time;
     int order;           // class within a timestamp
@@ -65,8 +70,20 @@ class Simulator : private Enactor, private EventSink {
     Kind kind;
     std::size_t index;   // submissions: workload job; timed: event
     JobId job;
-    std::uint64_t generation;  // completions: run generation of the job
+    std::uint64_t generation;  // job events: the run generation they belong to
     bool operator>(const Pending& other) const;
+  };
+
+  // A started job's progress through its work.
+  struct Run {
+    std::size_t index = 0;  // workload job
+    int nodes = 1;          // the size it progresses on
+    double done = 0;        // seconds of work done, at the requested size
+    double since = 0;       // when `done` was last brought up to date
+    bool adapting = false;  // no progress until the adaptation ends
+    int adapt_to = 0;
+    std::size_t next_request = 0;  // evolving: the next step of the model
+    std::uint64_t generation = 0;  // bumped whenever its scheduled events go stale
   };
 
   void push(Pending event);
@@ -74,12 +91,22 @@ class Simulator : private Enactor, private EventSink {
   void settle();  // passes and enactment results at the current instant
   void schedule_tick(double after);
 
+  const WorkloadJob& workload_job(const Run& run) const { return workload_.jobs[run.index]; }
+  Run* live_run(const Pending& event);  // nullptr when the event is stale
+  void advance(Run& run);
+  double rate(const Run& run) const;
+  // Schedules the run's next milestone (completion, phase change or evolving
+  // request) and its time limit, under a fresh generation.
+  void plan(JobId id, Run& run);
+  void reach_milestone(JobId id, Run& run);
+  void end_adaptation(JobId id, Run& run);
+
   // Enactor
   void start(const Job& job) override;
   void resize(const Job& job, const Resize& resize) override;
   void stop(const Job& job, StopReason reason) override;
   void request_perf(const Job& job) override;
-  // EventSink: notes policy errors for the result.
+  // EventSink: notes policy errors and resizes for the result.
   void on_event(const Event& event) override;
 
   const Workload& workload_;
@@ -89,10 +116,12 @@ class Simulator : private Enactor, private EventSink {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
   std::unordered_map<JobId, std::size_t> workload_index_;  // job id → workload job
-  std::unordered_map<JobId, std::uint64_t> generation_;
+  std::unordered_map<JobId, Run> runs_;  // started jobs that have not ended
+  std::uint64_t generations_ = 0;
   std::vector<JobId> started_now_;  // launched in this instant, confirmed after the pass
   std::vector<JobId> stopped_now_;
-  std::vector<std::pair<JobId, bool>> adapted_now_;
+  std::vector<JobId> perf_now_;     // performance data asked for in this instant
+  std::vector<ResizeRecord> resizes_;
   std::size_t submitted_ = 0;
   int rejected_ = 0;
   int policy_errors_ = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sched/job.hpp"
+#include "sched/sim/app_model.hpp"
 
 namespace sched::sim {
 
@@ -17,6 +18,7 @@ struct WorkloadJob {
   double submit = 0;   // seconds
   double runtime = 0;  // seconds the job runs at its requested size
   JobSpec spec;        // spec.walltime is the user's estimate
+  AppModel model;      // how it runs on other sizes (malleable and evolving jobs)
 };
 
 struct TimedEvent {
