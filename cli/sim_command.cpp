@@ -5,10 +5,12 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "sched/lua_policy.hpp"
 #include "sched/policy_host.hpp"
+#include "sched/sim/elastic_workload.hpp"
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/native_reader.hpp"
 #include "sched/sim/report.hpp"
@@ -27,6 +29,7 @@ struct SimOptions {
   std::vector<std::string> policies{"easy_backfill"};
   std::vector<std::string> params;
   std::uint64_t seed = 1;
+  std::optional<double> malleable_fraction;
   double tick_s = 60;
   std::string out_dir;
 };
@@ -40,6 +43,7 @@ sim::Workload load_workload(const SimOptions& options) {
   if (options.workload == "esp") {
     sim::EspOptions esp;
     esp.seed = options.seed;
+    esp.malleable_fraction = options.malleable_fraction.value_or(0);
     if (options.nodes > 0) esp.nodes = options.nodes;
     sim::Workload workload = sim::make_esp(esp);
     if (options.max_jobs > 0 && workload.jobs.size() > static_cast<std::size_t>(options.max_jobs)) {
@@ -53,6 +57,11 @@ sim::Workload load_workload(const SimOptions& options) {
     format = ext == ".toml" ? "native" : "swf";
   }
   if (format == "native") {
+    if (options.malleable_fraction) {
+      throw sim::WorkloadError(
+          "--malleable-fraction applies to esp and SWF workloads; a native workload says each "
+          "job's kind itself");
+    }
     sim::Workload workload = sim::read_native(options.workload);
     if (options.max_jobs > 0 && workload.jobs.size() > static_cast<std::size_t>(options.max_jobs)) {
       workload.jobs.resize(static_cast<std::size_t>(options.max_jobs));
@@ -63,7 +72,11 @@ sim::Workload load_workload(const SimOptions& options) {
   swf.cores_per_node = options.cores_per_node;
   swf.nodes = options.nodes;
   swf.max_jobs = options.max_jobs;
-  return sim::read_swf(options.workload, swf);
+  sim::Workload workload = sim::read_swf(options.workload, swf);
+  if (options.malleable_fraction) {
+    sim::make_swf_elastic(workload, workload.nodes, *options.malleable_fraction, options.seed);
+  }
+  return workload;
 }
 
 std::string available_policies(const std::string& dir) {
@@ -162,6 +175,7 @@ void run_sim(const SimOptions& options) {
       try {
         sim::write_jobs_csv((dir_out / "jobs.csv").string(), result.jobs);
         sim::write_metrics_json((dir_out / "metrics.json").string(), result.metrics);
+        sim::write_resizes_csv((dir_out / "resizes.csv").string(), result.resizes);
       } catch (const std::exception& e) {
         fail(e.what());
       }
@@ -189,8 +203,12 @@ void add_sim_command(CLI::App& app) {
       ->take_all();
   sim->add_option("--param", options->params, "Policy parameter key=value (repeatable)");
   sim->add_option("--seed", options->seed, "Seed for generated workloads and math.random");
+  sim->add_option("--malleable-fraction", options->malleable_fraction,
+                  "Make this fraction (0..1) of an esp or SWF workload's jobs malleable "
+                  "(SWF: half malleable, half evolving), drawn with the seed")
+      ->check(CLI::Range(0.0, 1.0));
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
-  sim->add_option("--out", options->out_dir, "Write jobs.csv and metrics.json here");
+  sim->add_option("--out", options->out_dir, "Write jobs.csv, resizes.csv and metrics.json here");
   sim->callback([options] { run_sim(*options); });
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "sched/sim/elastic_workload.hpp"
+
 namespace sched::sim {
 namespace {
 
@@ -92,6 +94,8 @@ Workload make_esp(const EspOptions& options) {
     }
     workload.jobs.push_back(std::move(job));
   }
+  model_esp_applications(workload, options.seed);
+  make_esp_malleable(workload, options.malleable_fraction, options.seed);
   return workload;
 }
 

@@ -22,10 +22,14 @@ using Keys = std::span<const std::string_view>;
 
 constexpr std::array<std::string_view, 3> kTopKeys = {"cluster", "job", "event"};
 constexpr std::array<std::string_view, 2> kClusterKeys = {"nodes", "cores_per_node"};
-constexpr std::array<std::string_view, 18> kJobKeys = {
-    "id",          "submit",      "runtime",   "name",       "user",           "kind",
-    "nodes",       "min_nodes",   "max_nodes", "constraint", "tasks_per_node", "walltime",
-    "power_min_w", "power_max_w", "urgent",    "command",    "workdir",        "env"};
+constexpr std::array<std::string_view, 28> kJobKeys = {
+    "id",           "submit",        "runtime",         "name",          "user",
+    "kind",         "nodes",         "min_nodes",       "max_nodes",     "constraint",
+    "tasks_per_node", "walltime",    "power_min_w",     "power_max_w",   "urgent",
+    "command",      "workdir",       "env",             "speedup",       "serial_fraction",
+    "downey_a",     "downey_sigma",  "phases",          "adapt_start_s", "adapt_stop_s",
+    "adapt_alpha_s", "adapt_beta_s", "request"};
+constexpr std::array<std::string_view, 4> kRequestKeys = {"at", "op", "by", "to"};
 constexpr std::array<std::string_view, 4> kCorridorKeys = {"time", "type", "lower_w", "upper_w"};
 constexpr std::array<std::string_view, 3> kNodeEventKeys = {"time", "type", "node"};
 
@@ -278,7 +282,88 @@ class NativeParser {
     if (const auto* env = table.get("env")) spec.environment = read_env(*env);
 
     if (const auto error = normalize_spec(spec)) fail(line, what + ": " + *error);
+    read_model(table, job.model);
     return job;
+  }
+
+  // The application model's parameters (docs/app-model.md); absent keys keep
+  // the defaults.
+  void read_model(const toml::table& table, AppModel& model) const {
+    if (const auto kind = string(table, "speedup")) {
+      if (*kind == "amdahl") {
+        model.speedup.kind = SpeedupModel::Kind::Amdahl;
+      } else if (*kind == "downey") {
+        model.speedup.kind = SpeedupModel::Kind::Downey;
+      } else {
+        fail(*table.get("speedup"), "unknown speedup model '" + *kind + "' (amdahl or downey)");
+      }
+    }
+    if (const auto f = number(table, "serial_fraction")) {
+      if (*f < 0 || *f > 1) fail(*table.get("serial_fraction"), "serial_fraction must be in 0..1");
+      model.speedup.serial_fraction = *f;
+    }
+    if (const auto a = number(table, "downey_a")) {
+      if (*a < 1) fail(*table.get("downey_a"), "downey_a must be at least 1");
+      model.speedup.downey_a = *a;
+    }
+    if (const auto sigma = seconds(table, "downey_sigma")) model.speedup.downey_sigma = *sigma;
+    if (const auto* phases = table.get("phases")) model.phases = read_phases(*phases);
+    AdaptationCost& cost = model.adaptation;
+    cost.start_s_per_node = seconds(table, "adapt_start_s").value_or(cost.start_s_per_node);
+    cost.stop_s_per_node = seconds(table, "adapt_stop_s").value_or(cost.stop_s_per_node);
+    cost.alpha_s = seconds(table, "adapt_alpha_s").value_or(cost.alpha_s);
+    cost.beta_s = seconds(table, "adapt_beta_s").value_or(cost.beta_s);
+    for (const auto* request : tables_of(table, "request")) {
+      model.requests.push_back(read_request(*request));
+    }
+    std::stable_sort(model.requests.begin(), model.requests.end(),
+                     [](const EvolvingStep& a, const EvolvingStep& b) {
+                       return a.at_done < b.at_done;
+                     });
+  }
+
+  std::vector<double> read_phases(const toml::node& node) const {
+    const auto* array = node.as_array();
+    if (array == nullptr || array->empty()) {
+      fail(node, "phases must be a non-empty array of numbers, e.g. [1.0, 1.5, 0.7]");
+    }
+    std::vector<double> phases;
+    for (const auto& element : *array) {
+      double value = 0;
+      if (const auto integer = element.value_exact<std::int64_t>()) {
+        value = static_cast<double>(*integer);
+      } else if (const auto floating = element.value_exact<double>()) {
+        value = *floating;
+      } else {
+        fail(element, "each phase factor must be a number, not " + std::string(type_name(element)));
+      }
+      if (!std::isfinite(value) || value <= 0) fail(element, "phase factors must be positive");
+      phases.push_back(value);
+    }
+    return phases;
+  }
+
+  EvolvingStep read_request(const toml::table& table) const {
+    check_keys(table, kRequestKeys, "in [[job.request]]");
+    EvolvingStep step;
+    const auto at = number(table, "at");
+    if (!at) fail(table, "request has no 'at' (the fraction of the work done, 0..1)");
+    if (*at < 0 || *at > 1) fail(*table.get("at"), "at must be in 0..1");
+    step.at_done = *at;
+    const auto op = string(table, "op");
+    if (!op || (*op != "expand" && *op != "shrink")) {
+      fail(op ? *table.get("op") : static_cast<const toml::node&>(table),
+           "request op must be \"expand\" or \"shrink\"");
+    }
+    step.op = *op == "expand" ? ResizeRequest::Op::Expand : ResizeRequest::Op::Shrink;
+    const auto by = small_integer(table, "by");
+    const auto to = small_integer(table, "to");
+    if (by.has_value() == to.has_value()) fail(table, "request needs one of 'by' or 'to'");
+    if (by && *by < 1) fail(*table.get("by"), "by must be at least 1");
+    if (to && *to < 1) fail(*table.get("to"), "to must be at least 1");
+    step.by = by.value_or(0);
+    step.to = to.value_or(0);
+    return step;
   }
 
   std::vector<std::pair<std::string, std::string>> read_env(const toml::node& node) const {

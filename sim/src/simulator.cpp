@@ -19,7 +19,7 @@ constexpr int kOrderTimed = 3;
 constexpr int kOrderTick = 4;
 
 // Work left below this many seconds is done (rounding of rate × time).
-constexpr double kWorkEpsilon = 1e-9;
+constexpr double kWorkEpsilon = 1e-6;
 
 // Passes and enactment results that chain at one instant are bounded: a
 // policy that keeps acting without time passing is a bug, not a reason to hang.
@@ -238,7 +238,9 @@ void Simulator::plan(JobId id, Run& run) {
   // requested size), or the next evolving request.
   double mark = work;
   if (run.nodes != job.spec.nodes && work > 0) {
-    mark = std::min(mark, job.model.phase_end(run.done / work) * work);
+    // Past a boundary reached up to rounding: the phase after it.
+    const double boundary = job.model.phase_end((run.done + kWorkEpsilon) / work) * work;
+    if (boundary > run.done + kWorkEpsilon) mark = std::min(mark, boundary);
   }
   if (run.next_request < job.model.requests.size()) {
     mark = std::min(mark, job.model.requests[run.next_request].at_done * work);

@@ -266,5 +266,33 @@ TEST_F(CliSim, AMissingWorkloadIsAnError) {
   EXPECT_THAT(missing_file.output, HasSubstr("absent.swf"));
 }
 
+TEST_F(CliSim, MalleableFractionMakesEspJobsMalleableAndWritesResizes) {
+  const fs::path out = dir.path() / "esp";
+  const Outcome run =
+      sched_sim("--workload esp --malleable-fraction 0.5 --policy fcfs --out " + quote(out.string()));
+  ASSERT_EQ(run.status, 0) << run.output;
+  const auto jobs = read_lines(out / "jobs.csv");
+  ASSERT_EQ(jobs.size(), 231u);
+  const auto malleable = std::count_if(jobs.begin(), jobs.end(), [](const std::string& line) {
+    return line.find(",malleable,") != std::string::npos;
+  });
+  EXPECT_EQ(malleable, 115);
+  const auto resizes = read_lines(out / "resizes.csv");
+  ASSERT_FALSE(resizes.empty());
+  EXPECT_EQ(resizes[0], "job,time,from,to");
+  EXPECT_EQ(resizes.size(), 1u) << "fcfs never resizes";
+}
+
+TEST_F(CliSim, MalleableFractionIsCheckedAndNotForNativeWorkloads) {
+  const Outcome high = sched_sim("--workload esp --malleable-fraction 1.5 --policy fcfs");
+  EXPECT_NE(high.status, 0);
+  EXPECT_THAT(high.output, HasSubstr("--malleable-fraction"));
+  const std::string workload = dir.write("one.toml", "[[job]]\nsubmit = 0\nruntime = 1\n");
+  const Outcome native =
+      sched_sim("--workload " + quote(workload) + " --malleable-fraction 0.5 --policy fcfs");
+  EXPECT_NE(native.status, 0);
+  EXPECT_THAT(native.output, HasSubstr("applies to esp and SWF workloads"));
+}
+
 }  // namespace
 }  // namespace sched

@@ -290,3 +290,80 @@ TEST(NativeReader, MissingFileIsNamed) {
 
 }  // namespace
 }  // namespace sched::sim
+
+namespace sched::sim {
+namespace {
+
+TEST(NativeReaderModel, ReadsTheApplicationModel) {
+  const Workload w = parse_native(R"(
+[[job]]
+submit = 0
+runtime = 10
+kind = "evolving"
+min_nodes = 1
+max_nodes = 8
+speedup = "downey"
+downey_a = 12
+downey_sigma = 0.5
+phases = [1, 1.5, 0.75]
+adapt_start_s = 3
+adapt_stop_s = 2
+adapt_alpha_s = 0.1
+adapt_beta_s = 4
+[[job.request]]
+at = 0.7
+op = "shrink"
+to = 2
+[[job.request]]
+at = 0.25
+op = "expand"
+by = 3
+)",
+                                  "w.toml");
+  ASSERT_EQ(w.jobs.size(), 1u);
+  const AppModel& m = w.jobs[0].model;
+  EXPECT_EQ(m.speedup.kind, SpeedupModel::Kind::Downey);
+  EXPECT_DOUBLE_EQ(m.speedup.downey_a, 12);
+  EXPECT_DOUBLE_EQ(m.speedup.downey_sigma, 0.5);
+  EXPECT_EQ(m.phases, (std::vector<double>{1, 1.5, 0.75}));
+  EXPECT_DOUBLE_EQ(m.adaptation.start_s_per_node, 3);
+  EXPECT_DOUBLE_EQ(m.adaptation.stop_s_per_node, 2);
+  EXPECT_DOUBLE_EQ(m.adaptation.alpha_s, 0.1);
+  EXPECT_DOUBLE_EQ(m.adaptation.beta_s, 4);
+  ASSERT_EQ(m.requests.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.requests[0].at_done, 0.25) << "in order of the work done";
+  EXPECT_EQ(m.requests[0].op, ResizeRequest::Op::Expand);
+  EXPECT_EQ(m.requests[0].by, 3);
+  EXPECT_EQ(m.requests[1].op, ResizeRequest::Op::Shrink);
+  EXPECT_EQ(m.requests[1].to, 2);
+}
+
+TEST(NativeReaderModel, DefaultsWhenNotGiven) {
+  const Workload w = parse_native("[[job]]\nsubmit = 0\nruntime = 1\n", "w.toml");
+  const AppModel& m = w.jobs[0].model;
+  EXPECT_EQ(m.speedup.kind, SpeedupModel::Kind::Amdahl);
+  EXPECT_DOUBLE_EQ(m.speedup.serial_fraction, 0.01);
+  EXPECT_TRUE(m.phases.empty());
+  EXPECT_TRUE(m.requests.empty());
+}
+
+TEST(NativeReaderModel, BadModelValuesHaveLines) {
+  const std::string job = "[[job]]\nsubmit = 0\nruntime = 1\n";
+  EXPECT_THAT(error_of(job + "speedup = \"gustafson\"\n"),
+              StartsWith("w.toml:4: unknown speedup model 'gustafson'"));
+  EXPECT_THAT(error_of(job + "serial_fraction = 1.5\n"),
+              StartsWith("w.toml:4: serial_fraction must be in 0..1"));
+  EXPECT_THAT(error_of(job + "phases = [1, -2]\n"), StartsWith("w.toml:4: phase factors"));
+  EXPECT_THAT(error_of(job + "phases = []\n"), StartsWith("w.toml:4: phases must be"));
+  EXPECT_THAT(error_of(job + "[[job.request]]\nat = 0.5\nop = \"expand\"\n"),
+              StartsWith("w.toml:4: request needs one of 'by' or 'to'"));
+  EXPECT_THAT(error_of(job + "[[job.request]]\nat = 1.5\nop = \"expand\"\nby = 1\n"),
+              StartsWith("w.toml:5: at must be in 0..1"));
+  EXPECT_THAT(error_of(job + "[[job.request]]\nat = 0.5\nop = \"grow\"\nby = 1\n"),
+              HasSubstr("request op must be \"expand\" or \"shrink\""));
+  EXPECT_THAT(error_of(job + "[[job.request]]\nat = 0.5\nop = \"expand\"\nby = 1\nwhen = 3\n"),
+              StartsWith("w.toml:8: unknown key 'when' in [[job.request]]"));
+}
+
+}  // namespace
+}  // namespace sched::sim

@@ -19,6 +19,9 @@ struct EspOptions {
   std::uint64_t seed = 1;
   int nodes = 32;              // the system the fractions refer to
   double interarrival_s = 30;  // one submission every interarrival_s seconds
+  // Fraction of the jobs made malleable (0..1), drawn with the seed; see
+  // make_esp_malleable in elastic_workload.hpp.
+  double malleable_fraction = 0;
 };
 
 // One row of Table I.
@@ -42,8 +45,11 @@ std::optional<EspType> find_esp_type(char letter);
 int esp_job_nodes(const EspType& type, int nodes);
 
 // The benchmark: ids 1..230 in submission order, submit = (id − 1) ×
-// interarrival_s, rigid jobs with walltime = runtime. Throws WorkloadError
-// for nodes < 1 or a negative or non-finite interarrival time.
+// interarrival_s, walltime = runtime, rigid but for malleable_fraction of
+// them; every job has the ESP application model (model_esp_applications).
+// The order and the models depend on the seed only, not on the fraction.
+// Throws WorkloadError for nodes < 1, a negative or non-finite interarrival
+// time, or a fraction outside 0..1.
 Workload make_esp(const EspOptions& options);
 
 }  // namespace sched::sim

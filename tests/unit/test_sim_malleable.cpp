@@ -1,0 +1,263 @@
+// The simulator's application model in whole runs (docs/app-model.md):
+// progress on other sizes, adaptation cost, the time limit a shrink
+// stretches, MTCT answers to performance requests, AMR phases and evolving
+// jobs' own requests. Times are worked out by hand in each test.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sched/pass_context.hpp"
+#include "sched/sim/native_reader.hpp"
+#include "sched/sim/simulator.hpp"
+
+namespace sched {
+namespace {
+
+class CppPolicy : public Policy {
+ public:
+  using Fn = std::function<void(PassContext&)>;
+  explicit CppPolicy(Fn fn) : fn_(std::move(fn)) {}
+  std::string name() const override { return "cpp"; }
+  bool time_dependent() const override { return false; }
+  std::optional<std::string> schedule(PassContext& ctx) override {
+    fn_(ctx);
+    return std::nullopt;
+  }
+
+ private:
+  Fn fn_;
+};
+
+void start_all_that_fit(PassContext& ctx) {
+  for (const Job* job : ctx.pending()) {
+    if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
+  }
+}
+
+sim::SimResult run(const std::string& toml, CppPolicy::Fn fn) {
+  const sim::Workload workload = sim::parse_native(toml, "test.toml");
+  sim::SimConfig config;
+  config.tick_s = 0;
+  sim::Simulator simulator(workload, config);
+  simulator.set_policy(std::make_shared<CppPolicy>(std::move(fn)));
+  return simulator.run();
+}
+
+const sim::JobRecord& record(const sim::SimResult& result, JobId id) {
+  for (const auto& r : result.jobs) {
+    if (r.id == id) return r;
+  }
+  throw std::out_of_range("no record");
+}
+
+TEST(SimMalleable, AnExpandedJobPausesForTheAdaptationThenRunsFaster) {
+  // Linear speedup. Job 1 runs alone on 1 node from 0; job 2's arrival at 10
+  // gives a pass that grows job 1 to 2 nodes: 10 s of work done, 2 s of
+  // adaptation, then the other 90 s of work at twice the rate: 12 + 45 = 57.
+  const auto result = run(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+nodes = 1
+min_nodes = 1
+max_nodes = 2
+serial_fraction = 0
+adapt_start_s = 2
+adapt_alpha_s = 0
+adapt_beta_s = 0
+[[job]]
+id = 2
+submit = 10
+runtime = 5
+)",
+                          [](PassContext& ctx) {
+                            start_all_that_fit(ctx);
+                            for (const Job* job : ctx.running()) {
+                              if (job->spec.kind == JobKind::Malleable && job->size() < 2 &&
+                                  ctx.nodes_idle() > 0) {
+                                (void)ctx.expand(job->id, 2);
+                              }
+                            }
+                          });
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 57);
+  EXPECT_EQ(record(result, 1).state, JobState::Completed);
+  EXPECT_EQ(record(result, 1).resizes, 1);
+  ASSERT_EQ(result.resizes.size(), 1u);
+  EXPECT_EQ(result.resizes[0].job, 1);
+  EXPECT_DOUBLE_EQ(result.resizes[0].time, 12);
+  EXPECT_EQ(result.resizes[0].from, 1);
+  EXPECT_EQ(result.resizes[0].to, 2);
+  EXPECT_DOUBLE_EQ(record(result, 2).end, 15);
+}
+
+TEST(SimMalleable, AShrunkJobRunsLongerAndItsLimitStretchesWithIt) {
+  // 2 nodes. Job 1 (2 nodes, limit 100) is shrunk to 1 at 10 to start job 2;
+  // the shrink takes 1 s. 90 s of work left at half the rate: ends at 191.
+  // Its limit: 100 + 1 s adapting + the 90 s left of it stretched by 2/1.
+  const auto result = run(R"(
+[cluster]
+nodes = 2
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+walltime = 100
+nodes = 2
+min_nodes = 1
+max_nodes = 2
+serial_fraction = 0
+adapt_stop_s = 1
+adapt_alpha_s = 0
+adapt_beta_s = 0
+[[job]]
+id = 2
+submit = 10
+runtime = 5
+)",
+                          [](PassContext& ctx) {
+                            for (const Job* job : ctx.pending()) {
+                              if (job->spec.nodes > ctx.nodes_idle()) {
+                                for (const Job* r : ctx.running()) {
+                                  if (r->spec.kind == JobKind::Malleable && r->size() > 1) {
+                                    (void)ctx.shrink(r->id, 1);
+                                  }
+                                }
+                              }
+                              if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
+                            }
+                          });
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 191);
+  EXPECT_EQ(record(result, 1).state, JobState::Completed) << "not killed at its original limit";
+  EXPECT_DOUBLE_EQ(record(result, 2).start, 11) << "starts once the shrink has freed the node";
+  EXPECT_DOUBLE_EQ(record(result, 2).end, 16);
+}
+
+TEST(SimMalleable, PerformanceRequestsAreAnsweredWithTheModelsMtct) {
+  // Amdahl f = 0.1 on 3 nodes: mtct = f·(n − 1) = 0.2, times the phase
+  // factor of the first half (1.5).
+  std::vector<double> seen;
+  run(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+nodes = 3
+min_nodes = 1
+max_nodes = 4
+serial_fraction = 0.1
+phases = [1.5, 0.5]
+[[job]]
+id = 2
+submit = 10
+runtime = 5
+)",
+      [&](PassContext& ctx) {
+        start_all_that_fit(ctx);
+        for (const Job* job : ctx.running()) {
+          if (job->spec.kind != JobKind::Malleable) continue;
+          if (job->mtct) {
+            seen.push_back(*job->mtct);
+          } else {
+            (void)ctx.request_perf(job->id);
+          }
+        }
+      });
+  ASSERT_FALSE(seen.empty()) << "the answer gives a pass that sees the data";
+  EXPECT_NEAR(seen.front(), 0.3, 1e-12);
+}
+
+TEST(SimMalleable, PhasesChangeTheRateOffTheRequestedSize) {
+  // f = 0.5; started on 2 nodes though it asked for 1. Communication share
+  // on 2 nodes is 0.5: phase 1 (φ = 1) runs at 4/3, phase 2 (φ = 2) at 1.
+  // 50 s of work each: 37.5 + 50 = 87.5.
+  const auto result = run(R"(
+[cluster]
+nodes = 2
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+nodes = 1
+min_nodes = 1
+max_nodes = 2
+serial_fraction = 0.5
+phases = [1, 2]
+)",
+                          [](PassContext& ctx) {
+                            for (const Job* job : ctx.pending()) (void)ctx.start(job->id, 2);
+                          });
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 87.5);
+}
+
+TEST(SimMalleable, AnEvolvingJobAsksAndIsGrantedMidRun) {
+  // Linear speedup; at half its work (t = 50) the job asks for 3 nodes; the
+  // pass grants it; 2 s to start two nodes' processes; 50 s of work left at
+  // three times the rate: 52 + 50/3.
+  std::vector<std::string> reasons;
+  const auto result = run(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+kind = "evolving"
+nodes = 1
+min_nodes = 1
+max_nodes = 3
+serial_fraction = 0
+adapt_start_s = 1
+adapt_alpha_s = 0
+adapt_beta_s = 0
+[[job.request]]
+at = 0.5
+op = "expand"
+by = 2
+)",
+                          [&](PassContext& ctx) {
+                            reasons.emplace_back(to_string(ctx.reason()));
+                            start_all_that_fit(ctx);
+                            for (const Job* job : ctx.running()) {
+                              if (job->request && job->request->op == ResizeRequest::Op::Expand) {
+                                (void)ctx.expand(job->id, job->request->nodes);
+                              }
+                            }
+                          });
+  EXPECT_NEAR(record(result, 1).end, 52 + 50.0 / 3, 1e-9);
+  ASSERT_EQ(result.resizes.size(), 1u);
+  EXPECT_DOUBLE_EQ(result.resizes[0].time, 52);
+  EXPECT_EQ(result.resizes[0].to, 3);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "request"), reasons.end());
+}
+
+TEST(SimMalleable, AnUngrantedRequestLeavesTheJobAtItsSize) {
+  const auto result = run(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+kind = "evolving"
+nodes = 1
+min_nodes = 1
+max_nodes = 3
+[[job.request]]
+at = 0.2
+op = "expand"
+to = 3
+)",
+                          start_all_that_fit);
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 100);
+  EXPECT_TRUE(result.resizes.empty());
+}
+
+}  // namespace
+}  // namespace sched
