@@ -20,9 +20,13 @@ struct Series {
   bool markers = true;  // a small circle on every finite point
 };
 
-// A piecewise-constant shaded band, drawn beneath the lines.
+// A piecewise-constant shaded band, drawn beneath the lines: like a
+// schedule of corridor changes, each span (x_from, lo, hi) holds from x_from
+// until the next span's x_from in x order (as in a std::map keyed by x; of
+// spans at the same x the last given wins), the last one until the end of
+// the x axis. Spans with non-finite values are skipped.
 struct Band {
-  std::vector<std::tuple<double, double, double>> spans;  // x_from..x_to at [lo, hi]
+  std::vector<std::tuple<double, double, double>> spans;  // (x_from, lo, hi)
   std::string name;  // legend text; empty leaves it out of the legend
 };
 
