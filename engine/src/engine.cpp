@@ -3,6 +3,7 @@
 #include "sched/engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "sched/constraints.hpp"
@@ -211,6 +212,7 @@ void Engine::walltime_reached(JobId id) {
 void Engine::perf_report(JobId id, double mtct) {
   Job* job = job_mut(id);
   if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
+  if (!std::isfinite(mtct) || mtct < 0) return;  // a broken measurement is no data
   job->mtct = mtct;
   touch(*job);
   ++state_version_;

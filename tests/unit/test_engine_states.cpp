@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -204,6 +206,18 @@ TEST_F(EngineStates, AdaptationDoneForAJobNotAdaptingIsIgnored) {
   EXPECT_EQ(events.events.size(), count);
   EXPECT_EQ(state(id), JobState::Running);
   EXPECT_EQ(job(id).size(), 2);
+}
+
+TEST_F(EngineStates, APerfReportIsKeptOnlyWhenItIsAMeasurement) {
+  const JobId id = run_job(malleable_spec(2, 1, 4));
+  engine->perf_report(id, 0.4);
+  ASSERT_TRUE(job(id).mtct.has_value());
+  EXPECT_DOUBLE_EQ(*job(id).mtct, 0.4);
+  EXPECT_TRUE(engine->pass_due()) << "fresh data asks for a pass";
+  for (double bad : {-0.1, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    engine->perf_report(id, bad);
+    EXPECT_DOUBLE_EQ(*job(id).mtct, 0.4) << bad << " is not a ratio of times";
+  }
 }
 
 TEST_F(EngineStates, ExitZeroCompletesThroughCompleting) {

@@ -481,17 +481,5 @@ TEST(SvgPlot, WriteSvgToAnUnwritablePathNamesThePath) {
   }
 }
 
-// Writes the two paper figures for a look by eye when SCHED_SVG_EXAMPLES
-// names a directory, e.g. SCHED_SVG_EXAMPLES=/tmp.
-TEST(SvgExamples, WriteWhenRequested) {
-  const char* directory = std::getenv("SCHED_SVG_EXAMPLES");
-  if (directory == nullptr || *directory == '\0') GTEST_SKIP() << "SCHED_SVG_EXAMPLES not set";
-  const std::filesystem::path dir(directory);
-  write_svg((dir / "svg_example_grid.svg").string(), grid_figure());
-  write_svg((dir / "svg_example_power.svg").string(), power_figure());
-  EXPECT_TRUE(well_formed(render_svg(grid_figure())));
-  EXPECT_TRUE(well_formed(render_svg(power_figure())));
-}
-
 }  // namespace
 }  // namespace sched::sim
