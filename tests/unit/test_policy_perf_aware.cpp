@@ -365,6 +365,22 @@ TEST(PolicyPerfAware, ByDefaultExpandsIntoIdleNodesWhenNothingWaits) {
   EXPECT_THAT(t.pass(), ElementsAre(expand(a, 2, 8)));
 }
 
+// A launch not yet confirmed: the job holds its nodes and shows in
+// ctx.running as STARTING; it is neither grown nor asked for data (the
+// engine would refuse both) until it runs.
+TEST(PolicyPerfAware, LeavesAJobThatIsStillStartingAlone) {
+  PolicyTest t("perf_aware", 8);
+  const JobId a = t.h.submit(luatest::malleable(2, 1, 8));
+  t.h.engine.set_policy(std::make_shared<StartThese>(std::vector<JobId>{a}));
+  t.h.ok_pass();
+  t.h.engine.set_policy(t.h.policy);
+  ASSERT_EQ(t.h.job(a).state, JobState::Starting);
+  EXPECT_THAT(t.pass(), IsEmpty());
+  EXPECT_EQ(t.refusals(), 0u);
+  t.h.confirm_starts();
+  EXPECT_THAT(t.pass(), ElementsAre(expand(a, 2, 8)));
+}
+
 // ---------------------------------------------------------------- fpsma
 
 // Jobs started in the order 3, 1, 2 (ids say nothing about it). The head

@@ -63,15 +63,16 @@ local function start_in_priority_order(ctx)
   return nil
 end
 
--- Step 2. The running malleable jobs that are not adapting, those of them
--- without MTCT (in start order), and whether any malleable job adapts.
+-- Step 2. The RUNNING malleable jobs (not adapting, not still starting),
+-- those of them without MTCT (in start order), and whether any malleable
+-- job adapts.
 local function survey(ctx)
   local steady, unmeasured, any_adapting = {}, {}, false
   for _, job in ipairs(ctx.running) do
     if job.kind == "malleable" then
       if job.adapting then
         any_adapting = true
-      else
+      elseif job.state == "RUNNING" then  -- not a launch still unconfirmed
         steady[#steady + 1] = job
         if job.mtct == nil then
           unmeasured[#unmeasured + 1] = job
