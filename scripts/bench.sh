@@ -6,3 +6,5 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SCHED_BUILD_DIR:-$root/build}"
 "$build/bench/bench_pass" --benchmark_min_time=1
 "$build/bench/bench_replay" --benchmark_min_time=2
+echo
+echo "ESP experiment (Figure 3): bench/esp/run.sh"

@@ -180,28 +180,36 @@ void Simulator::handle(const Pending& event) {
 
 void Simulator::settle() {
   for (int round = 0; round < kMaxSettleRounds; ++round) {
-    engine_.run_pass_if_due();
-    if (started_now_.empty() && stopped_now_.empty() && perf_now_.empty()) return;
-    std::vector<JobId> started = std::move(started_now_);
-    std::vector<JobId> stopped = std::move(stopped_now_);
-    std::vector<JobId> perf = std::move(perf_now_);
-    started_now_.clear();
-    stopped_now_.clear();
-    perf_now_.clear();
-    for (JobId id : started) engine_.job_started(id);
-    for (JobId id : stopped) engine_.job_ended(id, kKilledStatus);
-    for (JobId id : perf) {
-      auto it = runs_.find(id);
-      if (it == runs_.end()) continue;
-      Run& run = it->second;
-      advance(run);
-      const WorkloadJob& job = workload_job(run);
-      const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
-      engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
-    }
+    // Results first (a launch that an adaptation's end made possible is
+    // confirmed before the pass looks), then the pass they make due.
+    const bool fed = feed_results();
+    const bool ran = engine_.run_pass_if_due();
+    if (!fed && !ran) return;
   }
   spdlog::error("simulator: passes kept acting at t={} without time passing; moving on",
                 clock_.now());
+}
+
+bool Simulator::feed_results() {
+  if (started_now_.empty() && stopped_now_.empty() && perf_now_.empty()) return false;
+  std::vector<JobId> started = std::move(started_now_);
+  std::vector<JobId> stopped = std::move(stopped_now_);
+  std::vector<JobId> perf = std::move(perf_now_);
+  started_now_.clear();
+  stopped_now_.clear();
+  perf_now_.clear();
+  for (JobId id : started) engine_.job_started(id);
+  for (JobId id : stopped) engine_.job_ended(id, kKilledStatus);
+  for (JobId id : perf) {
+    auto it = runs_.find(id);
+    if (it == runs_.end()) continue;
+    Run& run = it->second;
+    advance(run);
+    const WorkloadJob& job = workload_job(run);
+    const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
+    engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
+  }
+  return true;
 }
 
 void Simulator::on_event(const Event& event) {

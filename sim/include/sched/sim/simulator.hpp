@@ -89,6 +89,7 @@ class Simulator : private Enactor, private EventSink {
   void push(Pending event);
   void handle(const Pending& event);
   void settle();  // passes and enactment results at the current instant
+  bool feed_results();  // enactment results of this instant; false if none
   void schedule_tick(double after);
 
   const WorkloadJob& workload_job(const Run& run) const { return workload_.jobs[run.index]; }
