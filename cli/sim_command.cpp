@@ -100,12 +100,12 @@ std::string fixed(double value, int decimals) {
 void print_comparison(const std::vector<sim::SimResult>& results) {
   std::cout << "\n"
             << std::left << std::setw(18) << "policy" << std::right << std::setw(8) << "jobs"
-            << std::setw(14) << "makespan_s" << std::setw(14) << "avg_wait_s" << std::setw(14)
+            << std::setw(16) << "makespan_s" << std::setw(14) << "avg_wait_s" << std::setw(14)
             << "avg_resp_s" << std::setw(10) << "avg_bsld" << std::setw(8) << "util" << "\n";
   for (const auto& r : results) {
     const auto& m = r.metrics;
     std::cout << std::left << std::setw(18) << r.policy << std::right << std::setw(8) << m.jobs
-              << std::setw(14) << sim::format_seconds(m.makespan) << std::setw(14)
+              << std::setw(16) << fixed(m.makespan, 1) << std::setw(14)
               << fixed(m.avg_wait, 1) << std::setw(14) << fixed(m.avg_response, 1)
               << std::setw(10) << fixed(m.avg_bsld, 2) << std::setw(8) << fixed(m.utilization, 3)
               << "\n";
@@ -176,6 +176,7 @@ void run_sim(const SimOptions& options) {
         sim::write_jobs_csv((dir_out / "jobs.csv").string(), result.jobs);
         sim::write_metrics_json((dir_out / "metrics.json").string(), result.metrics);
         sim::write_resizes_csv((dir_out / "resizes.csv").string(), result.resizes);
+        sim::write_power_csv((dir_out / "power.csv").string(), result.power);
       } catch (const std::exception& e) {
         fail(e.what());
       }
@@ -208,7 +209,7 @@ void add_sim_command(CLI::App& app) {
                   "(SWF: half malleable, half evolving), drawn with the seed")
       ->check(CLI::Range(0.0, 1.0));
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
-  sim->add_option("--out", options->out_dir, "Write jobs.csv, resizes.csv and metrics.json here");
+  sim->add_option("--out", options->out_dir, "Write jobs.csv, resizes.csv, power.csv and metrics.json here");
   sim->callback([options] { run_sim(*options); });
 }
 

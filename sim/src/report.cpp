@@ -73,6 +73,8 @@ void write_metrics_json(const std::string& path, const Metrics& metrics) {
   json["avg_response"] = metrics.avg_response;
   json["avg_bsld"] = metrics.avg_bsld;
   json["utilization"] = metrics.utilization;
+  json["violations"] = metrics.violations;
+  json["energy_j"] = metrics.energy_j;
 
   auto out = open_for_writing(path);
   out << json.dump(2) << '\n';

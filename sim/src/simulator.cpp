@@ -81,6 +81,7 @@ SimResult Simulator::run() {
     }
     const std::uint64_t actions_before = engine_.stats().actions;
     settle();
+    sample_power();
     // Ticks run while work remains: jobs in the system or still to come.
     // When all that is left is waiting jobs that a tick pass did not start,
     // with nothing running and nothing more to come, time alone changes
@@ -124,6 +125,11 @@ SimResult Simulator::run() {
             [](const JobRecord& a, const JobRecord& b) { return a.id < b.id; });
   result.metrics = compute_metrics(result.jobs, engine_.cluster().size(),
                                    workload_.skipped + rejected_);
+  const double grace = config_.power_grace_s >= 0 ? config_.power_grace_s : config_.tick_s;
+  const PowerMetrics power = compute_power_metrics(power_, result.end_time, grace);
+  result.metrics.violations = power.violations;
+  result.metrics.energy_j = power.energy_j;
+  result.power = std::move(power_);
   return result;
 }
 
@@ -131,6 +137,20 @@ Simulator::Run* Simulator::live_run(const Pending& event) {
   auto it = runs_.find(event.job);
   if (it == runs_.end() || it->second.generation != event.generation) return nullptr;
   return &it->second;
+}
+
+void Simulator::sample_power() {
+  const PowerView view = engine_.power();
+  const PowerSample sample{clock_.now(), view.current_w, view.lower_w, view.upper_w};
+  if (!power_.empty()) {
+    const PowerSample& last = power_.back();
+    if (last.watts == sample.watts && last.lower_w == sample.lower_w &&
+        last.upper_w == sample.upper_w) {
+      return;
+    }
+    if (last.time == sample.time) power_.pop_back();
+  }
+  power_.push_back(sample);
 }
 
 void Simulator::handle(const Pending& event) {

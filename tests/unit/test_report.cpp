@@ -110,6 +110,8 @@ TEST_F(ReportTest, MetricsJsonKeysInOrder) {
   metrics.avg_response = 300.25;
   metrics.avg_bsld = 1.5;
   metrics.utilization = 0.75;
+  metrics.violations = 2;
+  metrics.energy_j = 1.5e6;
   const auto file = path(".json");
   write_metrics_json(file, metrics);
 
@@ -117,7 +119,8 @@ TEST_F(ReportTest, MetricsJsonKeysInOrder) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : json.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"jobs", "skipped", "nodes", "makespan", "avg_wait",
-                                            "avg_response", "avg_bsld", "utilization"}));
+                                            "avg_response", "avg_bsld", "utilization",
+                                            "violations", "energy_j"}));
   EXPECT_EQ(json["jobs"], 230);
   EXPECT_EQ(json["skipped"], 1);
   EXPECT_EQ(json["nodes"], 32);
@@ -126,6 +129,8 @@ TEST_F(ReportTest, MetricsJsonKeysInOrder) {
   EXPECT_EQ(json["avg_response"], 300.25);
   EXPECT_EQ(json["avg_bsld"], 1.5);
   EXPECT_EQ(json["utilization"], 0.75);
+  EXPECT_EQ(json["violations"], 2);
+  EXPECT_EQ(json["energy_j"], 1.5e6);
   EXPECT_THAT(read(file), HasSubstr("\n  \"jobs\": 230"));  // pretty-printed
 }
 

@@ -38,6 +38,8 @@ struct Metrics {
   double avg_response = 0;  // end − submit
   double avg_bsld = 0;      // max(1, response / max(end − start, 10 s))
   double utilization = 0;   // Σ node_seconds / (makespan × nodes)
+  int violations = 0;       // power-corridor violations (sim/power.hpp)
+  double energy_j = 0;      // ∫ cluster power dt
 };
 
 // Averages are over finished jobs (start >= 0 and end >= 0); they are 0 when

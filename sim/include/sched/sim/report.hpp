@@ -26,7 +26,8 @@ void write_jobs_csv(const std::string& path, const std::vector<JobRecord>& jobs)
 void write_resizes_csv(const std::string& path, const std::vector<ResizeRecord>& resizes);
 
 // A pretty-printed JSON object with the keys jobs, skipped, nodes, makespan,
-// avg_wait, avg_response, avg_bsld, utilization, in that order.
+// avg_wait, avg_response, avg_bsld, utilization, violations, energy_j, in
+// that order.
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_metrics_json(const std::string& path, const Metrics& metrics);
 

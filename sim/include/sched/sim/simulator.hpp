@@ -22,6 +22,7 @@
 #include "sched/engine.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/sim/metrics.hpp"
+#include "sched/sim/power.hpp"
 #include "sched/sim/workload.hpp"
 
 namespace sched::sim {
@@ -32,6 +33,9 @@ struct SimConfig {
   // policies that declare themselves time dependent: for the others a tick
   // that changed nothing gives no pass anyway.
   double tick_s = 60;
+  // How long cluster power may stay outside the corridor before it counts
+  // as a violation (DESIGN §8); negative: one tick.
+  double power_grace_s = -1;
   EngineConfig engine;
 };
 
@@ -42,6 +46,7 @@ struct SimResult {
   PassStats passes;
   int rejected = 0;  // jobs the engine refused at submission (counted as skipped)
   std::vector<ResizeRecord> resizes;  // in the order they happened
+  std::vector<PowerSample> power;     // cluster power whenever it or the corridor changed
   int policy_errors = 0;  // passes dropped because the policy failed
   std::string first_policy_error;
   double end_time = 0;
@@ -123,6 +128,8 @@ class Simulator : private Enactor, private EventSink {
   std::vector<JobId> stopped_now_;
   std::vector<JobId> perf_now_;     // performance data asked for in this instant
   std::vector<ResizeRecord> resizes_;
+  std::vector<PowerSample> power_;
+  void sample_power();
   std::size_t submitted_ = 0;
   int rejected_ = 0;
   int policy_errors_ = 0;

@@ -1,0 +1,35 @@
+// Cluster power over a simulated run (DESIGN §7, §8): the series the
+// simulator samples after every instant, its violations of the power
+// corridor, its energy, and power.csv.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sched::sim {
+
+// From `time` on (until the next sample) the cluster draws `watts`, and the
+// corridor is [lower_w, upper_w]; lower = upper = 0 means no corridor.
+struct PowerSample {
+  double time = 0;
+  double watts = 0;
+  double lower_w = 0;
+  double upper_w = 0;
+};
+
+struct PowerMetrics {
+  int violations = 0;   // maximal intervals outside the corridor longer than the grace period
+  double energy_j = 0;  // ∫ watts dt from the first sample to the end
+};
+
+// Samples in time order; the last one holds until end_time. An interval
+// outside the corridor counts once, however often the power or the corridor
+// changes within it, when it lasts longer than grace_s.
+PowerMetrics compute_power_metrics(const std::vector<PowerSample>& samples, double end_time,
+                                   double grace_s);
+
+// Header "time,watts,lower_w,upper_w", one row per sample. Throws
+// std::runtime_error naming the path when it cannot be written.
+void write_power_csv(const std::string& path, const std::vector<PowerSample>& samples);
+
+}  // namespace sched::sim
