@@ -13,6 +13,7 @@
 #include "sched/sim/elastic_workload.hpp"
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/native_reader.hpp"
+#include "sched/sim/power_workload.hpp"
 #include "sched/sim/report.hpp"
 #include "sched/sim/simulator.hpp"
 #include "sched/sim/swf_reader.hpp"
@@ -50,6 +51,14 @@ sim::Workload load_workload(const SimOptions& options) {
       workload.jobs.resize(static_cast<std::size_t>(options.max_jobs));
     }
     return workload;
+  }
+  if (options.workload == "power") {
+    if (options.malleable_fraction) {
+      throw sim::WorkloadError("--malleable-fraction does not apply to the power experiment");
+    }
+    sim::PowerExperimentOptions power;
+    power.seed = options.seed;
+    return sim::make_power_experiment(power);
   }
   std::string format = options.format;
   if (format.empty()) {
@@ -191,7 +200,7 @@ void run_sim(const SimOptions& options) {
 void add_sim_command(CLI::App& app) {
   auto options = std::make_shared<SimOptions>();
   CLI::App* sim = app.add_subcommand("sim", "Replay a workload in the simulator under Lua policies");
-  sim->add_option("--workload", options->workload, "SWF or native (TOML) file, or 'esp'")
+  sim->add_option("--workload", options->workload, "SWF or native (TOML) file, 'esp', or 'power' (the paper's power experiment)")
       ->required();
   sim->add_option("--format", options->format, "Workload format (default: from the extension)")
       ->check(CLI::IsMember({"swf", "native"}));
