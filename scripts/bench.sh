@@ -6,5 +6,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SCHED_BUILD_DIR:-$root/build}"
 "$build/bench/bench_pass" --benchmark_min_time=1
 "$build/bench/bench_replay" --benchmark_min_time=2
+"$build/bench/bench_lp" --benchmark_min_time=0.5
 echo
 echo "ESP experiment (Figure 3): bench/esp/run.sh"

@@ -1,4 +1,4 @@
-// The modules a policy may require: sched.constraints, sched.log, and the
+// The modules a policy may require: sched.constraints, sched.log, sched.lp, and the
 // shared Lua helpers under the policy folder's lib/ (require("lib.name")).
 #include <spdlog/spdlog.h>
 
@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lua_lp.hpp"
 #include "lua_runtime.hpp"
 #include "sched/constraints.hpp"
 
@@ -124,6 +125,8 @@ int sandbox_require(lua_State* L) {
     open_constraints(L);
   } else if (module == "sched.log") {
     open_log(L);
+  } else if (module == "sched.lp") {
+    open_lp(L);
   } else if (module.rfind("lib.", 0) == 0 && valid_lib_name(module.substr(4))) {
     std::string rel(module.substr(4));
     for (char& c : rel) {
@@ -147,7 +150,7 @@ int sandbox_require(lua_State* L) {
     }
   } else {
     return luaL_error(L, "module '%s' is not available to policies (sched.constraints, "
-                         "sched.log, lib.<name>)", name);
+                         "sched.log, sched.lp, lib.<name>)", name);
   }
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, name);
