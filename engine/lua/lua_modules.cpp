@@ -114,6 +114,27 @@ bool valid_lib_name(std::string_view name) {
 
 // require(name): sched.* built-ins, or lib.<name> from the lib folder.
 // Modules are loaded once per state and cached in the registry.
+// Pushes lib/NAME.lua (dots in NAME are folders) as a loaded chunk, or the
+// reason it cannot be, returning false. It raises no Lua error itself, so
+// its C++ objects are always destroyed before the caller raises one.
+bool load_lib(lua_State* L, std::string_view lib_name, const char* module) {
+  std::string rel(lib_name);
+  for (char& c : rel) {
+    if (c == '.') c = '/';
+  }
+  const std::string path = LuaRuntime::of(L).lib_dir() + "/" + rel + ".lua";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    lua_pushfstring(L, "module '%s' not found (no file %s)", module, path.c_str());
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  const std::string chunkname = "@lib/" + rel + ".lua";
+  return luaL_loadbufferx(L, source.data(), source.size(), chunkname.c_str(), "t") == LUA_OK;
+}
+
 int sandbox_require(lua_State* L) {
   const char* name = luaL_checkstring(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, "sched.loaded");
@@ -128,20 +149,7 @@ int sandbox_require(lua_State* L) {
   } else if (module == "sched.lp") {
     open_lp(L);
   } else if (module.rfind("lib.", 0) == 0 && valid_lib_name(module.substr(4))) {
-    std::string rel(module.substr(4));
-    for (char& c : rel) {
-      if (c == '.') c = '/';
-    }
-    const std::string path = LuaRuntime::of(L).lib_dir() + "/" + rel + ".lua";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return luaL_error(L, "module '%s' not found (no file %s)", name, path.c_str());
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string source = text.str();
-    const std::string chunkname = "@lib/" + rel + ".lua";
-    if (luaL_loadbufferx(L, source.data(), source.size(), chunkname.c_str(), "t") != LUA_OK) {
-      return lua_error(L);
-    }
+    if (!load_lib(L, module.substr(4), name)) return lua_error(L);
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
     if (lua_isnil(L, -1)) {
