@@ -72,6 +72,12 @@ void Simulator::schedule_tick(double after) {
 SimResult Simulator::run() {
   if (!queue_.empty()) clock_.set(queue_.top().time);
   while (!queue_.empty()) {
+    // A superseded job event (an old completion or time limit) is dropped
+    // without moving the clock: the run must not end at it.
+    if (is_stale(queue_.top())) {
+      queue_.pop();
+      continue;
+    }
     const double now = queue_.top().time;
     clock_.set(now);
     while (!queue_.empty() && queue_.top().time == now) {
@@ -131,6 +137,15 @@ SimResult Simulator::run() {
   result.metrics.energy_j = power.energy_j;
   result.power = std::move(power_);
   return result;
+}
+
+bool Simulator::is_stale(const Pending& event) const {
+  if (event.kind != Kind::Milestone && event.kind != Kind::AdaptationEnd &&
+      event.kind != Kind::Walltime) {
+    return false;
+  }
+  auto it = runs_.find(event.job);
+  return it == runs_.end() || it->second.generation != event.generation;
 }
 
 Simulator::Run* Simulator::live_run(const Pending& event) {

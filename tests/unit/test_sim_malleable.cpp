@@ -63,6 +63,7 @@ nodes = 4
 id = 1
 submit = 0
 runtime = 100
+walltime = 100
 nodes = 1
 min_nodes = 1
 max_nodes = 2
@@ -93,6 +94,7 @@ runtime = 5
   EXPECT_EQ(result.resizes[0].from, 1);
   EXPECT_EQ(result.resizes[0].to, 2);
   EXPECT_DOUBLE_EQ(record(result, 2).end, 15);
+  EXPECT_DOUBLE_EQ(result.end_time, 57) << "the superseded time limit at 102 ends nothing";
 }
 
 TEST(SimMalleable, AShrunkJobRunsLongerAndItsLimitStretchesWithIt) {

@@ -99,6 +99,7 @@ class Simulator : private Enactor, private EventSink {
 
   const WorkloadJob& workload_job(const Run& run) const { return workload_.jobs[run.index]; }
   Run* live_run(const Pending& event);  // nullptr when the event is stale
+  bool is_stale(const Pending& event) const;
   void advance(Run& run);
   double rate(const Run& run) const;
   // Schedules the run's next milestone (completion, phase change or evolving

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The power experiment of Chadha et al. (Table II, Figure 4): builds, then runs
+# scenarios 1-3 (easy_backfill; power_aware without and with waiting jobs) and
+# writes table.csv, table.md and figure4.svg to bench/power/results/ (or
+# to the folder given as the first argument). Extra arguments go to the
+# program (e.g. --seed 2).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+"$root/scripts/build.sh" >/dev/null
+build="${SCHED_BUILD_DIR:-$root/build}"
+out="${1:-$root/bench/power/results}"
+shift || true
+"$build/bench/power_experiment" --out "$out" "$@"
