@@ -1,15 +1,16 @@
 // The scheduling pass and the enactment of its accepted actions.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <stdexcept>
-
-#include <spdlog/spdlog.h>
 
 #include "sched/engine.hpp"
 
 namespace sched {
 
 void Engine::request_pass(PassReason reason) {
-  // A tick is the weakest reason: any other event at the same instant names the pass.
+  // A tick is the weakest reason: any other event at the same instant names the
+  // pass.
   if (!due_ || *due_ == PassReason::Tick) due_ = reason;
 }
 
@@ -35,17 +36,17 @@ void Engine::run_pass(PassReason reason) {
   policy_busy_ = true;
   try {
     error = policy_->schedule(ctx);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     error = std::string("policy raised: ") + e.what();
   }
   policy_busy_ = false;
   std::size_t enacted = 0;
   if (!error) {
-    for (const Action& action : ctx.actions()) {
+    for (const Action &action : ctx.actions()) {
       try {
         enact(action);
         ++enacted;
-      } catch (const std::exception& e) {
+      } catch (const std::exception &e) {
         // A checked action that cannot be carried out is an engine bug;
         // the engine must still go on with the rest.
         spdlog::error("enacting {} of job {}: {}", static_cast<int>(action.type), action.job,
@@ -82,14 +83,14 @@ void Engine::run_pass(PassReason reason) {
   version_at_last_pass_ = state_version_;
 }
 
-std::optional<std::string> Engine::dry_pass(Policy& policy) {
+std::optional<std::string> Engine::dry_pass(Policy &policy) {
   PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
   const bool was_busy = policy_busy_;
   policy_busy_ = true;
   std::optional<std::string> error;
   try {
     error = policy.schedule(ctx);
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     error = std::string("policy raised: ") + e.what();
   }
   policy_busy_ = was_busy;
@@ -98,8 +99,8 @@ std::optional<std::string> Engine::dry_pass(Policy& policy) {
 
 // ---------------------------------------------------------------- enactment
 
-void Engine::enact(const Action& action) {
-  Job* job = job_mut(action.job);
+void Engine::enact(const Action &action) {
+  Job *job = job_mut(action.job);
   if (!job) return;
   switch (action.type) {
     case Action::Type::Start:
@@ -135,7 +136,7 @@ void Engine::enact(const Action& action) {
   }
 }
 
-void Engine::enact_start(Job& job, int nodes) {
+void Engine::enact_start(Job &job, int nodes) {
   std::vector<NodeIndex> promised;
   job.allocation = cluster_.allocate(job.id, nodes, &promised);
   job.allocation.insert(job.allocation.end(), promised.begin(), promised.end());
@@ -149,7 +150,7 @@ void Engine::enact_start(Job& job, int nodes) {
   launch_if_ready(job.id);
 }
 
-void Engine::enact_resize(Job& job, int to) {
+void Engine::enact_resize(Job &job, int to) {
   Resize resize;
   resize.from = job.size();
   resize.to = to;
@@ -174,11 +175,19 @@ void Engine::enact_resize(Job& job, int to) {
 
 void Engine::launch_if_ready(JobId id) {
   if (waiting_nodes_.count(id)) return;
-  Job* job = job_mut(id);
+  Job *job = job_mut(id);
   if (!job) return;
   if (job->state == JobState::Starting) {
     job->start_time = clock_.now();
     job->allocation_since = job->start_time;
+    // A resizable job started below its requested size runs slower through
+    // no fault of its own: its limit stretches as a shrink's would.
+    job->limit_extension = 0;
+    job->adapting_since = -1;
+    if (is_resizable(job->spec.kind) && job->size() > 0 && job->size() < job->spec.nodes) {
+      job->limit_extension =
+          job->spec.walltime * (static_cast<double>(job->spec.nodes) / job->size() - 1);
+    }
     running_.emplace(job->start_time, job->id);
     touch(*job);
     enactor_.start(*job);
@@ -191,7 +200,7 @@ void Engine::launch_if_ready(JobId id) {
   }
 }
 
-void Engine::begin_stop(Job& job, JobState outcome, StopReason reason) {
+void Engine::begin_stop(Job &job, JobState outcome, StopReason reason) {
   if (job.state == JobState::Starting && waiting_nodes_.count(job.id)) {
     // Never launched (still waiting for promised nodes): nothing to kill.
     requeue_waiting_start(job);
@@ -204,7 +213,7 @@ void Engine::begin_stop(Job& job, JobState outcome, StopReason reason) {
   enactor_.stop(job, reason);
 }
 
-void Engine::finish(Job& job) {
+void Engine::finish(Job &job) {
   account_allocation(job);
   std::vector<NodeIndex> nodes = std::move(job.allocation);
   job.allocation.clear();
@@ -235,7 +244,7 @@ void Engine::finish(Job& job) {
   request_pass(PassReason::Completion);
 }
 
-void Engine::release_nodes(Job& job, const std::vector<NodeIndex>& nodes) {
+void Engine::release_nodes(Job &job, const std::vector<NodeIndex> &nodes) {
   for (NodeIndex n : nodes) {
     if (cluster_.node(n).job != job.id) {
       cluster_.unpromise(n);  // a promised node that never came
@@ -251,7 +260,7 @@ void Engine::release_nodes(Job& job, const std::vector<NodeIndex>& nodes) {
   }
 }
 
-void Engine::requeue_waiting_start(Job& job) {
+void Engine::requeue_waiting_start(Job &job) {
   if (job.state == JobState::Adapting) {
     // An expand waiting for promised nodes that will not come: roll it back.
     // The job keeps its own allocation; only the nodes it was to gain go.

@@ -18,6 +18,9 @@
 --     enacted: shrinks, then expansions, then the start. With
 --     params.waiting = false only the running jobs are redistributed (the
 --     paper's scenario 2).
+--     When none exists the paper changes nothing; with params.best_effort
+--     the running jobs' distribution closest to the corridor is enacted
+--     instead (when it is closer than now by more than one idle node).
 --  3. Otherwise (or when no distribution exists), start waiting jobs in
 --     priority order while their nodes are idle and the power they would
 --     add keeps the cluster under the upper bound.
@@ -28,14 +31,17 @@
 --
 -- Parameters: waiting (default true), max_waiting (how many waiting jobs,
 -- from the head, the program may consider; default 8, so at most 8 + 28
--- programs per pass), time_limit_ms (per program; default 100).
+-- programs per pass), time_limit_ms (per program; default 100),
+-- best_effort (default false).
 local constraints = require("sched.constraints")
 local lp = require("sched.lp")
 
 local P = { name = "power_aware", api = 1 }
 
--- Decisions follow the state shown: sizes, power, corridor, queue.
-P.time_dependent = false
+-- Every tick, as Algorithm 2 runs periodically: measured power changes
+-- between events, and a job started in one pass can be resized only in a
+-- later one, once it runs.
+P.time_dependent = true
 
 local function per_node_watts(job, idle_w)
   if job.power_w then
@@ -108,8 +114,12 @@ local function add_job(prog, key, job, pmin, pmax)
 end
 
 -- Solves the program for the running malleable jobs `movable` plus the
--- waiting jobs `extra`. Returns job → size, or nil when infeasible.
-local function solve(ctx, movable, extra, other_w, free, time_limit_ms)
+-- waiting jobs `extra`. Returns job → size, or nil when infeasible. With
+-- `soft`, the corridor's bounds may be missed: the shortfall below lower and
+-- the excess over upper are variables, minimised before the idle nodes, so
+-- the program always has a solution (the distribution closest to the
+-- corridor); the second result is that distance in watts.
+local function solve(ctx, movable, extra, other_w, free, time_limit_ms, soft)
   local power = ctx.power
   local idle_w = power.idle_w_per_node
   local controlled = free
@@ -130,13 +140,24 @@ local function solve(ctx, movable, extra, other_w, free, time_limit_ms)
     end
   end
   local rows = prog.rows
+  local objective = { idle = idle_w }
+  if soft then
+    -- A watt outside the corridor weighs more than every idle node.
+    local weight = idle_w * (controlled + 1)
+    prog.vars[#prog.vars + 1] = { name = "short", lo = 0 }
+    prog.vars[#prog.vars + 1] = { name = "excess", lo = 0 }
+    prog.pmin.short = 1
+    prog.pmax.excess = -1
+    objective.short = weight
+    objective.excess = weight
+  end
   rows[#rows + 1] = { coef = prog.nodes, eq = controlled }
   rows[#rows + 1] = { coef = prog.pmin, lo = power.lower - other_w }
   rows[#rows + 1] = { coef = prog.pmax, hi = power.upper - other_w }
   local result = lp.solve{
     sense = "min",
     vars = prog.vars,
-    objective = { idle = idle_w },
+    objective = objective,
     constraints = rows,
     time_limit_ms = time_limit_ms,
   }
@@ -150,6 +171,9 @@ local function solve(ctx, movable, extra, other_w, free, time_limit_ms)
       n = n + math.floor(result.values[choice.var] + 0.5) * choice.mult
     end
     sizes[job] = n
+  end
+  if soft then
+    return sizes, result.values.short + result.values.excess
   end
   return sizes
 end
@@ -233,6 +257,27 @@ local function redistribute(ctx, movable, other_w)
   return false
 end
 
+-- How far (watts) the cluster is outside the corridor.
+local function distance(power)
+  if power.current_w < power.lower then
+    return power.lower - power.current_w
+  end
+  return math.max(power.current_w - power.upper, 0)
+end
+
+-- params.best_effort: no distribution holds the corridor, so take the
+-- running jobs' distribution closest to it, when that is closer than now by
+-- more than one idle node's worth (no churn for nothing).
+local function come_closer(ctx, movable, other_w)
+  local limit = ctx.params.time_limit_ms or 100
+  local sizes, missed = solve(ctx, movable, {}, other_w, ctx.nodes_idle, limit, true)
+  if sizes and missed < distance(ctx.power) - ctx.power.idle_w_per_node then
+    enact(ctx, movable, {}, sizes)
+    return true
+  end
+  return false
+end
+
 -- Step 3: priority order, while the nodes are idle and the power fits.
 local function start_within_budget(ctx)
   local power = ctx.power
@@ -260,7 +305,14 @@ function P.schedule(ctx)
   if movable == nil then
     return
   end
-  if corridor_broken(ctx.power) and #movable > 0 and redistribute(ctx, movable, other_w) then
+  if not corridor_broken(ctx.power) or #movable == 0 then
+    start_within_budget(ctx)
+    return
+  end
+  if redistribute(ctx, movable, other_w) then
+    return
+  end
+  if ctx.params.best_effort and come_closer(ctx, movable, other_w) then
     return
   end
   start_within_budget(ctx)

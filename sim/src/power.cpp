@@ -8,23 +8,26 @@
 namespace sched::sim {
 namespace {
 
-bool outside(const PowerSample& s) {
+bool outside(const PowerSample &s) {
   const bool corridor = s.lower_w > 0 || s.upper_w > 0;
   return corridor && (s.watts < s.lower_w || s.watts > s.upper_w);
 }
 
 }  // namespace
 
-PowerMetrics compute_power_metrics(const std::vector<PowerSample>& samples, double end_time,
+PowerMetrics compute_power_metrics(const std::vector<PowerSample> &samples, double end_time,
                                    double grace_s) {
   PowerMetrics metrics;
   double violation_since = -1;  // start of the current interval outside, or -1
   auto close_violation = [&](double at) {
-    if (violation_since >= 0 && at - violation_since > grace_s) ++metrics.violations;
+    if (violation_since >= 0 && at - violation_since > grace_s) {
+      ++metrics.violations;
+      metrics.violation_intervals.push_back({violation_since, at});
+    }
     violation_since = -1;
   };
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    const PowerSample& s = samples[i];
+    const PowerSample &s = samples[i];
     const double until = i + 1 < samples.size() ? samples[i + 1].time : end_time;
     if (until > s.time) metrics.energy_j += s.watts * (until - s.time);
     if (outside(s)) {
@@ -37,11 +40,11 @@ PowerMetrics compute_power_metrics(const std::vector<PowerSample>& samples, doub
   return metrics;
 }
 
-void write_power_csv(const std::string& path, const std::vector<PowerSample>& samples) {
+void write_power_csv(const std::string &path, const std::vector<PowerSample> &samples) {
   std::ofstream out(path, std::ios::out | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot open " + path + " for writing");
   out << "time,watts,lower_w,upper_w\n";
-  for (const PowerSample& s : samples) {
+  for (const PowerSample &s : samples) {
     out << format_seconds(s.time) << ',' << format_seconds(s.watts) << ','
         << format_seconds(s.lower_w) << ',' << format_seconds(s.upper_w) << '\n';
   }

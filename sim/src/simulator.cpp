@@ -36,20 +36,20 @@ std::string sim_node_name(int index) {
   return name;
 }
 
-bool Simulator::Pending::operator>(const Pending& other) const {
+bool Simulator::Pending::operator>(const Pending &other) const {
   return std::tie(time, order, seq) > std::tie(other.time, other.order, other.seq);
 }
 
-Simulator::Simulator(const Workload& workload, SimConfig config)
+Simulator::Simulator(const Workload &workload, SimConfig config)
     : workload_(workload), config_(config), engine_(clock_, *this, config.engine) {
   engine_.add_sink(this);
   const int nodes = config_.nodes > 0 ? config_.nodes : workload_.nodes;
   for (int i = 0; i < nodes; ++i) engine_.add_node(sim_node_name(i));
   for (std::size_t i = 0; i < workload_.jobs.size(); ++i) {
-    const WorkloadJob& job = workload_.jobs[i];
+    const WorkloadJob &job = workload_.jobs[i];
     workload_index_[job.id] = i;
-    push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id),
-                 Kind::Submission, i, job.id, 0});
+    push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id), Kind::Submission,
+                 i, job.id, 0});
   }
   for (std::size_t i = 0; i < workload_.events.size(); ++i) {
     push(Pending{workload_.events[i].time, kOrderTimed, ++seq_, Kind::Timed, i, 0, 0});
@@ -62,7 +62,7 @@ void Simulator::push(Pending event) { queue_.push(event); }
 
 void Simulator::schedule_tick(double after) {
   if (config_.tick_s <= 0 || tick_scheduled_) return;
-  Policy* policy = engine_.policy();
+  Policy *policy = engine_.policy();
   if (!policy || !policy->time_dependent()) return;
   const double next = (std::floor(after / config_.tick_s) + 1) * config_.tick_s;
   push(Pending{next, kOrderTick, ++seq_, Kind::Tick, 0, 0, 0});
@@ -72,8 +72,9 @@ void Simulator::schedule_tick(double after) {
 SimResult Simulator::run() {
   if (!queue_.empty()) clock_.set(queue_.top().time);
   while (!queue_.empty()) {
-    // A superseded job event (an old completion or time limit) is dropped
-    // without moving the clock: the run must not end at it.
+    // A superseded job event (an old completion or time limit) or a tick
+    // after the last job is dropped without moving the clock: the run must
+    // not end at it.
     if (is_stale(queue_.top())) {
       queue_.pop();
       continue;
@@ -92,14 +93,17 @@ SimResult Simulator::run() {
     // When all that is left is waiting jobs that a tick pass did not start,
     // with nothing running and nothing more to come, time alone changes
     // nothing more the simulator can model: the run ends and they stay
-    // unfinished (a policy that never starts them would otherwise tick forever).
+    // unfinished (a policy that never starts them would otherwise tick
+    // forever).
     const bool only_ticks_left = queue_.empty();
     const bool stuck = only_ticks_left && engine_.running_jobs_count() == 0 &&
                        submitted_ == workload_.jobs.size() &&
                        engine_.stats().actions == actions_before;
     if (stuck && engine_.active_jobs() > 0) {
-      spdlog::warn("t={}: {} jobs wait with nothing running and nothing to come; ending the run",
-                   now, engine_.active_jobs());
+      spdlog::warn(
+          "t={}: {} jobs wait with nothing running and nothing to "
+          "come; ending the run",
+          now, engine_.active_jobs());
     } else if (engine_.active_jobs() > 0 || submitted_ < workload_.jobs.size()) {
       schedule_tick(now);
     }
@@ -114,7 +118,7 @@ SimResult Simulator::run() {
   result.resizes = resizes_;
   result.end_time = clock_.now();
   result.jobs.reserve(engine_.jobs().size());
-  for (const auto& [id, job] : engine_.jobs()) {
+  for (const auto &[id, job] : engine_.jobs()) {
     JobRecord record;
     record.id = id;
     record.submit = job->submit_time;
@@ -128,18 +132,23 @@ SimResult Simulator::run() {
     result.jobs.push_back(record);
   }
   std::sort(result.jobs.begin(), result.jobs.end(),
-            [](const JobRecord& a, const JobRecord& b) { return a.id < b.id; });
-  result.metrics = compute_metrics(result.jobs, engine_.cluster().size(),
-                                   workload_.skipped + rejected_);
+            [](const JobRecord &a, const JobRecord &b) { return a.id < b.id; });
+  result.metrics =
+      compute_metrics(result.jobs, engine_.cluster().size(), workload_.skipped + rejected_);
   const double grace = config_.power_grace_s >= 0 ? config_.power_grace_s : config_.tick_s;
   const PowerMetrics power = compute_power_metrics(power_, result.end_time, grace);
   result.metrics.violations = power.violations;
   result.metrics.energy_j = power.energy_j;
+  result.violations = power.violation_intervals;
   result.power = std::move(power_);
   return result;
 }
 
-bool Simulator::is_stale(const Pending& event) const {
+bool Simulator::is_stale(const Pending &event) const {
+  if (event.kind == Kind::Tick) {
+    // Planned while work remained; the run ends with its last job.
+    return engine_.active_jobs() == 0 && submitted_ == workload_.jobs.size();
+  }
   if (event.kind != Kind::Milestone && event.kind != Kind::AdaptationEnd &&
       event.kind != Kind::Walltime) {
     return false;
@@ -148,7 +157,7 @@ bool Simulator::is_stale(const Pending& event) const {
   return it == runs_.end() || it->second.generation != event.generation;
 }
 
-Simulator::Run* Simulator::live_run(const Pending& event) {
+Simulator::Run *Simulator::live_run(const Pending &event) {
   auto it = runs_.find(event.job);
   if (it == runs_.end() || it->second.generation != event.generation) return nullptr;
   return &it->second;
@@ -158,7 +167,7 @@ void Simulator::sample_power() {
   const PowerView view = engine_.power();
   const PowerSample sample{clock_.now(), view.current_w, view.lower_w, view.upper_w};
   if (!power_.empty()) {
-    const PowerSample& last = power_.back();
+    const PowerSample &last = power_.back();
     if (last.watts == sample.watts && last.lower_w == sample.lower_w &&
         last.upper_w == sample.upper_w) {
       return;
@@ -168,20 +177,29 @@ void Simulator::sample_power() {
   power_.push_back(sample);
 }
 
-void Simulator::handle(const Pending& event) {
+void Simulator::handle(const Pending &event) {
   switch (event.kind) {
     case Kind::Milestone:
-      if (Run* run = live_run(event)) reach_milestone(event.job, *run);
+      if (Run *run = live_run(event)) reach_milestone(event.job, *run);
       return;
     case Kind::AdaptationEnd:
-      if (Run* run = live_run(event)) end_adaptation(event.job, *run);
+      if (Run *run = live_run(event)) end_adaptation(event.job, *run);
       return;
     case Kind::Walltime:
-      if (live_run(event)) engine_.walltime_reached(event.job);
+      if (Run *run = live_run(event)) {
+        // Work that ends at its limit, up to rounding, completes.
+        advance(*run);
+        if (run->done >= workload_job(*run).runtime - kWorkEpsilon) {
+          runs_.erase(event.job);
+          engine_.job_ended(event.job, 0);
+        } else {
+          engine_.walltime_reached(event.job);
+        }
+      }
       return;
     case Kind::Submission: {
       ++submitted_;
-      const WorkloadJob& job = workload_.jobs[event.index];
+      const WorkloadJob &job = workload_.jobs[event.index];
       auto outcome = engine_.submit(job.spec, job.id);
       if (!outcome.ok()) {
         ++rejected_;
@@ -190,7 +208,7 @@ void Simulator::handle(const Pending& event) {
       return;
     }
     case Kind::Timed: {
-      const TimedEvent& timed = workload_.events[event.index];
+      const TimedEvent &timed = workload_.events[event.index];
       switch (timed.type) {
         case TimedEvent::Type::Corridor:
           engine_.set_corridor(timed.lower_w, timed.upper_w);
@@ -238,16 +256,16 @@ bool Simulator::feed_results() {
   for (JobId id : perf) {
     auto it = runs_.find(id);
     if (it == runs_.end()) continue;
-    Run& run = it->second;
+    Run &run = it->second;
     advance(run);
-    const WorkloadJob& job = workload_job(run);
+    const WorkloadJob &job = workload_job(run);
     const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
     engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
   }
   return true;
 }
 
-void Simulator::on_event(const Event& event) {
+void Simulator::on_event(const Event &event) {
   if (event.type == EventType::JobResized && event.nodes != event.prev_nodes) {
     resizes_.push_back(ResizeRecord{event.job, event.time, event.prev_nodes, event.nodes});
     return;
@@ -259,21 +277,21 @@ void Simulator::on_event(const Event& event) {
 
 // ---------------------------------------------------------------- Progress
 
-double Simulator::rate(const Run& run) const {
-  const WorkloadJob& job = workload_job(run);
+double Simulator::rate(const Run &run) const {
+  const WorkloadJob &job = workload_job(run);
   const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
   return job.model.rate(run.nodes, job.spec.nodes, job.model.phase_factor(fraction));
 }
 
-void Simulator::advance(Run& run) {
+void Simulator::advance(Run &run) {
   const double now = clock_.now();
   if (!run.adapting) run.done += rate(run) * (now - run.since);
   run.since = now;
 }
 
-void Simulator::plan(JobId id, Run& run) {
+void Simulator::plan(JobId id, Run &run) {
   run.generation = ++generations_;
-  const WorkloadJob& job = workload_job(run);
+  const WorkloadJob &job = workload_job(run);
   const double now = clock_.now();
   const double work = job.runtime;
   // The next point where something happens: the end of the work, the next
@@ -291,30 +309,30 @@ void Simulator::plan(JobId id, Run& run) {
   const double left = std::max(mark - run.done, 0.0);
   push(Pending{now + left / rate(run), kOrderCompletion, ++seq_, Kind::Milestone, 0, id,
                run.generation});
-  if (const Job* engine_job = engine_.find_job(id); engine_job && engine_job->est_end() >= 0) {
+  if (const Job *engine_job = engine_.find_job(id); engine_job && engine_job->est_end() >= 0) {
     push(Pending{std::max(engine_job->est_end(), now), kOrderWalltime, ++seq_, Kind::Walltime, 0,
                  id, run.generation});
   }
 }
 
-void Simulator::reach_milestone(JobId id, Run& run) {
+void Simulator::reach_milestone(JobId id, Run &run) {
   advance(run);
-  const WorkloadJob& job = workload_job(run);
+  const WorkloadJob &job = workload_job(run);
   if (run.done >= job.runtime - kWorkEpsilon) {
     runs_.erase(id);
     engine_.job_ended(id, 0);
     return;
   }
-  const auto& requests = job.model.requests;
+  const auto &requests = job.model.requests;
   while (run.next_request < requests.size() &&
          requests[run.next_request].at_done * job.runtime <= run.done + kWorkEpsilon) {
-    const EvolvingStep& step = requests[run.next_request++];
-    const Job* engine_job = engine_.find_job(id);
+    const EvolvingStep &step = requests[run.next_request++];
+    const Job *engine_job = engine_.find_job(id);
     if (!engine_job || engine_job->spec.kind != JobKind::Evolving) continue;
     const int target = evolving_target(step, engine_job->spec, engine_job->size());
     if (target == engine_job->size()) continue;
-    const auto op = target > engine_job->size() ? ResizeRequest::Op::Expand
-                                                : ResizeRequest::Op::Shrink;
+    const auto op =
+        target > engine_job->size() ? ResizeRequest::Op::Expand : ResizeRequest::Op::Shrink;
     if (auto error = engine_.resize_request(id, ResizeRequest{op, target})) {
       spdlog::debug("t={}: job {} request not made: {}", clock_.now(), id, *error);
     }
@@ -322,7 +340,7 @@ void Simulator::reach_milestone(JobId id, Run& run) {
   plan(id, run);
 }
 
-void Simulator::end_adaptation(JobId id, Run& run) {
+void Simulator::end_adaptation(JobId id, Run &run) {
   run.adapting = false;
   run.since = clock_.now();
   run.nodes = run.adapt_to;
@@ -333,14 +351,14 @@ void Simulator::end_adaptation(JobId id, Run& run) {
 
 // ---------------------------------------------------------------- Enactor
 
-void Simulator::start(const Job& job) {
+void Simulator::start(const Job &job) {
   auto it = workload_index_.find(job.id);
   if (it == workload_index_.end()) {
     // Not from the workload (cannot happen in a replay): nothing to run.
     stopped_now_.push_back(job.id);
     return;
   }
-  Run& run = runs_[job.id];
+  Run &run = runs_[job.id];
   run = Run{};
   run.index = it->second;
   run.nodes = job.size();
@@ -349,10 +367,10 @@ void Simulator::start(const Job& job) {
   started_now_.push_back(job.id);
 }
 
-void Simulator::resize(const Job& job, const Resize& resize) {
+void Simulator::resize(const Job &job, const Resize &resize) {
   auto it = runs_.find(job.id);
   if (it == runs_.end()) return;
-  Run& run = it->second;
+  Run &run = it->second;
   advance(run);
   run.adapting = true;
   run.adapt_to = resize.to;
@@ -362,11 +380,11 @@ void Simulator::resize(const Job& job, const Resize& resize) {
                run.generation});
 }
 
-void Simulator::stop(const Job& job, StopReason /*reason*/) {
+void Simulator::stop(const Job &job, StopReason /*reason*/) {
   runs_.erase(job.id);  // its scheduled events no longer apply
   stopped_now_.push_back(job.id);
 }
 
-void Simulator::request_perf(const Job& job) { perf_now_.push_back(job.id); }
+void Simulator::request_perf(const Job &job) { perf_now_.push_back(job.id); }
 
 }  // namespace sched::sim

@@ -42,7 +42,7 @@ struct PowerTest {
   Harness h;
 };
 
-std::string str(const char* verb, JobId id, const std::string& rest) {
+std::string str(const char *verb, JobId id, const std::string &rest) {
   return std::string(verb) + " " + std::to_string(id) + " " + rest;
 }
 
@@ -110,6 +110,43 @@ TEST(PolicyPowerAware, BelowTheCorridorRunningJobsGrow) {
   const JobId heat = t.heat_on_four();
   t.h.engine.set_corridor(1400, 1600);
   EXPECT_THAT(t.pass(), ElementsAre(str("expand", heat, "4->6")));
+}
+
+// best_effort: [100, 300] cannot be held (one heat node and five idle draw
+// 605 W), so the closest distribution: the heat job on 1 node, 305 W over
+// instead of 842. The waiting job is not started: it would only add power.
+TEST(PolicyPowerAware, BestEffortComesAsCloseAsItCanAboveTheCorridor) {
+  PowerTest t({{"best_effort", true}});
+  const JobId heat = t.heat_on_four();
+  t.h.submit(job(1, 170));
+  t.h.engine.set_corridor(100, 300);
+  EXPECT_THAT(t.pass(), ElementsAre(str("shrink", heat, "4->1")));
+}
+
+// Below [2000, 2500] even a Pi job on all 6 nodes draws only 1020 W; best
+// effort grows it to 6 (from 525 W), the default does nothing.
+TEST(PolicyPowerAware, BestEffortGrowsJobsBelowAnUnreachableCorridor) {
+  for (const bool best_effort : {false, true}) {
+    PowerTest t({{"best_effort", best_effort}, {"waiting", false}});
+    const JobId pi = t.h.submit(job(1, 170));
+    t.h.start_all();
+    t.h.engine.set_corridor(2000, 2500);
+    if (best_effort) {
+      EXPECT_THAT(t.pass(), ElementsAre(str("expand", pi, "1->6")));
+    } else {
+      EXPECT_THAT(t.pass(), IsEmpty());
+    }
+  }
+}
+
+// Best effort leaves a distribution that is as close as any: [100, 300]
+// with the heat job already on 1 node.
+TEST(PolicyPowerAware, BestEffortDoesNotChurn) {
+  PowerTest t({{"best_effort", true}});
+  const JobId heat = t.h.submit(job(1, 250));
+  t.h.start_all();
+  t.h.engine.set_corridor(100, 300);
+  EXPECT_THAT(t.pass(), IsEmpty()) << "job " << heat << " is as small as it gets";
 }
 
 TEST(PolicyPowerAware, DecidesNothingWhileAMalleableJobAdapts) {

@@ -26,11 +26,16 @@ TEST(PowerMetrics, AnIntervalOutsideCountsOnceWhenLongerThanTheGrace) {
   // above), back inside at 100; below it from 200 to 230 (within a 60 s
   // grace); below again from 300 to the end at 400.
   const std::vector<PowerSample> samples = {
-      {0, 500, 400, 600},   {10, 700, 400, 600},  {50, 650, 400, 600},
-      {100, 500, 400, 600}, {200, 300, 400, 600}, {230, 500, 400, 600},
-      {300, 500, 550, 600},
+      {0, 500, 400, 600},   {10, 700, 400, 600},  {50, 650, 400, 600},  {100, 500, 400, 600},
+      {200, 300, 400, 600}, {230, 500, 400, 600}, {300, 500, 550, 600},
   };
-  EXPECT_EQ(compute_power_metrics(samples, 400, 60).violations, 2);
+  const PowerMetrics m = compute_power_metrics(samples, 400, 60);
+  EXPECT_EQ(m.violations, 2);
+  ASSERT_EQ(m.violation_intervals.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.violation_intervals[0].from, 10);
+  EXPECT_DOUBLE_EQ(m.violation_intervals[0].to, 100);
+  EXPECT_DOUBLE_EQ(m.violation_intervals[1].from, 300);
+  EXPECT_DOUBLE_EQ(m.violation_intervals[1].to, 400);
   EXPECT_EQ(compute_power_metrics(samples, 400, 0).violations, 3);
   EXPECT_EQ(compute_power_metrics(samples, 400, 1000).violations, 0);
 }
@@ -56,8 +61,8 @@ class StartAll : public Policy {
  public:
   std::string name() const override { return "start_all"; }
   bool time_dependent() const override { return false; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
-    for (const Job* job : ctx.pending()) {
+  std::optional<std::string> schedule(PassContext &ctx) override {
+    for (const Job *job : ctx.pending()) {
       if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
     }
     return std::nullopt;

@@ -17,11 +17,11 @@ namespace {
 
 class CppPolicy : public Policy {
  public:
-  using Fn = std::function<void(PassContext&)>;
+  using Fn = std::function<void(PassContext &)>;
   explicit CppPolicy(Fn fn) : fn_(std::move(fn)) {}
   std::string name() const override { return "cpp"; }
   bool time_dependent() const override { return false; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  std::optional<std::string> schedule(PassContext &ctx) override {
     fn_(ctx);
     return std::nullopt;
   }
@@ -30,13 +30,13 @@ class CppPolicy : public Policy {
   Fn fn_;
 };
 
-void start_all_that_fit(PassContext& ctx) {
-  for (const Job* job : ctx.pending()) {
+void start_all_that_fit(PassContext &ctx) {
+  for (const Job *job : ctx.pending()) {
     if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
   }
 }
 
-sim::SimResult run(const std::string& toml, CppPolicy::Fn fn) {
+sim::SimResult run(const std::string &toml, CppPolicy::Fn fn) {
   const sim::Workload workload = sim::parse_native(toml, "test.toml");
   sim::SimConfig config;
   config.tick_s = 0;
@@ -45,8 +45,8 @@ sim::SimResult run(const std::string& toml, CppPolicy::Fn fn) {
   return simulator.run();
 }
 
-const sim::JobRecord& record(const sim::SimResult& result, JobId id) {
-  for (const auto& r : result.jobs) {
+const sim::JobRecord &record(const sim::SimResult &result, JobId id) {
+  for (const auto &r : result.jobs) {
     if (r.id == id) return r;
   }
   throw std::out_of_range("no record");
@@ -56,7 +56,8 @@ TEST(SimMalleable, AnExpandedJobPausesForTheAdaptationThenRunsFaster) {
   // Linear speedup. Job 1 runs alone on 1 node from 0; job 2's arrival at 10
   // gives a pass that grows job 1 to 2 nodes: 10 s of work done, 2 s of
   // adaptation, then the other 90 s of work at twice the rate: 12 + 45 = 57.
-  const auto result = run(R"(
+  const auto result =
+      run(R"(
 [cluster]
 nodes = 4
 [[job]]
@@ -76,15 +77,14 @@ id = 2
 submit = 10
 runtime = 5
 )",
-                          [](PassContext& ctx) {
-                            start_all_that_fit(ctx);
-                            for (const Job* job : ctx.running()) {
-                              if (job->spec.kind == JobKind::Malleable && job->size() < 2 &&
-                                  ctx.nodes_idle() > 0) {
-                                (void)ctx.expand(job->id, 2);
-                              }
-                            }
-                          });
+          [](PassContext &ctx) {
+            start_all_that_fit(ctx);
+            for (const Job *job : ctx.running()) {
+              if (job->spec.kind == JobKind::Malleable && job->size() < 2 && ctx.nodes_idle() > 0) {
+                (void)ctx.expand(job->id, 2);
+              }
+            }
+          });
   EXPECT_DOUBLE_EQ(record(result, 1).end, 57);
   EXPECT_EQ(record(result, 1).state, JobState::Completed);
   EXPECT_EQ(record(result, 1).resizes, 1);
@@ -121,10 +121,10 @@ id = 2
 submit = 10
 runtime = 5
 )",
-                          [](PassContext& ctx) {
-                            for (const Job* job : ctx.pending()) {
+                          [](PassContext &ctx) {
+                            for (const Job *job : ctx.pending()) {
                               if (job->spec.nodes > ctx.nodes_idle()) {
-                                for (const Job* r : ctx.running()) {
+                                for (const Job *r : ctx.running()) {
                                   if (r->spec.kind == JobKind::Malleable && r->size() > 1) {
                                     (void)ctx.shrink(r->id, 1);
                                   }
@@ -137,6 +137,29 @@ runtime = 5
   EXPECT_EQ(record(result, 1).state, JobState::Completed) << "not killed at its original limit";
   EXPECT_DOUBLE_EQ(record(result, 2).start, 11) << "starts once the shrink has freed the node";
   EXPECT_DOUBLE_EQ(record(result, 2).end, 16);
+}
+
+TEST(SimMalleable, AJobStartedBelowItsSizeHasItsLimitStretched) {
+  // Job 1 asks for 4 nodes and 100 s (limit 100) and is started on 1: with
+  // linear speedup it needs 400 s, and its limit is 100·4/1.
+  const auto result = run(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+walltime = 100
+nodes = 4
+min_nodes = 1
+max_nodes = 4
+serial_fraction = 0
+)",
+                          [](PassContext &ctx) {
+                            for (const Job *job : ctx.pending()) (void)ctx.start(job->id, 1);
+                          });
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 400);
+  EXPECT_EQ(record(result, 1).state, JobState::Completed) << "not killed at 100 s";
 }
 
 TEST(SimMalleable, PerformanceRequestsAreAnsweredWithTheModelsMtct) {
@@ -160,9 +183,9 @@ id = 2
 submit = 10
 runtime = 5
 )",
-      [&](PassContext& ctx) {
+      [&](PassContext &ctx) {
         start_all_that_fit(ctx);
-        for (const Job* job : ctx.running()) {
+        for (const Job *job : ctx.running()) {
           if (job->spec.kind != JobKind::Malleable) continue;
           if (job->mtct) {
             seen.push_back(*job->mtct);
@@ -192,8 +215,8 @@ max_nodes = 2
 serial_fraction = 0.5
 phases = [1, 2]
 )",
-                          [](PassContext& ctx) {
-                            for (const Job* job : ctx.pending()) (void)ctx.start(job->id, 2);
+                          [](PassContext &ctx) {
+                            for (const Job *job : ctx.pending()) (void)ctx.start(job->id, 2);
                           });
   EXPECT_DOUBLE_EQ(record(result, 1).end, 87.5);
 }
@@ -203,7 +226,8 @@ TEST(SimMalleable, AnEvolvingJobAsksAndIsGrantedMidRun) {
   // pass grants it; 2 s to start two nodes' processes; 50 s of work left at
   // three times the rate: 52 + 50/3.
   std::vector<std::string> reasons;
-  const auto result = run(R"(
+  const auto result = run(
+      R"(
 [cluster]
 nodes = 4
 [[job]]
@@ -223,15 +247,15 @@ at = 0.5
 op = "expand"
 by = 2
 )",
-                          [&](PassContext& ctx) {
-                            reasons.emplace_back(to_string(ctx.reason()));
-                            start_all_that_fit(ctx);
-                            for (const Job* job : ctx.running()) {
-                              if (job->request && job->request->op == ResizeRequest::Op::Expand) {
-                                (void)ctx.expand(job->id, job->request->nodes);
-                              }
-                            }
-                          });
+      [&](PassContext &ctx) {
+        reasons.emplace_back(to_string(ctx.reason()));
+        start_all_that_fit(ctx);
+        for (const Job *job : ctx.running()) {
+          if (job->request && job->request->op == ResizeRequest::Op::Expand) {
+            (void)ctx.expand(job->id, job->request->nodes);
+          }
+        }
+      });
   EXPECT_NEAR(record(result, 1).end, 52 + 50.0 / 3, 1e-9);
   ASSERT_EQ(result.resizes.size(), 1u);
   EXPECT_DOUBLE_EQ(result.resizes[0].time, 52);

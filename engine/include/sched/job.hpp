@@ -104,7 +104,9 @@ struct Job {
   // Seconds added to the walltime limit by adaptations: time spent adapting
   // does not count, and a shrink stretches what is left of the limit by
   // old/new size (the job runs slower on fewer nodes through no fault of its
-  // own; linear speedup is the most a shrink can slow it).
+  // own; linear speedup is the most a shrink can slow it). Likewise a
+  // resizable job started below its requested size begins with its limit
+  // stretched by requested/started size.
   double limit_extension = 0;
   double adapting_since = -1;  // when the enactor began the current adaptation
 

@@ -17,19 +17,25 @@ struct PowerSample {
   double upper_w = 0;
 };
 
+struct PowerInterval {
+  double from = 0;
+  double to = 0;
+};
+
 struct PowerMetrics {
   int violations = 0;   // maximal intervals outside the corridor longer than the grace period
   double energy_j = 0;  // ∫ watts dt from the first sample to the end
+  std::vector<PowerInterval> violation_intervals;  // the counted ones, in time order
 };
 
 // Samples in time order; the last one holds until end_time. An interval
 // outside the corridor counts once, however often the power or the corridor
 // changes within it, when it lasts longer than grace_s.
-PowerMetrics compute_power_metrics(const std::vector<PowerSample>& samples, double end_time,
+PowerMetrics compute_power_metrics(const std::vector<PowerSample> &samples, double end_time,
                                    double grace_s);
 
 // Header "time,watts,lower_w,upper_w", one row per sample. Throws
 // std::runtime_error naming the path when it cannot be written.
-void write_power_csv(const std::string& path, const std::vector<PowerSample>& samples);
+void write_power_csv(const std::string &path, const std::vector<PowerSample> &samples);
 
 }  // namespace sched::sim

@@ -44,10 +44,11 @@ struct SimResult {
   std::vector<JobRecord> jobs;  // in id order
   Metrics metrics;
   PassStats passes;
-  int rejected = 0;  // jobs the engine refused at submission (counted as skipped)
+  int rejected = 0;                   // jobs the engine refused at submission (counted as skipped)
   std::vector<ResizeRecord> resizes;  // in the order they happened
   std::vector<PowerSample> power;     // cluster power whenever it or the corridor changed
-  int policy_errors = 0;  // passes dropped because the policy failed
+  std::vector<PowerInterval> violations;  // when power was outside the corridor (counted ones)
+  int policy_errors = 0;                  // passes dropped because the policy failed
   std::string first_policy_error;
   double end_time = 0;
 };
@@ -57,10 +58,10 @@ std::string sim_node_name(int index);
 
 class Simulator : private Enactor, private EventSink {
  public:
-  Simulator(const Workload& workload, SimConfig config);
+  Simulator(const Workload &workload, SimConfig config);
   ~Simulator() override;
 
-  Engine& engine() { return engine_; }
+  Engine &engine() { return engine_; }
   // Installs the policy (before run).
   void set_policy(std::shared_ptr<Policy> policy) { engine_.set_policy(std::move(policy)); }
   // Runs the whole workload to its end.
@@ -70,13 +71,13 @@ class Simulator : private Enactor, private EventSink {
   enum class Kind { Milestone, AdaptationEnd, Walltime, Submission, Timed, Tick };
   struct Pending {
     double time;
-    int order;           // class within a timestamp
-    std::uint64_t seq;   // submissions: job id; others: insertion order
+    int order;          // class within a timestamp
+    std::uint64_t seq;  // submissions: job id; others: insertion order
     Kind kind;
-    std::size_t index;   // submissions: workload job; timed: event
+    std::size_t index;  // submissions: workload job; timed: event
     JobId job;
     std::uint64_t generation;  // job events: the run generation they belong to
-    bool operator>(const Pending& other) const;
+    bool operator>(const Pending &other) const;
   };
 
   // A started job's progress through its work.
@@ -92,42 +93,42 @@ class Simulator : private Enactor, private EventSink {
   };
 
   void push(Pending event);
-  void handle(const Pending& event);
-  void settle();  // passes and enactment results at the current instant
+  void handle(const Pending &event);
+  void settle();        // passes and enactment results at the current instant
   bool feed_results();  // enactment results of this instant; false if none
   void schedule_tick(double after);
 
-  const WorkloadJob& workload_job(const Run& run) const { return workload_.jobs[run.index]; }
-  Run* live_run(const Pending& event);  // nullptr when the event is stale
-  bool is_stale(const Pending& event) const;
-  void advance(Run& run);
-  double rate(const Run& run) const;
+  const WorkloadJob &workload_job(const Run &run) const { return workload_.jobs[run.index]; }
+  Run *live_run(const Pending &event);  // nullptr when the event is stale
+  bool is_stale(const Pending &event) const;
+  void advance(Run &run);
+  double rate(const Run &run) const;
   // Schedules the run's next milestone (completion, phase change or evolving
   // request) and its time limit, under a fresh generation.
-  void plan(JobId id, Run& run);
-  void reach_milestone(JobId id, Run& run);
-  void end_adaptation(JobId id, Run& run);
+  void plan(JobId id, Run &run);
+  void reach_milestone(JobId id, Run &run);
+  void end_adaptation(JobId id, Run &run);
 
   // Enactor
-  void start(const Job& job) override;
-  void resize(const Job& job, const Resize& resize) override;
-  void stop(const Job& job, StopReason reason) override;
-  void request_perf(const Job& job) override;
+  void start(const Job &job) override;
+  void resize(const Job &job, const Resize &resize) override;
+  void stop(const Job &job, StopReason reason) override;
+  void request_perf(const Job &job) override;
   // EventSink: notes policy errors and resizes for the result.
-  void on_event(const Event& event) override;
+  void on_event(const Event &event) override;
 
-  const Workload& workload_;
+  const Workload &workload_;
   SimConfig config_;
   ManualClock clock_;
   Engine engine_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
   std::unordered_map<JobId, std::size_t> workload_index_;  // job id → workload job
-  std::unordered_map<JobId, Run> runs_;  // started jobs that have not ended
+  std::unordered_map<JobId, Run> runs_;                    // started jobs that have not ended
   std::uint64_t generations_ = 0;
   std::vector<JobId> started_now_;  // launched in this instant, confirmed after the pass
   std::vector<JobId> stopped_now_;
-  std::vector<JobId> perf_now_;     // performance data asked for in this instant
+  std::vector<JobId> perf_now_;  // performance data asked for in this instant
   std::vector<ResizeRecord> resizes_;
   std::vector<PowerSample> power_;
   void sample_power();
