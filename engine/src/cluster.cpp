@@ -28,7 +28,8 @@ int Cluster::usable_count() const {
 std::vector<NodeIndex> Cluster::allocate(JobId job, int count,
                                          std::vector<NodeIndex>* promised_out) {
   if (count > idle_count() + releasing_unpromised_) {
-    throw std::logic_error("allocation of " + std::to_string(count) + " nodes exceeds what is free");
+    throw std::logic_error("allocation of " + std::to_string(count) +
+                           " nodes exceeds what is free");
   }
   std::vector<NodeIndex> taken;
   taken.reserve(static_cast<std::size_t>(count));
@@ -68,6 +69,15 @@ JobId Cluster::release(NodeIndex index) {
   node.releasing = false;
   refresh_idle(index);
   return next;
+}
+
+void Cluster::assign(NodeIndex index, JobId job) {
+  Node& node = nodes_.at(static_cast<std::size_t>(index));
+  if (node.job != 0) {
+    throw std::logic_error("node " + node.name + " is held by job " + std::to_string(node.job));
+  }
+  node.job = job;
+  refresh_idle(index);
 }
 
 void Cluster::keep(NodeIndex index) {

@@ -97,8 +97,7 @@ void Engine::touch(Job& job) { ++job.version; }
 void Engine::transition(Job& job, JobState to, EventType type, std::string message) {
   if (!is_valid_transition(job.state, to)) {
     throw std::logic_error("job " + std::to_string(job.id) + ": invalid transition " +
-                           std::string(to_string(job.state)) + " -> " +
-                           std::string(to_string(to)));
+                           std::string(to_string(job.state)) + " -> " + std::string(to_string(to)));
   }
   Event event;
   event.type = type;
@@ -157,6 +156,54 @@ Outcome<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   request_pass(PassReason::Submit);
   out.value = id;
   return out;
+}
+
+std::optional<std::string> Engine::restore_job(const Job& saved,
+                                               const std::vector<std::string>& nodes) {
+  if (is_terminal(saved.state)) return "job " + std::to_string(saved.id) + " has ended";
+  if (saved.id <= 0 || jobs_.count(saved.id)) {
+    return "job id " + std::to_string(saved.id) + " is already taken";
+  }
+  const bool held = saved.state != JobState::Pending;
+  std::vector<NodeIndex> allocation;
+  if (held) {
+    if (nodes.empty()) return "job " + std::to_string(saved.id) + " held no nodes";
+    for (const std::string& name : nodes) {
+      auto index = cluster_.find(name);
+      if (!index) {
+        index = cluster_.add_node(name);
+        cluster_.set_up(*index, false);  // until its agent registers
+      }
+      if (cluster_.node(*index).job != 0) {
+        return "node " + name + " is held by job " + std::to_string(cluster_.node(*index).job);
+      }
+      allocation.push_back(*index);
+    }
+  }
+  auto job = std::make_unique<Job>(saved);
+  Job& ref = *job;
+  ref.version = 1;
+  ref.allocation.clear();
+  ref.adapting_since = -1;
+  jobs_.emplace(ref.id, std::move(job));
+  last_id_ = std::max(last_id_, ref.id);
+  ++active_;
+  if (!held) {
+    ref.start_time = -1;
+    ref.end_time = -1;
+    pending_.push(ref);
+  } else {
+    // Whatever it was doing (starting, adapting, completing) when the engine
+    // stopped, its agents now say whether it runs.
+    ref.state = JobState::Running;
+    for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
+    ref.allocation = allocation;
+    ref.allocation_since = clock_.now();
+    running_.emplace(ref.start_time, ref.id);
+  }
+  ++state_version_;
+  request_pass(PassReason::Manual);
+  return std::nullopt;
 }
 
 std::optional<std::string> Engine::cancel(JobId id) {
@@ -344,7 +391,8 @@ void Engine::adaptation_done(JobId id, bool ok) {
     job->gain += resize.to - resize.from;
   } else if (ok) {
     std::vector<NodeIndex>& alloc = job->allocation;
-    for (NodeIndex n : resize.removed) alloc.erase(std::remove(alloc.begin(), alloc.end(), n), alloc.end());
+    for (NodeIndex n : resize.removed)
+      alloc.erase(std::remove(alloc.begin(), alloc.end(), n), alloc.end());
     release_nodes(*job, resize.removed);
     ++job->shrinks;
     job->gain -= resize.from - resize.to;

@@ -20,9 +20,9 @@ struct Node {
   int cores = 1;
   bool up = true;
   bool draining = false;
-  JobId job = 0;          // holder, 0 when free
-  bool releasing = false; // the holder is giving it back
-  JobId promised = 0;     // the job that gets it once released
+  JobId job = 0;           // holder, 0 when free
+  bool releasing = false;  // the holder is giving it back
+  JobId promised = 0;      // the job that gets it once released
 };
 
 class Cluster {
@@ -49,6 +49,9 @@ class Cluster {
   // there are not enough.
   std::vector<NodeIndex> allocate(JobId job, int count, std::vector<NodeIndex>* promised_out);
 
+  // Gives one particular free node to `job` (recovery: the journal says who
+  // held it). Throws std::logic_error when the node is held.
+  void assign(NodeIndex index, JobId job);
   // The holder starts giving the node back.
   void mark_releasing(NodeIndex index);
   // The holder is done with the node. Returns the job it was promised to

@@ -88,6 +88,20 @@ class Engine {
   std::optional<std::string> set_node_up(const std::string& name, bool up, const std::string& why);
   std::optional<std::string> set_node_draining(const std::string& name, bool draining);
 
+  // Recovery from the journal (schedd restart): puts a saved job back as it
+  // was. A pending job rejoins the queue with its submit time; a job that
+  // held nodes gets those nodes back (by name; unknown ones are added, down
+  // until their agent registers) and is RUNNING until its agent reports it
+  // (adopted) or not (Engine::job_ended). Terminal jobs are not restored.
+  // Emits no event. Returns an error message when the job cannot be put
+  // back (id taken, node held by another job).
+  std::optional<std::string> restore_job(const Job& saved, const std::vector<std::string>& nodes);
+  // New ids continue above `id` (the highest id the journal ever saw, so
+  // that ids of finished jobs are not reused either).
+  void skip_ids_through(JobId id) { last_id_ = std::max(last_id_, id); }
+  // Event sequence numbers continue above `seq` (the journal's last).
+  void skip_event_seq_through(std::uint64_t seq) { event_seq_ = std::max(event_seq_, seq); }
+
   // Records an event that is not a job state change (policy reloads, ...).
   void publish(Event event) { emit(std::move(event)); }
 

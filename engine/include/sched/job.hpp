@@ -55,12 +55,13 @@ struct JobSpec {
   int max_nodes = 0;  // 0: same as nodes
   NodeConstraint constraint = NodeConstraint::None;
   int tasks_per_node = 1;
-  double walltime = 0;  // hard limit in seconds; 0 = none
+  double walltime = 0;     // hard limit in seconds; 0 = none
   double power_min_w = 0;  // per-node estimates, watts
   double power_max_w = 0;
   bool urgent = false;
   std::string command;  // the batch script or command line
   std::string workdir;
+  std::string output;  // file for the batch script's stdout and stderr; empty: sched-<id>.out
   std::vector<std::pair<std::string, std::string>> environment;
 };
 

@@ -1,0 +1,31 @@
+#include "agent_directory.hpp"
+
+#include "sched/proto/transport.hpp"
+
+namespace sched::daemon {
+
+AgentState* AgentDirectory::find(const std::string& node) {
+  auto it = agents_.find(node);
+  return it == agents_.end() ? nullptr : &it->second;
+}
+
+const AgentState* AgentDirectory::find(const std::string& node) const {
+  auto it = agents_.find(node);
+  return it == agents_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> AgentDirectory::node_of_peer(const std::string& peer) const {
+  for (const auto& [node, state] : agents_) {
+    if (state.peer == peer && state.connected) return node;
+  }
+  return std::nullopt;
+}
+
+bool AgentDirectory::send_bytes(const std::string& node, const std::string& bytes) {
+  const AgentState* agent = find(node);
+  if (!agent || !agent->connected) return false;
+  outbox_.post(router_, agent->peer, bytes);
+  return true;
+}
+
+}  // namespace sched::daemon

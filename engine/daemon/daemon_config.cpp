@@ -1,0 +1,162 @@
+#include "daemon_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "sched/policy_host.hpp"
+
+namespace sched::daemon {
+namespace {
+
+[[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what) {
+  throw std::runtime_error(file + ": " + key + ": " + what);
+}
+
+// One table's keys: each known key has a reader; anything else is an error.
+using Reader = std::function<void(const toml::node&, const std::string& key)>;
+
+void read_table(const toml::table& table, const std::string& name, const std::string& file,
+                const std::map<std::string, Reader>& readers) {
+  for (const auto& [key, node] : table) {
+    const std::string full = name + "." + std::string(key.str());
+    auto it = readers.find(std::string(key.str()));
+    if (it == readers.end()) fail(file, full, "unknown key");
+    it->second(node, full);
+  }
+}
+
+Reader text(std::string& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    if (!node.is_string()) fail(file, key, "expected a string");
+    out = node.value<std::string>().value();
+  };
+}
+
+Reader number(double& out, const std::string& file, double min) {
+  return [&out, file, min](const toml::node& node, const std::string& key) {
+    if (!node.is_number()) fail(file, key, "expected a number");
+    const double value = node.value<double>().value();
+    if (!(value >= min)) fail(file, key, "must be at least " + std::to_string(min));
+    out = value;
+  };
+}
+
+Reader bytes(std::size_t& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    if (!node.is_integer() || node.value<std::int64_t>().value() < 1024) {
+      fail(file, key, "expected an integer of at least 1024");
+    }
+    out = static_cast<std::size_t>(node.value<std::int64_t>().value());
+  };
+}
+
+ParamValue param(const toml::node& node, const std::string& file, const std::string& key) {
+  if (node.is_boolean()) return node.value<bool>().value();
+  if (node.is_integer()) return static_cast<long long>(node.value<std::int64_t>().value());
+  if (node.is_floating_point()) return node.value<double>().value();
+  if (node.is_string()) return node.value<std::string>().value();
+  fail(file, key, "a policy parameter must be a boolean, number or string");
+}
+
+}  // namespace
+
+DaemonConfig load_config(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw std::runtime_error(path + ":" + std::to_string(where.line) + ":" +
+                             std::to_string(where.column) + ": " + std::string(e.description()));
+  }
+  DaemonConfig c;
+  const std::string& f = path;
+  std::map<std::string, Reader> sections;
+  sections["server"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"client_endpoint", text(c.client_endpoint, f)},
+                {"agent_endpoint", text(c.agent_endpoint, f)},
+                {"event_endpoint", text(c.event_endpoint, f)},
+                {"state_dir", text(c.state_dir, f)},
+                {"max_message_bytes", bytes(c.max_message_bytes, f)}});
+  };
+  sections["scheduler"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"tick_s", number(c.tick_s, f, 0.01)},
+                {"policy", text(c.policy, f)},
+                {"policy_dir", text(c.policy_dir, f)},
+                {"policy_check_s", number(c.policy_check_s, f, 0.01)},
+                {"params", [&](const toml::node& p, const std::string& pkey) {
+                   if (!p.is_table()) fail(f, pkey, "expected a table");
+                   for (const auto& [name, value] : *p.as_table()) {
+                     const std::string n(name.str());
+                     c.params[n] = param(value, f, pkey + "." + n);
+                   }
+                 }}});
+  };
+  sections["nodes"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"heartbeat_s", number(c.heartbeat_s, f, 0.01)},
+                {"down_after_s", number(c.down_after_s, f, 0.01)},
+                {"kill_grace_s", number(c.kill_grace_s, f, 0)},
+                {"kill_timeout_s", number(c.kill_timeout_s, f, 0.01)},
+                {"on_failure", [&](const toml::node& v, const std::string& vkey) {
+                   const auto s = v.value<std::string>();
+                   if (s == "fail") {
+                     c.on_failure = NodeFailureAction::Fail;
+                   } else if (s == "requeue") {
+                     c.on_failure = NodeFailureAction::Requeue;
+                   } else {
+                     fail(f, vkey, "expected \"fail\" or \"requeue\"");
+                   }
+                 }}});
+  };
+  sections["power"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"idle_w_per_node", number(c.idle_w_per_node, f, 0)},
+                {"corridor_lower_w", number(c.corridor_lower_w, f, 0)},
+                {"corridor_upper_w", number(c.corridor_upper_w, f, 0)}});
+  };
+  for (const auto& [key, node] : root) {
+    const std::string name(key.str());
+    auto it = sections.find(name);
+    if (it == sections.end()) fail(f, name, "unknown section");
+    it->second(node, name);
+  }
+  if (c.down_after_s <= c.heartbeat_s) {
+    fail(f, "nodes.down_after_s", "must be longer than nodes.heartbeat_s");
+  }
+  if (c.corridor_upper_w < c.corridor_lower_w) {
+    fail(f, "power.corridor_upper_w", "must not be below power.corridor_lower_w");
+  }
+  return c;
+}
+
+void complete_config(DaemonConfig& config) {
+  if (config.state_dir.empty()) {
+    if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) {
+      config.state_dir = std::string(xdg) + "/sched";
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+      config.state_dir = std::string(home) + "/.local/state/sched";
+    } else {
+      config.state_dir = "./sched-state";
+    }
+  }
+  if (config.policy_dir.empty()) config.policy_dir = default_policy_dir();
+}
+
+DaemonConfig default_config() {
+  DaemonConfig config;
+  complete_config(config);
+  return config;
+}
+
+}  // namespace sched::daemon

@@ -1,0 +1,53 @@
+// schedd's configuration (conf/sched.toml, docs/admin.md): endpoints, the
+// scheduler's tick and policy, where state lives, node health timing and
+// power. Every key has a built-in default, so schedd runs with no file at
+// all, listening on loopback only.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sched/lua_policy.hpp"
+
+namespace sched::daemon {
+
+enum class NodeFailureAction { Fail, Requeue };
+
+struct DaemonConfig {
+  // [server]
+  std::string client_endpoint = "tcp://127.0.0.1:7100";
+  std::string agent_endpoint = "tcp://127.0.0.1:7101";
+  std::string event_endpoint = "tcp://127.0.0.1:7102";
+  std::string state_dir;  // default: $XDG_STATE_HOME/sched or ~/.local/state/sched
+  std::size_t max_message_bytes = 4 << 20;
+
+  // [scheduler]
+  double tick_s = 1;
+  std::string policy = "easy_backfill";  // a name in policy_dir, or a path
+  std::string policy_dir;                // default: default_policy_dir()
+  double policy_check_s = 1;             // how often the policy file is checked for edits
+  PolicyParams params;                   // [scheduler.params]
+
+  // [nodes]
+  double heartbeat_s = 2;    // agents send one this often
+  double down_after_s = 10;  // no heartbeat for this long: the node is DOWN
+  NodeFailureAction on_failure = NodeFailureAction::Fail;
+  double kill_grace_s = 5;     // SIGTERM, then SIGKILL after this
+  double kill_timeout_s = 30;  // no exit report this long after a kill: the job ends anyway
+
+  // [power]
+  double idle_w_per_node = 71;
+  double corridor_lower_w = 0;  // 0/0: no corridor
+  double corridor_upper_w = 0;
+};
+
+// Reads a config file. Unknown keys and wrong types are errors that name the
+// key and the file (a typo must not silently fall back to a default).
+// Throws std::runtime_error.
+DaemonConfig load_config(const std::string& path);
+// The built-in defaults with state_dir and policy_dir filled in.
+DaemonConfig default_config();
+// Fills state_dir and policy_dir when empty; call after load_config.
+void complete_config(DaemonConfig& config);
+
+}  // namespace sched::daemon

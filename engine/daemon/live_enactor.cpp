@@ -1,0 +1,101 @@
+#include "live_enactor.hpp"
+
+#include <csignal>
+
+#include "wire_convert.hpp"
+
+namespace sched::daemon {
+
+LiveEnactor::LiveEnactor(AgentDirectory& agents, double kill_grace_s, double kill_timeout_s)
+    : agents_(agents), kill_grace_s_(kill_grace_s), kill_timeout_s_(kill_timeout_s) {}
+
+std::vector<std::string> LiveEnactor::node_names(const Job& job) const {
+  std::vector<std::string> names;
+  for (NodeIndex n : job.allocation) names.push_back(engine_->cluster().node(n).name);
+  return names;
+}
+
+void LiveEnactor::start(const Job& job) {
+  proto::JobLaunch launch;
+  launch.job = job.id;
+  launch.name = job.spec.name;
+  launch.user = job.spec.user;
+  launch.script = job.spec.command;
+  launch.workdir = job.spec.workdir;
+  launch.output = output_path(job);
+  for (const auto& [name, value] : job.spec.environment) launch.env[name] = value;
+  launch.nodes = node_names(job);
+  launch.tasks_per_node = job.spec.tasks_per_node;
+  const JobId id = job.id;
+  if (launch.nodes.empty() ||
+      !agents_.send(launch.nodes.front(), proto::type::kJobLaunch, launch)) {
+    // The leader's agent is gone: the launch failed; the job ends FAILED.
+    results_.push_back([id](Engine& engine) { engine.job_ended(id, 127); });
+  }
+}
+
+void LiveEnactor::resize(const Job& job, const Resize& /*resize*/) {
+  // Expanding and shrinking running processes comes with the adaptation
+  // protocol (DESIGN §6); until then a resize is rolled back at once.
+  const JobId id = job.id;
+  results_.push_back([id](Engine& engine) { engine.adaptation_done(id, false); });
+}
+
+void LiveEnactor::stop(const Job& job, StopReason reason) {
+  proto::JobKill kill;
+  kill.job = job.id;
+  kill.grace_s = kill_grace_s_;
+  switch (reason) {
+    case StopReason::Cancel:
+      kill.reason = "cancelled";
+      break;
+    case StopReason::Timeout:
+      kill.reason = "time limit";
+      break;
+    case StopReason::Preempt:
+      kill.reason = "preempted";
+      break;
+    case StopReason::NodeFailure:
+      kill.reason = "node failure";
+      break;
+  }
+  const std::vector<std::string> names = node_names(job);
+  bool leader_reached = false;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const bool sent = agents_.send(names[i], proto::type::kJobKill, kill);
+    if (i == 0) leader_reached = sent;
+  }
+  const JobId id = job.id;
+  if (!leader_reached) {
+    // Nobody will report the batch script's end: it ends now.
+    results_.push_back([id](Engine& engine) { engine.job_ended(id, -SIGKILL); });
+    return;
+  }
+  kills_[id] = engine_->now() + kill_grace_s_ + kill_timeout_s_;
+}
+
+void LiveEnactor::request_perf(const Job& /*job*/) {
+  // MTCT measurement comes with the malleable library (perf.request); until
+  // then policies see no MTCT, as for a job that never reported.
+}
+
+std::vector<LiveEnactor::Result> LiveEnactor::take_results() {
+  std::vector<Result> out;
+  out.swap(results_);
+  return out;
+}
+
+std::vector<JobId> LiveEnactor::overdue_kills(double now) {
+  std::vector<JobId> overdue;
+  for (auto it = kills_.begin(); it != kills_.end();) {
+    if (it->second <= now) {
+      overdue.push_back(it->first);
+      it = kills_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return overdue;
+}
+
+}  // namespace sched::daemon

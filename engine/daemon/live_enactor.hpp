@@ -1,0 +1,50 @@
+// The daemon's enactor: accepted decisions become messages to node agents
+// (job.launch to the leader's agent, job.kill to every agent of the job).
+// Results come back later as agent messages, which the daemon turns into
+// engine inputs. Results the enactor knows at once (no agent for the leader,
+// a resize the live system cannot do yet) are queued and handed to the
+// daemon after the engine call returns: the engine is never re-entered.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent_directory.hpp"
+#include "sched/enactor.hpp"
+#include "sched/engine.hpp"
+
+namespace sched::daemon {
+
+class LiveEnactor : public Enactor {
+ public:
+  LiveEnactor(AgentDirectory& agents, double kill_grace_s, double kill_timeout_s);
+  // The engine whose decisions this enacts (it is built with the enactor).
+  void attach(Engine& engine) { engine_ = &engine; }
+
+  void start(const Job& job) override;
+  void resize(const Job& job, const Resize& resize) override;
+  void stop(const Job& job, StopReason reason) override;
+  void request_perf(const Job& job) override;
+
+  // Results known without an agent's answer, to feed to the engine now.
+  using Result = std::function<void(Engine&)>;
+  std::vector<Result> take_results();
+  // Jobs killed whose agents never reported the end: after kill_timeout_s
+  // they end anyway (status -9), so that no job stays COMPLETING forever.
+  std::vector<JobId> overdue_kills(double now);
+  void forget_kill(JobId job) { kills_.erase(job); }
+
+ private:
+  std::vector<std::string> node_names(const Job& job) const;
+
+  AgentDirectory& agents_;
+  Engine* engine_ = nullptr;
+  double kill_grace_s_;
+  double kill_timeout_s_;
+  std::vector<Result> results_;
+  std::map<JobId, double> kills_;  // job → when its kill is overdue
+};
+
+}  // namespace sched::daemon

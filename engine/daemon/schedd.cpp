@@ -1,0 +1,346 @@
+#include "schedd.hpp"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "wire_convert.hpp"
+
+namespace sched::daemon {
+namespace {
+
+// Binds `socket` and returns the endpoint it got (a port of 0 or * becomes
+// the one the system chose).
+std::string bind_endpoint(zmq::socket_t& socket, const std::string& endpoint, const char* what) {
+  std::string wanted = endpoint;
+  // ZeroMQ spells "any port" as *; accept the usual :0 too.
+  if (wanted.size() > 2 && wanted.compare(wanted.size() - 2, 2, ":0") == 0) {
+    wanted.replace(wanted.size() - 1, 1, "*");
+  }
+  try {
+    socket.bind(wanted);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error(std::string("cannot listen for ") + what + " on " + endpoint + ": " +
+                             e.what());
+  }
+  return socket.get(zmq::sockopt::last_endpoint);
+}
+
+EngineConfig engine_config(const DaemonConfig& config) {
+  EngineConfig out;
+  out.requeue_on_node_failure = config.on_failure == NodeFailureAction::Requeue;
+  out.idle_w_per_node = config.idle_w_per_node;
+  return out;
+}
+
+constexpr const char* kNodesMeta = "nodes";
+constexpr const char* kCorridorMeta = "corridor";
+
+}  // namespace
+
+Daemon::Daemon(DaemonConfig config)
+    : config_(std::move(config)),
+      context_(1),
+      clients_(context_, zmq::socket_type::router),
+      agents_socket_(context_, zmq::socket_type::router),
+      events_(context_, zmq::socket_type::pub),
+      agents_(agents_socket_, outbox_),
+      enactor_(agents_, config_.kill_grace_s, config_.kill_timeout_s),
+      engine_(clock_, enactor_, engine_config(config_)) {
+  complete_config(config_);
+  enactor_.attach(engine_);
+  for (zmq::socket_t* s : {&clients_, &agents_socket_, &events_}) s->set(zmq::sockopt::linger, 0);
+  // Messages over the protocol's limit get an error reply; ZeroMQ itself
+  // drops a peer only far beyond it (memory protection, no reply possible).
+  const auto max_bytes =
+      static_cast<std::int64_t>(std::max<std::size_t>(config_.max_message_bytes * 4, 16 << 20));
+  clients_.set(zmq::sockopt::maxmsgsize, max_bytes);
+  agents_socket_.set(zmq::sockopt::maxmsgsize, max_bytes);
+
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  if (ec) {
+    throw std::runtime_error("cannot create the state folder " + config_.state_dir + ": " +
+                             ec.message());
+  }
+  lock_state_dir();
+  store_ = StateStore::open(config_.state_dir + "/sched.db");
+  engine_.add_sink(this);
+
+  client_endpoint_ = bind_endpoint(clients_, config_.client_endpoint, "clients");
+  agent_endpoint_ = bind_endpoint(agents_socket_, config_.agent_endpoint, "agents");
+  event_endpoint_ = bind_endpoint(events_, config_.event_endpoint, "event subscribers");
+
+  store_->begin();
+  recover();
+  // The corridor last set at run time wins over the configured one.
+  double lower = config_.corridor_lower_w;
+  double upper = config_.corridor_upper_w;
+  if (auto saved = store_->meta(kCorridorMeta)) {
+    const auto corridor = nlohmann::json::parse(*saved, nullptr, false);
+    if (corridor.is_array() && corridor.size() == 2 && corridor[0].is_number() &&
+        corridor[1].is_number()) {
+      lower = corridor[0].get<double>();
+      upper = corridor[1].get<double>();
+    }
+  }
+  engine_.set_corridor(lower, upper);
+
+  LuaPolicyOptions options;
+  options.params = config_.params;
+  policy_ = std::make_unique<PolicyHost>(engine_, options);
+  const auto path = resolve_policy_path(config_.policy, config_.policy_dir);
+  if (!path) {
+    throw std::runtime_error("no policy " + config_.policy + " (neither a file nor " +
+                             config_.policy_dir + "/" + config_.policy + ".lua)");
+  }
+  if (auto error = policy_->load(*path)) {
+    // Jobs in the journal must not be stranded by a bad edit: run without a
+    // policy (nothing starts) until the file is fixed.
+    Event event;
+    event.type = EventType::PolicyError;
+    event.message =
+        "policy " + *path + " not loaded, scheduling nothing until it is fixed: " + *error;
+    spdlog::error("{}", event.message);
+    engine_.publish(std::move(event));
+  }
+  commit();
+  started_at_ = clock_.now();
+  next_tick_ = started_at_;
+  next_policy_check_ = started_at_ + config_.policy_check_s;
+  spdlog::info("schedd: clients {}, agents {}, events {}, state {}, policy {}", client_endpoint_,
+               agent_endpoint_, event_endpoint_, config_.state_dir,
+               policy_->current() ? policy_->current()->name() : "(none)");
+}
+
+void Daemon::lock_state_dir() {
+  // Two daemons on one journal would overwrite each other's state.
+  const std::string path = config_.state_dir + "/schedd.lock";
+  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw std::runtime_error("another schedd uses the state folder " + config_.state_dir);
+  }
+}
+
+Daemon::~Daemon() {
+  try {
+    commit();
+  } catch (const std::exception& e) {
+    spdlog::error("schedd: final commit failed: {}", e.what());
+  }
+  store_.reset();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void Daemon::run(const std::atomic<bool>& stop) {
+  zmq::pollitem_t items[] = {{clients_.handle(), 0, ZMQ_POLLIN, 0},
+                             {agents_socket_.handle(), 0, ZMQ_POLLIN, 0}};
+  while (!stop.load()) {
+    const double now = clock_.now();
+    const double until = std::min(next_tick_, next_policy_check_) - now;
+    const long wait_ms = std::clamp(static_cast<long>(until * 1000), 0L, 100L);
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(wait_ms));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;  // a signal: check `stop`
+      throw;
+    }
+    try {
+      store_->begin();
+      if (items[1].revents & ZMQ_POLLIN) drain_agents();
+      if (items[0].revents & ZMQ_POLLIN) drain_clients();
+      on_timers(clock_.now());
+      settle();
+      commit();
+    } catch (const std::exception& e) {
+      // A journal that cannot be written (disk full, ...): nothing of this
+      // turn is acknowledged; the next turn tries again.
+      spdlog::error("schedd: {}", e.what());
+      store_->rollback();
+      outbox_.clear();
+    }
+  }
+}
+
+void Daemon::settle() {
+  // Passes until none is due; results the enactor knew at once go in first.
+  for (int round = 0; round < 100; ++round) {
+    bool fed = false;
+    for (auto& result : enactor_.take_results()) {
+      result(engine_);
+      fed = true;
+    }
+    const bool ran = engine_.run_pass_if_due();
+    if (!fed && !ran) return;
+  }
+  spdlog::error("schedd: passes kept acting without settling; moving on");
+}
+
+void Daemon::commit() {
+  if (store_->in_transaction()) store_->commit();
+  outbox_.flush();
+}
+
+void Daemon::on_timers(double now) {
+  if (now >= next_tick_) {
+    next_tick_ = now + config_.tick_s;
+    engine_.tick();
+    // Time limits.
+    for (const Job* job : engine_.running_jobs()) {
+      const double end = job->est_end();
+      if (end >= 0 && end <= now &&
+          (job->state == JobState::Running || job->state == JobState::Starting)) {
+        engine_.walltime_reached(job->id);
+      }
+    }
+    // Silent agents.
+    std::vector<std::string> silent;
+    for (const auto& [node, agent] : agents_.all()) {
+      if (agent.connected && now - agent.last_seen > config_.down_after_s) silent.push_back(node);
+    }
+    for (const std::string& node : silent) {
+      node_lost(node, "no heartbeat for " + std::to_string(static_cast<int>(config_.down_after_s)) +
+                          " s");
+    }
+    // Restored jobs nobody owned up to.
+    for (auto it = awaiting_agent_.begin(); it != awaiting_agent_.end();) {
+      if (it->second <= now) {
+        spdlog::warn("job {}: no agent reported it after the restart; it ends as failed",
+                     it->first);
+        engine_.job_ended(it->first, -SIGKILL);
+        it = awaiting_agent_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (JobId id : enactor_.overdue_kills(now)) {
+      spdlog::warn("job {}: no exit report after its kill; it ends anyway", id);
+      engine_.job_ended(id, -SIGKILL);
+    }
+  }
+  if (now >= next_policy_check_) {
+    next_policy_check_ = now + config_.policy_check_s;
+    policy_->reload_if_changed();
+  }
+}
+
+void Daemon::node_lost(const std::string& node, const std::string& why) {
+  if (AgentState* agent = agents_.find(node)) agent->connected = false;
+  spdlog::warn("node {} is down: {}", node, why);
+  engine_.set_node_up(node, false, why);
+  // Jobs led from that node that were already being stopped: their end will
+  // never be reported.
+  const auto index = engine_.cluster().find(node);
+  if (!index) return;
+  std::vector<JobId> orphans;
+  for (const auto& [id, job] : engine_.jobs()) {
+    if (!is_terminal(job->state) && !job->allocation.empty() && job->allocation.front() == *index &&
+        job->state == JobState::Completing) {
+      orphans.push_back(id);
+    }
+  }
+  for (JobId id : orphans) {
+    enactor_.forget_kill(id);
+    engine_.job_ended(id, -SIGKILL);
+  }
+}
+
+// ---------------------------------------------------------------- journal
+
+std::vector<std::string> Daemon::node_names(const Job& job) const {
+  std::vector<std::string> names;
+  for (NodeIndex n : job.allocation) names.push_back(engine_.cluster().node(n).name);
+  return names;
+}
+
+void Daemon::save_job(const Job& job) {
+  if (!job.allocation.empty()) {
+    last_nodes_[job.id] = node_names(job);
+    store_->save_job(job, last_nodes_[job.id]);
+    return;
+  }
+  // An ended job has given its nodes back; its record keeps where it ran.
+  auto it = last_nodes_.find(job.id);
+  if (it == last_nodes_.end() || !is_terminal(job.state)) {
+    store_->save_job(job, {});
+    return;
+  }
+  Job record = job;
+  for (const std::string& name : it->second) {
+    if (auto index = engine_.cluster().find(name)) record.allocation.push_back(*index);
+  }
+  store_->save_job(record, it->second);
+  last_nodes_.erase(it);
+}
+
+void Daemon::save_nodes() {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const Node& node : engine_.cluster().nodes()) {
+    nodes.push_back({{"name", node.name}, {"cores", node.cores}});
+  }
+  store_->set_meta(kNodesMeta, nodes.dump());
+}
+
+void Daemon::on_event(const Event& event) {
+  store_->append_event(event);
+  if (event.job != 0) {
+    if (const Job* job = engine_.find_job(event.job)) save_job(*job);
+  }
+  if (event.type == EventType::PowerCorridor) {
+    store_->set_meta(kCorridorMeta, nlohmann::json::array({event.value, event.value2}).dump());
+  }
+  const std::string topic(sched::topic(event.type));
+  const std::string body = proto::encode_body(event_msg(event));
+  events_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
+}
+
+void Daemon::recover() {
+  engine_.skip_ids_through(store_->max_job_id());
+  engine_.skip_event_seq_through(store_->last_event_seq());
+  // Nodes first (down until their agents register), so that restored jobs
+  // find theirs and submissions are checked against the known cluster.
+  if (auto saved = store_->meta(kNodesMeta)) {
+    const auto nodes = nlohmann::json::parse(*saved, nullptr, false);
+    if (nodes.is_array()) {
+      for (const auto& node : nodes) {
+        const std::string name = node.value("name", "");
+        if (name.empty() || engine_.cluster().find(name)) continue;
+        const NodeIndex index = engine_.add_node(name, node.value("cores", 1));
+        (void)index;
+        engine_.set_node_up(name, false, "waiting for its agent after a restart");
+      }
+    }
+  }
+  int pending = 0;
+  int held = 0;
+  const double deadline = clock_.now() + config_.down_after_s;
+  for (const StoredJob& stored : store_->load_active_jobs()) {
+    if (auto error = engine_.restore_job(stored.job, stored.nodes)) {
+      spdlog::error("job {} not restored: {}", stored.job.id, *error);
+      continue;
+    }
+    if (stored.job.state == JobState::Pending) {
+      ++pending;
+    } else {
+      ++held;
+      awaiting_agent_[stored.job.id] = deadline;
+    }
+  }
+  if (pending + held > 0) {
+    spdlog::info("restored {} pending and {} running jobs from the journal", pending, held);
+  }
+}
+
+}  // namespace sched::daemon

@@ -1,0 +1,113 @@
+// schedd: the engine in real time (DESIGN §2, §5). One thread, one loop:
+//
+//   poll the client and agent sockets (until the next timer)
+//   → each message becomes an engine input (or a query answered from state)
+//   → timers: tick, time limits, node health, policy file edits, kill timeouts
+//   → scheduling passes while one is due; enactor results fed back
+//   → the journal commits; then replies and agent commands go out
+//
+// Every engine event is journaled (SQLite) and published on the PUB socket.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <zmq.hpp>
+
+#include "agent_directory.hpp"
+#include "daemon_config.hpp"
+#include "live_enactor.hpp"
+#include "outbox.hpp"
+#include "sched/engine.hpp"
+#include "sched/env.hpp"
+#include "sched/policy_host.hpp"
+#include "sched/proto/envelope.hpp"
+#include "state_store.hpp"
+
+namespace sched::daemon {
+
+class Daemon : private EventSink {
+ public:
+  // Binds the sockets, opens the journal, restores its jobs and loads the
+  // policy. Throws std::runtime_error with a clear message when it cannot
+  // (an endpoint in use, an unwritable state folder, a broken journal).
+  explicit Daemon(DaemonConfig config);
+  ~Daemon() override;
+
+  // Runs until `stop` becomes true (checked at least every 100 ms).
+  void run(const std::atomic<bool>& stop);
+
+  // The endpoints actually bound (a configured port 0 or * is resolved).
+  const std::string& client_endpoint() const { return client_endpoint_; }
+  const std::string& agent_endpoint() const { return agent_endpoint_; }
+  const std::string& event_endpoint() const { return event_endpoint_; }
+
+ private:
+  // ---- loop steps
+  void drain_clients();
+  void drain_agents();
+  void on_timers(double now);
+  void settle();
+  void commit();
+
+  // ---- messages (client_handlers.cpp, agent_handlers.cpp)
+  void handle_client(const std::string& peer, const proto::Envelope& request);
+  void handle_agent(const std::string& peer, const proto::Envelope& message);
+  void reply_error(zmq::socket_t& socket, const std::string& peer, const proto::Envelope& request,
+                   std::string_view code, const std::string& message);
+  template <class Body>
+  void reply(zmq::socket_t& socket, const std::string& peer, const proto::Envelope& request,
+             const Body& body);
+
+  void on_register(const std::string& peer, const proto::AgentRegister& reg, std::uint64_t seq);
+  void node_lost(const std::string& node, const std::string& why);
+
+  // ---- journal and events
+  void on_event(const Event& event) override;
+  void save_job(const Job& job);
+  void save_nodes();
+  void recover();
+  void lock_state_dir();
+
+  std::vector<std::string> node_names(const Job& job) const;
+  proto::JobInfo info_of(const Job& job, int pending_rank) const;
+
+  DaemonConfig config_;
+  SystemClock clock_;
+  zmq::context_t context_;
+  zmq::socket_t clients_;
+  zmq::socket_t agents_socket_;
+  zmq::socket_t events_;
+  std::string client_endpoint_;
+  std::string agent_endpoint_;
+  std::string event_endpoint_;
+  Outbox outbox_;
+  AgentDirectory agents_;
+  LiveEnactor enactor_;
+  Engine engine_;
+  std::unique_ptr<PolicyHost> policy_;
+  std::unique_ptr<StateStore> store_;
+
+  int lock_fd_ = -1;
+  double started_at_ = 0;
+  double next_tick_ = 0;
+  double next_policy_check_ = 0;
+  // Jobs restored from the journal whose leader's agent has not yet said
+  // whether it runs them: job → when they count as lost.
+  std::map<JobId, double> awaiting_agent_;
+  // Where jobs that hold nodes run, for their record once they have ended.
+  std::map<JobId, std::vector<std::string>> last_nodes_;
+  std::uint64_t messages_ = 0;
+  std::uint64_t bad_messages_ = 0;
+  std::uint64_t submitted_ = 0;
+  std::uint64_t agent_seq_ = 0;
+};
+
+template <class Body>
+void Daemon::reply(zmq::socket_t& socket, const std::string& peer, const proto::Envelope& request,
+                   const Body& body) {
+  outbox_.post(socket, peer, proto::encode_reply(request.type, request.seq, body));
+}
+
+}  // namespace sched::daemon

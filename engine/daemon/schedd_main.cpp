@@ -1,0 +1,70 @@
+// schedd: the scheduler daemon. `schedd [--config FILE] [--state-dir DIR]`;
+// with no config it runs on built-in defaults (loopback endpoints).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "daemon_config.hpp"
+#include "schedd.hpp"
+
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+void on_signal(int) { stop_requested.store(true); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"schedd: the sched scheduler daemon"};
+  std::string config_path;
+  std::string state_dir;
+  std::string policy;
+  std::string log_level = "info";
+  std::string client_endpoint, agent_endpoint, event_endpoint;
+  app.add_option("-c,--config", config_path, "Configuration file (TOML); default: built-in")
+      ->check(CLI::ExistingFile);
+  app.add_option("--state-dir", state_dir, "Where the journal lives (overrides the config)");
+  app.add_option("--policy", policy, "Policy name or file (overrides the config)");
+  app.add_option("--client-endpoint", client_endpoint, "Overrides server.client_endpoint");
+  app.add_option("--agent-endpoint", agent_endpoint, "Overrides server.agent_endpoint");
+  app.add_option("--event-endpoint", event_endpoint, "Overrides server.event_endpoint");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  app.set_version_flag("--version", std::string("schedd 0.1.0"));
+  CLI11_PARSE(app, argc, argv);
+
+  // Logs go to stderr; stdout carries only the endpoints.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("schedd"));
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [schedd] [%^%l%$] %v");
+  try {
+    sched::daemon::DaemonConfig config = config_path.empty()
+                                             ? sched::daemon::DaemonConfig{}
+                                             : sched::daemon::load_config(config_path);
+    if (!state_dir.empty()) config.state_dir = state_dir;
+    if (!policy.empty()) config.policy = policy;
+    if (!client_endpoint.empty()) config.client_endpoint = client_endpoint;
+    if (!agent_endpoint.empty()) config.agent_endpoint = agent_endpoint;
+    if (!event_endpoint.empty()) config.event_endpoint = event_endpoint;
+    sched::daemon::complete_config(config);
+
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGPIPE, SIG_IGN);
+    sched::daemon::Daemon daemon(std::move(config));
+    // Tools that start schedd on port 0 read the endpoints from here.
+    std::cout << "clients " << daemon.client_endpoint() << "\nagents " << daemon.agent_endpoint()
+              << "\nevents " << daemon.event_endpoint() << std::endl;
+    daemon.run(stop_requested);
+    spdlog::info("stopping");
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  return 0;
+}

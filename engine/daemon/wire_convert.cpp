@@ -1,0 +1,114 @@
+#include "wire_convert.hpp"
+
+namespace sched::daemon {
+
+std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& out) {
+  const auto kind = parse_job_kind(in.kind);
+  if (!kind) return "unknown kind '" + in.kind + "' (rigid, moldable, malleable or evolving)";
+  const auto constraint = parse_node_constraint(in.node_constraint);
+  if (!constraint) {
+    return "unknown node constraint '" + in.node_constraint + "' (none, pof2, even, odd or ncube)";
+  }
+  out = JobSpec{};
+  out.name = in.name;
+  out.user = in.user;
+  out.kind = *kind;
+  out.nodes = in.nodes;
+  out.min_nodes = in.min_nodes;
+  out.max_nodes = in.max_nodes;
+  out.constraint = *constraint;
+  out.tasks_per_node = in.tasks_per_node;
+  out.walltime = in.walltime;
+  out.power_min_w = in.power_min_w;
+  out.power_max_w = in.power_max_w;
+  out.urgent = in.urgent;
+  out.command = in.script;
+  out.workdir = in.workdir;
+  out.output = in.output.value_or("");
+  for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
+  return std::nullopt;
+}
+
+std::string output_path(const Job& job) {
+  if (!job.spec.output.empty()) return job.spec.output;
+  std::string dir = job.spec.workdir.empty() ? "." : job.spec.workdir;
+  if (dir.back() != '/') dir += '/';
+  return dir + "sched-" + std::to_string(job.id) + ".out";
+}
+
+namespace {
+
+proto::JobInfo common_info(const Job& job) {
+  proto::JobInfo info;
+  info.id = job.id;
+  info.name = job.spec.name;
+  info.user = job.spec.user;
+  info.kind = std::string(to_string(job.spec.kind));
+  info.state = std::string(to_string(job.state));
+  info.nodes = job.allocation.empty() ? job.spec.nodes : job.size();
+  info.req_nodes = job.spec.nodes;
+  info.min_nodes = job.spec.min_nodes;
+  info.max_nodes = job.spec.max_nodes;
+  info.node_constraint = std::string(to_string(job.spec.constraint));
+  info.tasks_per_node = job.spec.tasks_per_node;
+  info.walltime = job.spec.walltime;
+  info.urgent = job.spec.urgent;
+  info.submit_time = job.submit_time;
+  if (job.start_time >= 0) info.start_time = job.start_time;
+  if (job.end_time >= 0) info.end_time = job.end_time;
+  if (job.est_end() >= 0 && !is_terminal(job.state)) info.est_end = job.est_end();
+  if (job.state == JobState::Pending) info.expected_start = job.expected_start;
+  if (is_terminal(job.state) && job.state != JobState::Cancelled)
+    info.exit_status = job.exit_status;
+  if (job.state == JobState::Cancelled && job.start_time >= 0) info.exit_status = job.exit_status;
+  info.expansions = job.expansions;
+  info.shrinks = job.shrinks;
+  info.requeues = job.requeues;
+  info.mtct = job.mtct;
+  info.power_w = job.power_w;
+  info.workdir = job.spec.workdir;
+  info.output = output_path(job);
+  return info;
+}
+
+}  // namespace
+
+proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank) {
+  proto::JobInfo info = common_info(job);
+  for (NodeIndex n : job.allocation) info.nodelist.push_back(cluster.node(n).name);
+  if (job.state == JobState::Pending) {
+    // Slurm's reasons: the head waits for nodes, the others for their turn.
+    info.reason = pending_rank == 0 ? "Resources" : "Priority";
+    if (job.requeues > 0 && pending_rank != 0) info.reason = "Requeued";
+  }
+  return info;
+}
+
+proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes) {
+  proto::JobInfo info = common_info(job);
+  info.nodelist = nodes;
+  return info;
+}
+
+proto::EventMsg event_msg(const Event& event) {
+  proto::EventMsg msg;
+  msg.seq = event.seq;
+  msg.time = event.time;
+  msg.topic = std::string(topic(event.type));
+  if (event.job != 0) {
+    msg.job = event.job;
+    msg.from = std::string(to_string(event.from));
+    msg.state = std::string(to_string(event.to));
+  }
+  if (event.nodes != 0 || event.job != 0) msg.nodes = event.nodes;
+  if (event.type == EventType::JobResized || event.type == EventType::JobAdapting) {
+    msg.prev_nodes = event.prev_nodes;
+  }
+  if (event.value != 0) msg.value = event.value;
+  if (event.value2 != 0) msg.value2 = event.value2;
+  if (!event.node.empty()) msg.node = event.node;
+  if (!event.message.empty()) msg.message = event.message;
+  return msg;
+}
+
+}  // namespace sched::daemon

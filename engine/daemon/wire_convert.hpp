@@ -1,0 +1,30 @@
+// Between the engine's types and the wire's (proto/messages.hpp): the wire
+// speaks names ("malleable", "RUNNING", node names), the engine enums and
+// node indices.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sched/engine.hpp"
+#include "sched/proto/messages.hpp"
+
+namespace sched::daemon {
+
+// A submitted spec; an error for people when a name is unknown. Sizes and
+// limits are checked afterwards by the engine (normalize_spec).
+std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& out);
+
+// What clients see of a job. `pending_rank` is its place in the queue (0 for
+// the head) when pending, used for the pending reason.
+proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank = -1);
+// The same from a job that is no longer in the engine (the journal), with
+// its node names.
+proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes);
+
+proto::EventMsg event_msg(const Event& event);
+
+// The output file of a job: its own, else <workdir>/sched-<id>.out.
+std::string output_path(const Job& job);
+
+}  // namespace sched::daemon

@@ -1,0 +1,246 @@
+#include "job_codec.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace sched::store {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or infinity (nlohmann would write null), yet an MTCT with
+// no computation time is infinite; such values are kept as strings.
+json number(double value) {
+  if (std::isfinite(value)) return value;
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+// nlohmann refuses to write strings that are not UTF-8. A command or an
+// environment in another encoding is kept as its bytes, so that it comes back
+// unchanged.
+json text(const std::string& value) {
+  try {
+    (void)json(value).dump();
+    return value;
+  } catch (const json::type_error&) {
+    return json{{"bytes", std::vector<std::uint8_t>(value.begin(), value.end())}};
+  }
+}
+
+json parse_object(const std::string& source, const char* what) {
+  json value = json::parse(source, nullptr, /*allow_exceptions=*/false);
+  if (!value.is_object()) throw CodecError(std::string(what) + ": not a JSON object");
+  return value;
+}
+
+[[noreturn]] void bad(const char* key, const char* expected) {
+  throw CodecError(std::string("'") + key + "': expected " + expected);
+}
+
+// The readers below leave `out` alone when the key is missing.
+
+void read(const json& object, const char* key, double& out) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  if (it->is_number()) {
+    out = it->get<double>();
+  } else if (it->is_string() && *it == "nan") {
+    out = std::numeric_limits<double>::quiet_NaN();
+  } else if (it->is_string() && *it == "inf") {
+    out = std::numeric_limits<double>::infinity();
+  } else if (it->is_string() && *it == "-inf") {
+    out = -std::numeric_limits<double>::infinity();
+  } else {
+    bad(key, "a number");
+  }
+}
+
+void read(const json& object, const char* key, std::optional<double>& out) {
+  if (!object.contains(key)) return;
+  double value = 0;
+  read(object, key, value);
+  out = value;
+}
+
+void read(const json& object, const char* key, int& out) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  if (!it->is_number_integer()) bad(key, "an integer");
+  constexpr auto kMax = std::numeric_limits<int>::max();
+  constexpr auto kMin = std::numeric_limits<int>::min();
+  const bool fits = it->is_number_unsigned()
+                        ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMax)
+                        : it->get<std::int64_t>() >= kMin && it->get<std::int64_t>() <= kMax;
+  if (!fits) bad(key, "an int");
+  out = it->get<int>();
+}
+
+void read(const json& object, const char* key, std::uint64_t& out) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  if (!it->is_number_unsigned()) bad(key, "an unsigned integer");
+  out = it->get<std::uint64_t>();
+}
+
+void read(const json& object, const char* key, bool& out) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  if (!it->is_boolean()) bad(key, "true or false");
+  out = it->get<bool>();
+}
+
+std::string text_of(const json& value, const char* key) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_object() && value.contains("bytes") && value["bytes"].is_array()) {
+    std::string bytes;
+    for (const json& byte : value["bytes"]) {
+      if (!byte.is_number_unsigned() || byte.get<std::uint64_t>() > 255) bad(key, "bytes");
+      bytes.push_back(static_cast<char>(byte.get<std::uint8_t>()));
+    }
+    return bytes;
+  }
+  bad(key, "a string");
+}
+
+void read(const json& object, const char* key, std::string& out) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  out = text_of(*it, key);
+}
+
+template <typename Enum, typename Parse>
+void read_enum(const json& object, const char* key, Enum& out, Parse parse) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  std::optional<Enum> value;
+  if (it->is_string()) value = parse(it->get<std::string>());
+  if (!value) bad(key, "a known name");
+  out = *value;
+}
+
+}  // namespace
+
+std::string encode_spec(const JobSpec& spec) {
+  json environment = json::array();
+  for (const auto& [name, value] : spec.environment) {
+    environment.push_back(json::array({text(name), text(value)}));
+  }
+  const json object = {
+      {"nodes", spec.nodes},
+      {"min_nodes", spec.min_nodes},
+      {"max_nodes", spec.max_nodes},
+      {"constraint", to_string(spec.constraint)},
+      {"tasks_per_node", spec.tasks_per_node},
+      {"walltime", number(spec.walltime)},
+      {"power_min_w", number(spec.power_min_w)},
+      {"power_max_w", number(spec.power_max_w)},
+      {"urgent", spec.urgent},
+      {"command", text(spec.command)},
+      {"workdir", text(spec.workdir)},
+      {"output", text(spec.output)},
+      {"environment", std::move(environment)},
+  };
+  return object.dump();
+}
+
+void decode_spec(const std::string& source, JobSpec& spec) {
+  const json object = parse_object(source, "spec");
+  read(object, "nodes", spec.nodes);
+  read(object, "min_nodes", spec.min_nodes);
+  read(object, "max_nodes", spec.max_nodes);
+  read_enum(object, "constraint", spec.constraint, parse_node_constraint);
+  read(object, "tasks_per_node", spec.tasks_per_node);
+  read(object, "walltime", spec.walltime);
+  read(object, "power_min_w", spec.power_min_w);
+  read(object, "power_max_w", spec.power_max_w);
+  read(object, "urgent", spec.urgent);
+  read(object, "command", spec.command);
+  read(object, "workdir", spec.workdir);
+  read(object, "output", spec.output);
+  if (auto it = object.find("environment"); it != object.end()) {
+    if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
+    spec.environment.clear();
+    for (const json& pair : *it) {
+      if (!pair.is_array() || pair.size() != 2) bad("environment", "[name, value] pairs");
+      spec.environment.emplace_back(text_of(pair[0], "environment"),
+                                    text_of(pair[1], "environment"));
+    }
+  }
+}
+
+std::string encode_progress(const Job& job) {
+  json object = {
+      {"outcome", to_string(job.outcome)},
+      {"expansions", job.expansions},
+      {"shrinks", job.shrinks},
+      {"gain", job.gain},
+      {"requeues", job.requeues},
+      {"limit_extension", number(job.limit_extension)},
+      {"adapting_since", number(job.adapting_since)},
+      {"node_seconds", number(job.node_seconds)},
+      {"allocation_since", number(job.allocation_since)},
+      {"version", job.version},
+  };
+  // Unset optionals are left out: absent reads back as unset.
+  if (job.mtct) object["mtct"] = number(*job.mtct);
+  if (job.power_w) object["power_w"] = number(*job.power_w);
+  if (job.expected_start) object["expected_start"] = number(*job.expected_start);
+  if (job.request) {
+    object["request"] = {
+        {"op", job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink"},
+        {"nodes", job.request->nodes},
+    };
+  }
+  return object.dump();
+}
+
+void decode_progress(const std::string& source, Job& job) {
+  const json object = parse_object(source, "progress");
+  read_enum(object, "outcome", job.outcome, parse_job_state);
+  read(object, "expansions", job.expansions);
+  read(object, "shrinks", job.shrinks);
+  read(object, "gain", job.gain);
+  read(object, "requeues", job.requeues);
+  read(object, "limit_extension", job.limit_extension);
+  read(object, "adapting_since", job.adapting_since);
+  read(object, "node_seconds", job.node_seconds);
+  read(object, "allocation_since", job.allocation_since);
+  read(object, "version", job.version);
+  read(object, "mtct", job.mtct);
+  read(object, "power_w", job.power_w);
+  read(object, "expected_start", job.expected_start);
+  if (auto it = object.find("request"); it != object.end()) {
+    if (!it->is_object()) bad("request", "an object");
+    ResizeRequest request;
+    read_enum(*it, "op", request.op, [](const std::string& op) -> std::optional<ResizeRequest::Op> {
+      if (op == "expand") return ResizeRequest::Op::Expand;
+      if (op == "shrink") return ResizeRequest::Op::Shrink;
+      return std::nullopt;
+    });
+    read(*it, "nodes", request.nodes);
+    job.request = request;
+  }
+}
+
+std::string encode_strings(const std::vector<std::string>& strings) {
+  json array = json::array();
+  for (const std::string& s : strings) array.push_back(text(s));
+  return array.dump();
+}
+
+std::vector<std::string> decode_strings(const std::string& source) {
+  const json array = json::parse(source, nullptr, /*allow_exceptions=*/false);
+  if (!array.is_array()) throw CodecError("not a JSON array of strings");
+  std::vector<std::string> strings;
+  strings.reserve(array.size());
+  for (const json& value : array) strings.push_back(text_of(value, "array element"));
+  return strings;
+}
+
+std::string encode_ids(const std::vector<JobId>& ids) { return json(ids).dump(); }
+
+}  // namespace sched::store

@@ -1,0 +1,95 @@
+// The state journal: jobs, their allocations (as node names) and the event
+// journal in one SQLite file (WAL mode), so that schedd picks up where it was
+// after a restart, even after SIGKILL. A committed write survives the death of
+// the process; with synchronous=NORMAL the last commits may be lost on power
+// loss, which a restart then sees as an older, consistent state.
+//
+// One StateStore is used by one thread; two daemons must not share a file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sched/event.hpp"
+#include "sched/job.hpp"
+
+namespace sched {
+
+// A job as the store gives it back. job.allocation is empty: node indices
+// differ between runs, so the daemon maps `nodes` to its own indices.
+struct StoredJob {
+  Job job;
+  std::vector<std::string> nodes;  // the allocation as node names; first = leader
+};
+
+// Which finished jobs `sched acct` asks for (like sacct's filters).
+struct AcctQuery {
+  std::optional<std::string> user;
+  std::vector<JobState> states;        // empty: any terminal state; non-terminal ones match nothing
+  std::optional<double> since, until;  // end_time in [since, until) (epoch seconds)
+  std::vector<JobId> ids;              // empty: any
+  std::size_t limit = 1000;            // 0: no limit; the earliest ends are kept
+};
+
+// Every failure: the message names the database file, what was being done and
+// SQLite's own words.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class StateStore {
+ public:
+  // Opens or creates the database file; its directory must exist. Sets WAL
+  // mode, synchronous=NORMAL and a busy timeout, and refuses a file that is
+  // not a sched state database or has a schema this build does not know.
+  static std::unique_ptr<StateStore> open(const std::string& path);
+  ~StateStore();  // rolls back a transaction still open
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
+
+  const std::string& path() const;
+
+  // Groups writes into one transaction (the daemon commits once per loop
+  // iteration); a write outside begin/commit is its own transaction.
+  // Transactions do not nest.
+  void begin();
+  void commit();
+  void rollback();  // drops the writes since begin(); nothing to do without one
+  bool in_transaction() const;
+
+  // Inserts or updates everything about the job. node_names are the names of
+  // job.allocation's nodes, in the same order (so the sizes must match).
+  void save_job(const Job& job, const std::vector<std::string>& node_names);
+  std::optional<StoredJob> load_job(JobId id) const;  // in any state
+  std::vector<StoredJob> load_active_jobs() const;    // every non-terminal job, by id
+  JobId max_job_id() const;  // the highest id ever saved (0 if none): ids are never reused
+  // Terminal jobs matching the query, by end time, then id.
+  std::vector<StoredJob> finished_jobs(const AcctQuery& query) const;
+
+  // The event journal. Sequence numbers are unique: appending one that is
+  // already there is an error (a restarted daemon continues after
+  // last_event_seq()).
+  void append_event(const Event& event);
+  std::vector<Event> events_after(std::uint64_t seq, std::size_t limit) const;  // limit 0: all
+  std::uint64_t last_event_seq() const;                                         // 0 if none
+
+  // Small settings that outlive a restart (the power corridor, ...).
+  void set_meta(const std::string& key, const std::string& value);
+  std::optional<std::string> meta(const std::string& key) const;
+
+  // The schema this build writes (PRAGMA user_version).
+  static constexpr int kSchemaVersion = 1;
+
+ private:
+  struct Impl;
+  explicit StateStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sched

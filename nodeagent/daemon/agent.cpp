@@ -1,0 +1,229 @@
+#include "agent.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <vector>
+
+#include "sched/agent/job_env.hpp"
+#include "sched/proto/error.hpp"
+
+namespace sched::agent {
+namespace {
+
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  in >> load;
+  return load;
+}
+
+}  // namespace
+
+Agent::Agent(AgentOptions options)
+    : options_(std::move(options)), context_(1), socket_(context_, zmq::socket_type::dealer) {
+  const NodeTopology host = discover_topology();
+  topology_ = options_.cores > 0 ? virtual_topology(host, options_.cores) : host;
+  if (options_.node_name.empty()) options_.node_name = topology_.hostname;
+  if (options_.spool_dir.empty()) options_.spool_dir = "/tmp/sched-agent-" + options_.node_name;
+  socket_.set(zmq::sockopt::linger, 0);
+  // Messages wait for the engine while it is away, up to a bound.
+  socket_.set(zmq::sockopt::sndhwm, 10000);
+  socket_.set(zmq::sockopt::reconnect_ivl, 100);
+  socket_.set(zmq::sockopt::reconnect_ivl_max, 2000);
+  try {
+    socket_.connect(options_.engine_endpoint);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("cannot connect to the engine at " + options_.engine_endpoint + ": " +
+                             e.what());
+  }
+}
+
+template <class Body>
+std::uint64_t Agent::send(std::string_view type, const Body& body) {
+  const std::uint64_t seq = ++seq_;
+  const std::string bytes = proto::encode_request(type, seq, body);
+  if (!socket_.send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
+    spdlog::warn("{} not sent: the queue to the engine is full", type);
+  }
+  return seq;
+}
+
+void Agent::send_register() {
+  proto::AgentRegister reg;
+  reg.node = options_.node_name;
+  reg.hostname = topology_.hostname;
+  reg.sockets = topology_.sockets;
+  reg.cores = topology_.cores;
+  reg.pus = topology_.pus;
+  reg.memory_bytes = static_cast<std::int64_t>(topology_.memory_bytes);
+  reg.gpus = topology_.gpus;
+  for (const auto& [job, task] : batch_) reg.jobs.push_back(job);
+  register_seq_ = send(proto::type::kAgentRegister, reg);
+  // Exits the engine has not acknowledged go again, after the registration.
+  std::map<std::uint64_t, proto::TaskExited> again;
+  for (auto& [seq, report] : unacked_exits_) again[send(proto::type::kTaskExited, report)] = report;
+  unacked_exits_ = std::move(again);
+  next_register_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(options_.register_retry_s));
+}
+
+void Agent::send_heartbeat() {
+  proto::AgentHeartbeat beat;
+  beat.node = options_.node_name;
+  beat.load = load_average();
+  for (const auto& [job, task] : batch_) beat.jobs.push_back(job);
+  send(proto::type::kAgentHeartbeat, beat);
+  next_heartbeat_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(heartbeat_);
+}
+
+void Agent::run(const std::atomic<bool>& stop) {
+  spdlog::info("node {} ({} cores) → engine {}", options_.node_name, topology_.cores,
+               options_.engine_endpoint);
+  send_register();
+  while (!stop.load()) {
+    const auto now = Clock::now();
+    if (!registered_ && now >= next_register_) send_register();
+    if (registered_ && now >= next_heartbeat_) send_heartbeat();
+
+    std::vector<zmq::pollitem_t> items;
+    items.push_back({socket_.handle(), 0, ZMQ_POLLIN, 0});
+    for (const TaskFd& fd : tasks_.poll_fds()) items.push_back({nullptr, fd.fd, ZMQ_POLLIN, 0});
+    auto wake = registered_ ? next_heartbeat_ : next_register_;
+    if (auto deadline = tasks_.next_deadline()) wake = std::min(wake, *deadline);
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
+    try {
+      zmq::poll(items, std::chrono::milliseconds(std::clamp<long>(wait.count(), 0, 100)));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      throw;
+    }
+    while (true) {
+      zmq::message_t frame;
+      if (!socket_.recv(frame, zmq::recv_flags::dontwait)) break;
+      try {
+        on_message(proto::decode(frame.data(), frame.size()));
+      } catch (const proto::ProtoError& e) {
+        spdlog::warn("message from the engine refused: {}", e.what());
+      }
+    }
+    forward_output();
+    report_exits();
+  }
+}
+
+void Agent::on_message(const proto::Envelope& message) {
+  namespace type = proto::type;
+  if (message.is_reply()) {
+    if (message.type == type::kAgentRegister) {
+      if (!*message.ok) {
+        spdlog::error("registration refused: {}", message.error ? message.error->message : "");
+        return;
+      }
+      const auto reply = message.body_as<proto::RegisterReply>();
+      if (reply.heartbeat_s > 0) heartbeat_ = std::chrono::duration<double>(reply.heartbeat_s);
+      client_endpoint_ = reply.client_endpoint;
+      if (!registered_) spdlog::info("registered with the engine");
+      registered_ = true;
+      next_heartbeat_ = Clock::now();
+    } else if (message.type == type::kTaskExited) {
+      unacked_exits_.erase(message.seq);
+    } else if (!*message.ok) {
+      // The engine does not know us (it restarted): register again.
+      if (message.error && message.error->code == proto::code::kNotFound && registered_) {
+        spdlog::info("the engine does not know this node any more; registering again");
+        registered_ = false;
+        next_register_ = Clock::now();
+      }
+    }
+    return;
+  }
+  if (message.type == type::kJobLaunch) {
+    on_launch(message.body_as<proto::JobLaunch>());
+  } else if (message.type == type::kJobKill) {
+    on_kill(message.body_as<proto::JobKill>());
+  } else {
+    spdlog::warn("unknown message {} from the engine", message.type);
+  }
+}
+
+void Agent::on_launch(const proto::JobLaunch& launch) {
+  if (batch_.count(launch.job)) return;  // a repeated launch: it runs already
+  JobEnvInput in;
+  in.job_id = launch.job;
+  in.job_name = launch.name;
+  in.nodes = launch.nodes;
+  in.this_node = options_.node_name;
+  in.tasks_per_node = launch.tasks_per_node;
+  in.submit_dir = launch.workdir;
+  in.cluster_endpoint = client_endpoint_;
+  for (const auto& [name, value] : launch.env) in.user_env.emplace_back(name, value);
+  BatchLaunch batch;
+  batch.job = launch.job;
+  batch.script = launch.script;
+  batch.workdir = launch.workdir;
+  batch.output_path = launch.output;
+  batch.spool_dir = options_.spool_dir;
+  try {
+    batch.env = job_environment(in);
+    const TaskId task = tasks_.launch_batch(batch);
+    batch_[launch.job] = task;
+    proto::TaskStarted started;
+    started.node = options_.node_name;
+    started.job = launch.job;
+    started.pid = tasks_.pid(task).value_or(0);
+    send(proto::type::kTaskStarted, started);
+    spdlog::info("job {} started (pid {})", launch.job, started.pid);
+  } catch (const std::exception& e) {
+    spdlog::warn("job {} could not start: {}", launch.job, e.what());
+    proto::TaskExited exited;
+    exited.node = options_.node_name;
+    exited.job = launch.job;
+    exited.status = 127;
+    exited.message = e.what();
+    unacked_exits_[send(proto::type::kTaskExited, exited)] = exited;
+  }
+}
+
+void Agent::on_kill(const proto::JobKill& kill) {
+  const auto tasks = tasks_.tasks_of(kill.job);
+  spdlog::info("job {}: killing {} tasks ({})", kill.job, tasks.size(), kill.reason);
+  for (TaskId task : tasks) tasks_.kill(task, std::chrono::duration<double>(kill.grace_s));
+  if (tasks.empty() && !batch_.count(kill.job)) {
+    // Nothing of it runs here (it ended, or never started): say so, so the
+    // engine need not wait for its kill timeout.
+    proto::TaskExited exited;
+    exited.node = options_.node_name;
+    exited.job = kill.job;
+    exited.status = -9;
+    exited.message = "not running on " + options_.node_name;
+    unacked_exits_[send(proto::type::kTaskExited, exited)] = exited;
+  }
+}
+
+void Agent::forward_output() {
+  // Steps' output is forwarded with `sched run` (job steps); batch scripts
+  // write to their output file directly.
+  for (const TaskFd& fd : tasks_.poll_fds()) {
+    if (fd.event != FdEvent::Exited) tasks_.read_output(fd.task);
+  }
+}
+
+void Agent::report_exits() {
+  for (const TaskExit& exit : tasks_.reap()) {
+    auto it = batch_.find(exit.job);
+    if (it == batch_.end() || it->second != exit.task) continue;
+    batch_.erase(it);
+    proto::TaskExited exited;
+    exited.node = options_.node_name;
+    exited.job = exit.job;
+    exited.status = exit.status;
+    exited.message = exit.error;
+    spdlog::info("job {} ended with status {}", exit.job, exit.status);
+    unacked_exits_[send(proto::type::kTaskExited, exited)] = exited;
+  }
+}
+
+}  // namespace sched::agent

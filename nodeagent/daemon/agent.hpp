@@ -1,0 +1,65 @@
+// The nodeagent daemon's loop (DESIGN §2, §5): one DEALER connection to the
+// engine's agent endpoint; registers the node, heartbeats, runs what the
+// engine asks (job.launch, job.kill) through the ProcessTable, and reports
+// how tasks started and ended. Reports of ended tasks are kept until the
+// engine acknowledges them, so an engine restart loses none; the agent's
+// jobs keep running while the engine is away.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <string>
+#include <zmq.hpp>
+
+#include "sched/agent/processes.hpp"
+#include "sched/agent/topology.hpp"
+#include "sched/proto/envelope.hpp"
+#include "sched/proto/messages.hpp"
+
+namespace sched::agent {
+
+struct AgentOptions {
+  std::string engine_endpoint = "tcp://127.0.0.1:7101";
+  std::string node_name;  // default: the host name
+  int cores = 0;          // > 0: a virtual node of that many cores
+  std::string spool_dir;  // where batch scripts are written
+  double register_retry_s = 1;
+};
+
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  void run(const std::atomic<bool>& stop);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void send_register();
+  void send_heartbeat();
+  template <class Body>
+  std::uint64_t send(std::string_view type, const Body& body);
+  void on_message(const proto::Envelope& message);
+  void on_launch(const proto::JobLaunch& launch);
+  void on_kill(const proto::JobKill& kill);
+  void report_exits();
+  void forward_output();
+
+  AgentOptions options_;
+  NodeTopology topology_;
+  zmq::context_t context_;
+  zmq::socket_t socket_;
+  ProcessTable tasks_;
+  std::uint64_t seq_ = 0;
+  bool registered_ = false;
+  std::uint64_t register_seq_ = 0;
+  Clock::time_point next_register_{};
+  Clock::time_point next_heartbeat_{};
+  std::chrono::duration<double> heartbeat_{2.0};
+  std::string client_endpoint_;
+  std::map<JobId, TaskId> batch_;  // the batch script this node runs per job
+  // task.exited reports not yet acknowledged: seq → the report.
+  std::map<std::uint64_t, proto::TaskExited> unacked_exits_;
+};
+
+}  // namespace sched::agent

@@ -1,0 +1,47 @@
+// nodeagent: one per compute node (or several per machine as virtual nodes
+// with --node-name and --cores).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+
+#include "agent.hpp"
+
+namespace {
+std::atomic<bool> stop_requested{false};
+void on_signal(int) { stop_requested.store(true); }
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nodeagent: runs a node's jobs for schedd"};
+  sched::agent::AgentOptions options;
+  std::string log_level = "info";
+  app.add_option("--engine", options.engine_endpoint, "schedd's agent endpoint")
+      ->capture_default_str();
+  app.add_option("--node-name", options.node_name, "Name of this node (default: the host name)");
+  app.add_option("--cores", options.cores, "A virtual node of this many cores")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--spool-dir", options.spool_dir,
+                 "Where batch scripts are written (default: /tmp/sched-agent-NODE)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  app.set_version_flag("--version", std::string("nodeagent 0.1.0"));
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_default_logger(spdlog::stderr_color_mt("nodeagent"));
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [nodeagent] [%^%l%$] %v");
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    sched::agent::Agent agent(options);
+    agent.run(stop_requested);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+// The environment a job's processes see on a node: the SCHED_ variables that
+// tell a process where it runs, Slurm's names for the same facts (so that
+// ported scripts work), then the user's own variables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched/agent/types.hpp"
+
+namespace sched::agent {
+
+struct JobEnvInput {
+  JobId job_id = 0;
+  std::string job_name;
+  std::vector<std::string> nodes;  // the allocation; the first is the leader
+  std::string this_node;           // must be one of `nodes`
+  int tasks_per_node = 1;
+  std::string submit_dir;
+  std::string cluster_endpoint;  // where the job's processes reach the engine
+  EnvPairs user_env;             // as submitted
+};
+
+// Returns the variables in this order: ours (SCHED_ then SLURM_), then the
+// user's in submission order, each name once. A user's value replaces ours,
+// in our place, for non-SCHED_ names (SLURM_ included); SCHED_ is our namespace, so every
+// SCHED_ name the user gives is dropped. Pairs that cannot be an environment
+// entry (empty name, '=' or NUL in the name, NUL in the value) are dropped;
+// of repeated user names the last wins.
+// Throws std::invalid_argument when this_node is not in nodes.
+EnvPairs job_environment(const JobEnvInput& in);
+
+}  // namespace sched::agent

@@ -1,0 +1,139 @@
+// The job processes of one node: launches batch scripts and step commands,
+// reports how they ended, and kills whole process trees. Nothing here blocks
+// the agent's loop: the loop polls poll_fds() (output and exit), waits at most
+// until next_deadline(), then calls read_output(), reap() and poll_timers().
+//
+// Every launch is a *task*: one process that leads its own session and process
+// group; what it starts belongs to the task too. When a task's process ends,
+// what it left behind is killed (as Slurm does when a step ends), unless a
+// kill() with a grace period is under way, which then runs its course.
+// The table reaps its own children: the daemon must neither ignore SIGCHLD
+// nor wait() for any child. One loop owns a table (it is not thread-safe).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sched/agent/types.hpp"
+
+namespace sched::agent {
+
+using TaskId = std::int64_t;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct BatchLaunch {
+  JobId job = 0;
+  std::string script;       // the script's text; run by its #! interpreter, else /bin/sh
+  std::string workdir;      // must exist
+  EnvPairs env;             // added to the agent's PATH, HOME, USER, LANG, SHELL; these win
+  std::string output_path;  // stdout and stderr, truncated; relative paths are from workdir
+  std::string spool_dir;    // gets the script as job-<id>.sh (mode 0700); created if missing
+};
+
+struct StepLaunch {
+  JobId job = 0;
+  std::vector<std::string> argv;  // argv[0] is looked up in the job's PATH unless it has a '/'
+  std::string workdir;            // must exist
+  EnvPairs env;                   // as for BatchLaunch
+};
+
+enum class Stream { Out, Err };
+
+struct OutputChunk {
+  Stream stream = Stream::Out;
+  std::string bytes;
+};
+
+struct TaskExit {
+  TaskId task = 0;
+  JobId job = 0;
+  int status = 0;       // exit code (>= 0), or the killing signal as -signal
+  bool killed = false;  // kill() was called for the task
+  // Why the process could not start (status 127), or that its status was lost.
+  std::string error;
+  std::vector<OutputChunk> output;  // a step's output not read before it ended
+};
+
+// Readable file descriptors of running tasks, for the agent's poll.
+enum class FdEvent { Stdout, Stderr, Exited };
+struct TaskFd {
+  TaskId task = 0;
+  int fd = -1;
+  FdEvent event = FdEvent::Stdout;  // Stdout/Stderr: call read_output(); Exited: reap()
+};
+
+// A launch that failed before the process existed: missing working directory,
+// unknown command or interpreter, unwritable spool, invalid environment.
+class LaunchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ProcessTable {
+ public:
+  using Clock = std::function<SteadyTime()>;
+
+  // `clock` is the only source of time (kill deadlines); tests inject theirs.
+  // The inherited environment is read from the agent's own here, once.
+  explicit ProcessTable(Clock clock = [] { return std::chrono::steady_clock::now(); });
+  // Kills every remaining task's tree with SIGKILL and reaps the processes.
+  ~ProcessTable();
+  ProcessTable(const ProcessTable&) = delete;
+  ProcessTable& operator=(const ProcessTable&) = delete;
+
+  // Both throw LaunchError; otherwise the process runs (a failure after the
+  // fork, such as an unopenable output file, arrives as TaskExit::error).
+  TaskId launch_batch(const BatchLaunch& launch);
+  TaskId launch_step(const StepLaunch& launch);
+
+  // Reads what a step task has written so far, without blocking (a bounded
+  // amount per call; poll again if the fd stays readable). Batch tasks and
+  // unknown tasks have none.
+  std::vector<OutputChunk> read_output(TaskId task);
+
+  // Finished tasks, each reported once, with their remaining output. Also
+  // runs poll_timers(). Never blocks.
+  std::vector<TaskExit> reap();
+
+  // SIGTERM to the task's process group and every descendant (including
+  // those that left the group); SIGKILL to all of them once `grace` has
+  // passed (at a later poll_timers() or reap()), or at once when grace <= 0.
+  // A second call can shorten the grace, never lengthen it. Returns false
+  // for an unknown (or already reaped) task.
+  bool kill(TaskId task, std::chrono::duration<double> grace);
+
+  // Sends the SIGKILLs whose grace has run out.
+  void poll_timers();
+  // When poll_timers() next has something to do, if ever.
+  std::optional<SteadyTime> next_deadline() const;
+
+  std::vector<TaskFd> poll_fds() const;
+  // The task's process has not ended (false once it has, even before reap()).
+  bool alive(TaskId task) const;
+  std::optional<int> pid(TaskId task) const;
+  std::vector<TaskId> tasks_of(JobId job) const;
+  std::size_t size() const { return tasks_.size(); }  // tasks not yet reaped
+
+ private:
+  struct Task;
+  struct Leftover;
+
+  TaskId add(std::unique_ptr<Task> task);
+  TaskExit finish(TaskId id, Task& task, int status);
+
+  Clock clock_;
+  EnvPairs inherited_env_;
+  TaskId next_id_ = 1;
+  std::map<TaskId, std::unique_ptr<Task>> tasks_;
+  // Descendants of reaped tasks still inside a kill's grace period.
+  std::vector<std::unique_ptr<Leftover>> leftovers_;
+};
+
+}  // namespace sched::agent

@@ -1,0 +1,75 @@
+#include "sched/agent/job_env.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+namespace sched::agent {
+namespace {
+
+bool valid_entry(const std::string& name, const std::string& value) {
+  return !name.empty() && name.find_first_of(std::string_view("=\0", 2)) == std::string::npos &&
+         value.find('\0') == std::string::npos;
+}
+
+std::string join(const std::vector<std::string>& items, char sep) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+}  // namespace
+
+EnvPairs job_environment(const JobEnvInput& in) {
+  const auto it = std::find(in.nodes.begin(), in.nodes.end(), in.this_node);
+  if (it == in.nodes.end()) {
+    throw std::invalid_argument("node '" + in.this_node + "' is not in the allocation of job " +
+                                std::to_string(in.job_id));
+  }
+  const std::string id = std::to_string(in.job_id);
+  const std::string nodelist = join(in.nodes, ',');
+  const std::string num_nodes = std::to_string(in.nodes.size());
+  const std::string node_id = std::to_string(it - in.nodes.begin());
+  const std::string per_node = std::to_string(in.tasks_per_node);
+
+  EnvPairs env = {
+      {"SCHED_JOB_ID", id},
+      {"SCHED_JOB_NAME", in.job_name},
+      {"SCHED_JOB_NODELIST", nodelist},
+      {"SCHED_JOB_NUM_NODES", num_nodes},
+      {"SCHED_NODEID", node_id},
+      {"SCHED_NTASKS_PER_NODE", per_node},
+      {"SCHED_SUBMIT_DIR", in.submit_dir},
+      {"SCHED_CLUSTER_ENDPOINT", in.cluster_endpoint},
+      // Slurm spells the node list in its compressed form (node[1-4]); its
+      // tools (scontrol show hostnames) also read the plain comma list.
+      {"SLURM_JOB_ID", id},
+      {"SLURM_JOBID", id},
+      {"SLURM_JOB_NAME", in.job_name},
+      {"SLURM_JOB_NODELIST", nodelist},
+      {"SLURM_NNODES", num_nodes},
+      {"SLURM_JOB_NUM_NODES", num_nodes},
+      {"SLURM_NODEID", node_id},
+      {"SLURM_NTASKS_PER_NODE", per_node},
+      {"SLURM_SUBMIT_DIR", in.submit_dir},
+  };
+
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
+  for (const auto& [name, value] : in.user_env) {
+    if (!valid_entry(name, value) || name.starts_with("SCHED_")) continue;
+    const auto [slot, fresh] = index.emplace(name, env.size());
+    if (fresh) {
+      env.emplace_back(name, value);
+    } else {
+      env[slot->second].second = value;
+    }
+  }
+  return env;
+}
+
+}  // namespace sched::agent

@@ -1,0 +1,169 @@
+#include "spawn.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sched/agent/processes.hpp"
+
+namespace sched::agent::detail {
+namespace {
+
+enum class Stage : int { Session, Workdir, Stdin, Output, Redirect, Exec };
+
+struct Failure {
+  Stage stage;
+  int error;
+};
+
+[[noreturn]] void child_fail(int report_fd, Stage stage) {
+  const Failure f{stage, errno};
+  [[maybe_unused]] const ssize_t n = ::write(report_fd, &f, sizeof f);
+  ::_exit(127);
+}
+
+// Moves `fd` onto `target` (no-op when equal), closing the old number.
+bool move_fd(int fd, int target) {
+  if (fd == target) return true;
+  if (::dup2(fd, target) < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+struct ChildArgs {
+  const SpawnSpec* spec;
+  char* const* argv;
+  char* const* envp;
+  int report_fd;
+  int max_fd;
+};
+
+// Runs in the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void run_child(const ChildArgs& a) {
+  const SpawnSpec& s = *a.spec;
+  // The agent's blocked or ignored signals must not leak into the job
+  // (exec keeps both); SIGKILL/SIGSTOP and libc-reserved ones refuse, fine.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
+
+  if (::setsid() < 0) child_fail(a.report_fd, Stage::Session);
+  if (::chdir(s.workdir.c_str()) < 0) child_fail(a.report_fd, Stage::Workdir);
+
+  const int in = ::open("/dev/null", O_RDONLY);
+  if (in < 0 || !move_fd(in, 0)) child_fail(a.report_fd, Stage::Stdin);
+  if (!s.output_path.empty()) {
+    const int out = ::open(s.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY, 0644);
+    if (out < 0) child_fail(a.report_fd, Stage::Output);
+    if ((out != 1 && ::dup2(out, 1) < 0) || (out != 2 && ::dup2(out, 2) < 0)) {
+      child_fail(a.report_fd, Stage::Redirect);
+    }
+    if (out > 2) ::close(out);
+  } else if (::dup2(s.stdout_fd, 1) < 0 || ::dup2(s.stderr_fd, 2) < 0) {
+    child_fail(a.report_fd, Stage::Redirect);
+  }
+
+  // Everything else goes, except the report pipe, which exec closes itself.
+  const auto report = static_cast<unsigned>(a.report_fd);
+  if (report > 3 && ::close_range(3, report - 1, 0) < 0) {
+    for (int fd = 3; fd < a.report_fd; ++fd) ::close(fd);
+  }
+  if (::close_range(report + 1, ~0U, 0) < 0) {
+    for (int fd = a.report_fd + 1; fd < a.max_fd; ++fd) ::close(fd);
+  }
+
+  ::execve(s.exec_path.c_str(), a.argv, a.envp);
+  child_fail(a.report_fd, Stage::Exec);
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+int open_fd_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+      lim.rlim_cur < (1u << 20)) {
+    return static_cast<int>(lim.rlim_cur);
+  }
+  return 1 << 20;
+}
+
+std::string sys_error(int error) { return std::strerror(error); }
+
+}  // namespace
+
+Pipe make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) < 0) throw LaunchError("cannot create a pipe: " + sys_error(errno));
+  Pipe p{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  for (UniqueFd* end : {&p.read, &p.write}) {
+    if (end->get() > 2) continue;
+    const int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) throw LaunchError("cannot duplicate a descriptor: " + sys_error(errno));
+    end->reset(moved);
+  }
+  return p;
+}
+
+Spawned spawn(const SpawnSpec& spec) {
+  auto [report_read, report_write] = make_pipe();
+  ::fcntl(report_read.get(), F_SETFL, O_NONBLOCK);
+
+  const std::vector<char*> argv = c_strings(spec.argv);
+  const std::vector<char*> envp = c_strings(spec.envp);
+  const ChildArgs args{&spec, argv.data(), envp.data(), report_write.get(), open_fd_limit()};
+
+  const pid_t pid = ::fork();
+  if (pid < 0) throw LaunchError("cannot fork: " + sys_error(errno));
+  if (pid == 0) run_child(args);
+
+  Spawned child;
+  child.pid_ = pid;
+  child.report_ = std::move(report_read);
+  // Through syscall(): glibc 2.36's <sys/pidfd.h> lacks extern "C". The fd
+  // is close-on-exec; without one (old kernel) the loop reaps on a timer.
+  child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  child.workdir_ = spec.workdir;
+  child.output_path_ = spec.output_path;
+  child.exec_path_ = spec.exec_path;
+  return child;
+}
+
+std::string Spawned::start_failure() {
+  if (!report_) return "";
+  Failure f{};
+  const ssize_t n = ::read(report_.get(), &f, sizeof f);
+  report_.reset();
+  if (n != static_cast<ssize_t>(sizeof f)) return "";
+  const std::string why = sys_error(f.error);
+  switch (f.stage) {
+    case Stage::Session:
+      return "cannot start a new session: " + why;
+    case Stage::Workdir:
+      return "cannot enter working directory '" + workdir_ + "': " + why;
+    case Stage::Stdin:
+      return "cannot open /dev/null for stdin: " + why;
+    case Stage::Output:
+      return "cannot open output file '" + output_path_ + "': " + why;
+    case Stage::Redirect:
+      return "cannot redirect stdout/stderr: " + why;
+    case Stage::Exec:
+      return "cannot execute '" + exec_path_ + "': " + why;
+  }
+  return "cannot start: " + why;
+}
+
+}  // namespace sched::agent::detail

@@ -1,0 +1,53 @@
+// Starting one task's process: everything is prepared before fork(), so that
+// the child makes only async-signal-safe calls (the agent has other threads)
+// until it execs. The child leads a new session and process group, works in
+// its directory, reads /dev/null and keeps no other descriptor of the agent.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "unique_fd.hpp"
+
+namespace sched::agent::detail {
+
+struct SpawnSpec {
+  std::string exec_path;  // absolute, or relative to workdir
+  std::vector<std::string> argv;
+  std::vector<std::string> envp;  // "NAME=value"
+  std::string workdir;
+  std::string output_path;  // when set: stdout and stderr go there (created 0644, truncated)
+  int stdout_fd = -1;       // otherwise these become stdout and stderr
+  int stderr_fd = -1;
+};
+
+class Spawned {
+ public:
+  pid_t pid() const { return pid_; }
+  // Readable once the process has ended; -1 where pidfds are unsupported.
+  int exit_fd() const { return pidfd_.get(); }
+  // After the process ended: why it could not start, or "" when it did.
+  std::string start_failure();
+
+ private:
+  friend Spawned spawn(const SpawnSpec& spec);
+  pid_t pid_ = -1;
+  UniqueFd report_;  // the child writes a failure record, or exec closes it
+  UniqueFd pidfd_;
+  std::string workdir_, output_path_, exec_path_;  // to word a failure
+};
+
+// Throws LaunchError when no process could be created.
+Spawned spawn(const SpawnSpec& spec);
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+// A close-on-exec pipe whose ends are neither stdin, stdout nor stderr, so
+// that the child's redirections cannot overwrite them. Throws LaunchError.
+Pipe make_pipe();
+
+}  // namespace sched::agent::detail

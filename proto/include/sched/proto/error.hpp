@@ -1,0 +1,37 @@
+// Errors of the wire protocol (docs/protocol.md §3). A ProtoError carries the
+// code an error reply sends back and a message for people that says what was
+// wrong and where ("body.job.nodes: expected an integer, got a string").
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace sched::proto {
+
+// Codes of error replies. The first group is the protocol's own (a message
+// that could not be understood); the second is what handlers answer.
+namespace code {
+inline constexpr std::string_view kBadMessage = "bad_message";  // not a msgpack map, trailing bytes
+inline constexpr std::string_view kTooLarge = "too_large";      // over the size limit
+inline constexpr std::string_view kBadVersion = "bad_version";  // another protocol version
+inline constexpr std::string_view kUnknownType = "unknown_type";
+inline constexpr std::string_view kBadField = "bad_field";  // missing or mistyped field
+inline constexpr std::string_view kInvalid = "invalid";  // well-formed but refused (bad job spec)
+inline constexpr std::string_view kNotFound = "not_found";       // no such job or node
+inline constexpr std::string_view kConflict = "conflict";        // not in a state that allows it
+inline constexpr std::string_view kUnavailable = "unavailable";  // the server cannot now
+inline constexpr std::string_view kInternal = "internal";
+}  // namespace code
+
+class ProtoError : public std::runtime_error {
+ public:
+  ProtoError(std::string_view code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
+
+}  // namespace sched::proto

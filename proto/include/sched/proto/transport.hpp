@@ -1,0 +1,76 @@
+// ZeroMQ plumbing shared by the daemon, the agent and the CLI (cppzmq).
+//
+// Clients and agents use DEALER sockets and send one frame: the encoded
+// envelope. The engine's ROUTER sockets see [peer identity, envelope] and
+// answer the same way. Events go out on PUB as [topic, body].
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <zmq.hpp>
+
+#include "sched/proto/envelope.hpp"
+
+namespace sched::proto {
+
+// Default endpoints (DESIGN §5); the config may change them.
+inline constexpr std::string_view kDefaultClientEndpoint = "tcp://127.0.0.1:7100";
+inline constexpr std::string_view kDefaultAgentEndpoint = "tcp://127.0.0.1:7101";
+inline constexpr std::string_view kDefaultEventEndpoint = "tcp://127.0.0.1:7102";
+
+// No answer, or the socket could not be set up: a problem of reaching the
+// peer, not of what was said (that is ProtoError).
+class TransportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One message received on a ROUTER socket.
+struct Routed {
+  std::string peer;  // the sender's routing id, to answer it
+  zmq::message_t payload;
+};
+
+// Receives [identity, payload] without blocking; nothing when no message is
+// waiting. Messages with another frame count are dropped (and counted by the
+// caller through the return of `malformed`).
+std::optional<Routed> receive_routed(zmq::socket_t& router, bool* malformed = nullptr);
+void send_routed(zmq::socket_t& router, const std::string& peer, std::string_view payload);
+
+// A connection to the engine's client endpoint: one request at a time.
+class Client {
+ public:
+  Client(zmq::context_t& context, const std::string& endpoint,
+         std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+  // Sends a request and waits for its reply. Throws TransportError when no
+  // reply comes in time, ProtoError (with the server's code and message)
+  // when the reply is an error.
+  template <class Reply, class Body>
+  Reply call(std::string_view type, const Body& body) {
+    return exchange(encode_request(type, ++seq_, body)).template body_as<Reply>();
+  }
+  // Sends raw bytes (tests of malformed input) and returns the decoded reply
+  // envelope, error or not.
+  Envelope raw(std::string_view bytes);
+  const std::string& endpoint() const { return endpoint_; }
+
+ private:
+  Envelope exchange(const std::string& payload);
+  Envelope receive_reply(std::uint64_t seq);
+
+  zmq::socket_t socket_;
+  std::string endpoint_;
+  std::chrono::milliseconds timeout_;
+  std::uint64_t seq_ = 0;
+};
+
+// A free TCP port on 127.0.0.1 (binds port 0 and reads what the system
+// chose); tests and `sched cluster up` use it to avoid collisions.
+int free_tcp_port();
+
+}  // namespace sched::proto

@@ -1,0 +1,115 @@
+#include "sched/proto/transport.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace sched::proto {
+
+std::optional<Routed> receive_routed(zmq::socket_t& router, bool* malformed) {
+  if (malformed) *malformed = false;
+  std::vector<zmq::message_t> frames;
+  while (true) {
+    zmq::message_t frame;
+    if (!router.recv(frame, zmq::recv_flags::dontwait)) {
+      if (frames.empty()) return std::nullopt;
+      break;  // cannot happen mid-message (ZeroMQ delivers whole messages)
+    }
+    const bool more = frame.more();
+    frames.push_back(std::move(frame));
+    if (!more) break;
+  }
+  if (frames.size() != 2) {
+    if (malformed) *malformed = true;
+    return std::nullopt;
+  }
+  Routed routed;
+  routed.peer = frames[0].to_string();
+  routed.payload = std::move(frames[1]);
+  return routed;
+}
+
+void send_routed(zmq::socket_t& router, const std::string& peer, std::string_view payload) {
+  // A peer that is gone makes the ROUTER drop the message (not mandatory
+  // routing): an answer to a client that gave up is lost, as it should be.
+  router.send(zmq::buffer(peer), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  router.send(zmq::buffer(payload), zmq::send_flags::dontwait);
+}
+
+Client::Client(zmq::context_t& context, const std::string& endpoint,
+               std::chrono::milliseconds timeout)
+    : socket_(context, zmq::socket_type::dealer), endpoint_(endpoint), timeout_(timeout) {
+  socket_.set(zmq::sockopt::linger, 0);
+  try {
+    socket_.connect(endpoint);
+  } catch (const zmq::error_t& e) {
+    throw TransportError("cannot connect to " + endpoint + ": " + e.what());
+  }
+}
+
+Envelope Client::exchange(const std::string& payload) {
+  if (!socket_.send(zmq::buffer(payload), zmq::send_flags::dontwait)) {
+    throw TransportError("cannot send to " + endpoint_ + " (is schedd running?)");
+  }
+  Envelope reply = receive_reply(seq_);
+  if (reply.ok == false) {
+    const ErrorBody error = reply.error.value_or(ErrorBody{std::string(code::kInternal), ""});
+    throw ProtoError(error.code, error.message);
+  }
+  return reply;
+}
+
+Envelope Client::raw(std::string_view bytes) {
+  ++seq_;
+  if (!socket_.send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
+    throw TransportError("cannot send to " + endpoint_);
+  }
+  // A reply to a message that could not be read carries seq 0.
+  return receive_reply(0);
+}
+
+Envelope Client::receive_reply(std::uint64_t seq) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      throw TransportError("no answer from " + endpoint_ + " within " +
+                           std::to_string(timeout_.count()) + " ms (is schedd running?)");
+    }
+    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, left);
+    if (!(item.revents & ZMQ_POLLIN)) continue;
+    zmq::message_t message;
+    if (!socket_.recv(message, zmq::recv_flags::dontwait)) continue;
+    Envelope envelope = decode(message.data(), message.size());
+    // A late answer to an earlier request that timed out is skipped.
+    if (envelope.seq == seq || (seq == 0 && envelope.is_reply())) return envelope;
+  }
+}
+
+int free_tcp_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw TransportError(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    const std::string error = std::strerror(errno);
+    ::close(fd);
+    throw TransportError("cannot find a free port: " + error);
+  }
+  const int port = ntohs(address.sin_port);
+  ::close(fd);
+  return port;
+}
+
+}  // namespace sched::proto

@@ -1,0 +1,70 @@
+// A local cluster for integration tests: schedd on loopback with free ports
+// and a temporary state folder, and node agents as virtual nodes.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "process.hpp"
+#include "sched/proto/messages.hpp"
+#include "sched/proto/transport.hpp"
+
+namespace sched::testing {
+
+struct ClusterOptions {
+  std::string policy = "fcfs";
+  double tick_s = 0.2;
+  double heartbeat_s = 0.2;
+  double down_after_s = 1.5;
+  double kill_grace_s = 1;
+  std::string on_failure = "fail";
+  std::string extra_config;  // appended to the generated sched.toml
+};
+
+class LocalCluster {
+ public:
+  explicit LocalCluster(ClusterOptions options = {});
+  ~LocalCluster();
+
+  // (Re)starts schedd on the same state folder and endpoints.
+  void start_schedd();
+  void kill_schedd(int sig);
+  // Starts a node agent for a virtual node (name n1, n2, ...).
+  void start_agent(const std::string& node, int cores = 1);
+  void kill_agent(const std::string& node, int sig);
+  // Waits until schedd lists `count` nodes up.
+  bool wait_nodes_up(int count);
+
+  proto::Client& client();
+  const std::string& state_dir() const { return state_dir_; }
+  std::string work_dir() const { return dir_.str() + "/work"; }
+  const std::string& event_endpoint() const { return event_endpoint_; }
+  const std::string& client_endpoint() const { return client_endpoint_; }
+
+  // Submits a script as a rigid job of `nodes` nodes in the work folder.
+  std::int64_t submit(const std::string& script, int nodes = 1, double walltime = 0,
+                      const std::string& name = "test");
+  proto::JobInfo job(std::int64_t id);
+  // Waits for the job to reach `state` (an end state is final).
+  bool wait_state(std::int64_t id, const std::string& state,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(15));
+  std::string logs() const;  // schedd's and the agents' stderr, for failure messages
+
+ private:
+  ClusterOptions options_;
+  TempDir dir_;
+  std::string state_dir_;
+  std::string config_path_;
+  std::string client_endpoint_;
+  std::string agent_endpoint_;
+  std::string event_endpoint_;
+  zmq::context_t context_;
+  std::unique_ptr<Process> schedd_;
+  std::map<std::string, std::unique_ptr<Process>> agents_;
+  std::unique_ptr<proto::Client> client_;
+};
+
+}  // namespace sched::testing

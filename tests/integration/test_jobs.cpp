@@ -1,0 +1,181 @@
+// Jobs on a local cluster of real daemons: schedd and node agents as virtual
+// nodes on loopback, running real batch scripts.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "cluster.hpp"
+
+namespace sched::testing {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The pid a script wrote to a file (waits until it is there).
+pid_t read_pid(const std::string& path) {
+  pid_t pid = 0;
+  eventually([&] {
+    std::ifstream in(path);
+    return static_cast<bool>(in >> pid);
+  });
+  return pid;
+}
+
+TEST(Jobs, AJobRunsToCompletionWithItsOutputAndExitCode) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const auto ok = cluster.submit(
+      "#!/bin/sh\necho \"hello from $SCHED_JOB_ID on $SCHED_JOB_NODELIST ($SCHED_JOB_NUM_NODES)\"\n"
+      "pwd\n");
+  const auto bad = cluster.submit("#!/bin/sh\necho failing >&2\nexit 3\n");
+  ASSERT_TRUE(cluster.wait_state(ok, "COMPLETED")) << cluster.logs();
+  ASSERT_TRUE(cluster.wait_state(bad, "FAILED")) << cluster.logs();
+
+  const auto info = cluster.job(ok);
+  EXPECT_EQ(info.exit_status, 0);
+  EXPECT_EQ(info.nodelist, std::vector<std::string>{"n1"});
+  EXPECT_EQ(info.output, cluster.work_dir() + "/sched-" + std::to_string(ok) + ".out");
+  EXPECT_EQ(read_file(info.output),
+            "hello from " + std::to_string(ok) + " on n1 (1)\n" + cluster.work_dir() + "\n");
+  EXPECT_EQ(cluster.job(bad).exit_status, 3);
+  EXPECT_EQ(read_file(cluster.job(bad).output), "failing\n");
+}
+
+TEST(Jobs, CancelEndsPendingAndRunningJobsWithTheirWholeProcessTree) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const std::string pids = cluster.work_dir() + "/pids";
+  const auto running = cluster.submit("#!/bin/sh\nsleep 300 &\necho $! > " + pids + "\nwait\n");
+  const auto pending = cluster.submit("#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(cluster.wait_state(running, "RUNNING")) << cluster.logs();
+  const pid_t child = read_pid(pids);
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(cluster.job(pending).state, "PENDING");
+  EXPECT_EQ(cluster.job(pending).reason, "Resources");
+
+  cluster.client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{pending});
+  EXPECT_EQ(cluster.job(pending).state, "CANCELLED");
+  cluster.client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{running});
+  ASSERT_TRUE(cluster.wait_state(running, "CANCELLED")) << cluster.logs();
+  EXPECT_TRUE(eventually([&] { return !pid_alive(child); })) << "the background sleep survived";
+  // Cancelling again is a clear error, not a change.
+  try {
+    cluster.client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{running});
+    FAIL() << "a second cancel succeeded";
+  } catch (const proto::ProtoError& e) {
+    EXPECT_EQ(e.code(), "conflict");
+  }
+}
+
+TEST(Jobs, AJobOverItsTimeLimitIsKilled) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const auto id = cluster.submit("#!/bin/sh\nsleep 300\n", 1, /*walltime=*/1);
+  ASSERT_TRUE(cluster.wait_state(id, "TIMEOUT")) << cluster.logs();
+  const auto info = cluster.job(id);
+  ASSERT_TRUE(info.start_time && info.end_time);
+  EXPECT_LT(*info.end_time - *info.start_time, 5);
+}
+
+TEST(Jobs, AMultiNodeJobGetsItsNodes) {
+  LocalCluster cluster;
+  for (const char* node : {"n1", "n2", "n3"}) cluster.start_agent(node);
+  ASSERT_TRUE(cluster.wait_nodes_up(3)) << cluster.logs();
+  const auto id =
+      cluster.submit("#!/bin/sh\necho \"$SCHED_JOB_NUM_NODES $SCHED_NODEID $SLURM_NNODES\"\n", 3);
+  ASSERT_TRUE(cluster.wait_state(id, "COMPLETED")) << cluster.logs();
+  const auto info = cluster.job(id);
+  EXPECT_EQ(info.nodelist.size(), 3u);
+  EXPECT_EQ(read_file(info.output), "3 0 3\n");
+}
+
+TEST(Jobs, AKilledAgentsNodeGoesDownAndItsJobFailsWhileOthersRun) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  cluster.start_agent("n2");
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  const auto doomed = cluster.submit("#!/bin/sh\nsleep 300\n", 2);
+  ASSERT_TRUE(cluster.wait_state(doomed, "RUNNING")) << cluster.logs();
+  const std::string leader = cluster.job(doomed).nodelist.front();
+  const std::string other = leader == "n1" ? "n2" : "n1";
+  cluster.kill_agent(leader, SIGKILL);
+  ASSERT_TRUE(cluster.wait_state(doomed, "FAILED")) << cluster.logs();
+  const auto nodes =
+      cluster.client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+  for (const auto& node : nodes.nodes) {
+    EXPECT_EQ(node.state, node.name == leader ? "down" : "idle") << node.name;
+  }
+  // The cluster keeps scheduling on what is left.
+  const auto next = cluster.submit("#!/bin/sh\necho still here\n");
+  ASSERT_TRUE(cluster.wait_state(next, "COMPLETED")) << cluster.logs();
+  EXPECT_EQ(cluster.job(next).nodelist, std::vector<std::string>{other});
+}
+
+TEST(Jobs, ScheddKilledAndRestartedLosesAndRepeatsNothing) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const std::string marks = cluster.work_dir() + "/marks";
+  // One job runs across the restart; three wait behind it.
+  const auto first = cluster.submit("#!/bin/sh\necho start >> " + marks + "\nsleep 2\n");
+  std::vector<std::int64_t> queued;
+  for (int i = 0; i < 3; ++i) {
+    queued.push_back(
+        cluster.submit("#!/bin/sh\necho " + std::to_string(i) + " >> " + marks + "\n"));
+  }
+  ASSERT_TRUE(cluster.wait_state(first, "RUNNING")) << cluster.logs();
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  // Same queue, same order, before anything else happens.
+  const auto after =
+      cluster.client().call<proto::JobList>(proto::type::kJobsQuery, proto::JobsQuery{});
+  ASSERT_EQ(after.jobs.size(), 4u) << cluster.logs();
+  EXPECT_EQ(after.jobs[0].id, first);
+  for (std::size_t i = 0; i < queued.size(); ++i) EXPECT_EQ(after.jobs[i + 1].id, queued[i]);
+
+  for (auto id : queued) ASSERT_TRUE(cluster.wait_state(id, "COMPLETED")) << cluster.logs();
+  EXPECT_EQ(cluster.job(first).state, "COMPLETED") << "re-adopted, not run again";
+  EXPECT_EQ(read_file(marks), "start\n0\n1\n2\n");
+  // Ids continue above every id ever used.
+  const auto fresh = cluster.submit("#!/bin/sh\ntrue\n");
+  EXPECT_GT(fresh, queued.back());
+}
+
+TEST(Jobs, ABrokenPolicyEditKeepsTheOldPolicyScheduling) {
+  TempDir policies("sched-policy");
+  const std::string path = policies.str() + "/mine.lua";
+  std::filesystem::copy_file(std::string(SCHED_SOURCE_POLICY_DIR) + "/fcfs.lua", path);
+  ClusterOptions options;
+  options.policy = path;
+  LocalCluster cluster(options);
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const auto running = cluster.submit("#!/bin/sh\nsleep 1\n");
+  ASSERT_TRUE(cluster.wait_state(running, "RUNNING")) << cluster.logs();
+
+  std::ofstream(path, std::ios::app) << "\nthis is not lua (\n";
+  ASSERT_TRUE(eventually([&] {
+    return cluster.client()
+               .call<proto::PolicyInfoReply>(proto::type::kPolicyInfo, proto::Empty{})
+               .failed_reloads > 0;
+  })) << cluster.logs();
+  const auto after = cluster.submit("#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(cluster.wait_state(running, "COMPLETED")) << cluster.logs();
+  ASSERT_TRUE(cluster.wait_state(after, "COMPLETED")) << "the old policy stopped scheduling";
+  const auto info =
+      cluster.client().call<proto::PolicyInfoReply>(proto::type::kPolicyInfo, proto::Empty{});
+  EXPECT_EQ(info.name, "fcfs");
+}
+
+}  // namespace
+}  // namespace sched::testing

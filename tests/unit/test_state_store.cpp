@@ -1,0 +1,707 @@
+// StateStore: the SQLite state journal that lets schedd survive a restart.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "state_store.hpp"
+
+namespace sched {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+// Counts an aggregate's fields, so that a field added to Job, JobSpec or
+// Event fails a test here until the store saves it and the comparisons below
+// check it.
+struct AnyField {
+  template <typename T>
+  operator T() const {
+    return T{};  // never run: only asked whether it would convert
+  }
+};
+template <typename T, typename... Fields>
+consteval std::size_t field_count() {
+  if constexpr (requires { T{Fields{}..., AnyField{}}; }) {
+    return field_count<T, Fields..., AnyField>();
+  } else {
+    return sizeof...(Fields);
+  }
+}
+
+// Exact equality, with NaN equal to NaN (a NaN must come back as one).
+void expect_same(double expected, double actual, const char* field) {
+  if (std::isnan(expected)) {
+    EXPECT_TRUE(std::isnan(actual)) << field << " = " << actual;
+  } else {
+    EXPECT_EQ(expected, actual) << field;
+  }
+}
+
+void expect_same(const std::optional<double>& expected, const std::optional<double>& actual,
+                 const char* field) {
+  ASSERT_EQ(expected.has_value(), actual.has_value()) << field;
+  if (expected) expect_same(*expected, *actual, field);
+}
+
+void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
+  EXPECT_EQ(expected.name, actual.name);
+  EXPECT_EQ(expected.user, actual.user);
+  EXPECT_EQ(expected.kind, actual.kind);
+  EXPECT_EQ(expected.nodes, actual.nodes);
+  EXPECT_EQ(expected.min_nodes, actual.min_nodes);
+  EXPECT_EQ(expected.max_nodes, actual.max_nodes);
+  EXPECT_EQ(expected.constraint, actual.constraint);
+  EXPECT_EQ(expected.tasks_per_node, actual.tasks_per_node);
+  expect_same(expected.walltime, actual.walltime, "walltime");
+  expect_same(expected.power_min_w, actual.power_min_w, "power_min_w");
+  expect_same(expected.power_max_w, actual.power_max_w, "power_max_w");
+  EXPECT_EQ(expected.urgent, actual.urgent);
+  EXPECT_EQ(expected.command, actual.command);
+  EXPECT_EQ(expected.workdir, actual.workdir);
+  EXPECT_EQ(expected.output, actual.output);
+  EXPECT_EQ(expected.environment, actual.environment);
+}
+
+// Every field but the allocation, which comes back as names (StoredJob::nodes).
+void expect_same_job(const Job& expected, const Job& actual) {
+  EXPECT_EQ(expected.id, actual.id);
+  expect_same_spec(expected.spec, actual.spec);
+  EXPECT_EQ(expected.state, actual.state);
+  expect_same(expected.submit_time, actual.submit_time, "submit_time");
+  expect_same(expected.start_time, actual.start_time, "start_time");
+  expect_same(expected.end_time, actual.end_time, "end_time");
+  EXPECT_EQ(expected.exit_status, actual.exit_status);
+  EXPECT_EQ(expected.outcome, actual.outcome);
+  EXPECT_EQ(expected.expansions, actual.expansions);
+  EXPECT_EQ(expected.shrinks, actual.shrinks);
+  EXPECT_EQ(expected.gain, actual.gain);
+  EXPECT_EQ(expected.requeues, actual.requeues);
+  expect_same(expected.mtct, actual.mtct, "mtct");
+  expect_same(expected.power_w, actual.power_w, "power_w");
+  ASSERT_EQ(expected.request.has_value(), actual.request.has_value());
+  if (expected.request) {
+    EXPECT_EQ(expected.request->op, actual.request->op);
+    EXPECT_EQ(expected.request->nodes, actual.request->nodes);
+  }
+  expect_same(expected.expected_start, actual.expected_start, "expected_start");
+  expect_same(expected.limit_extension, actual.limit_extension, "limit_extension");
+  expect_same(expected.adapting_since, actual.adapting_since, "adapting_since");
+  expect_same(expected.node_seconds, actual.node_seconds, "node_seconds");
+  expect_same(expected.allocation_since, actual.allocation_since, "allocation_since");
+  EXPECT_EQ(expected.version, actual.version);
+}
+
+void expect_same_event(const Event& expected, const Event& actual) {
+  EXPECT_EQ(expected.seq, actual.seq);
+  expect_same(expected.time, actual.time, "time");
+  EXPECT_EQ(expected.type, actual.type);
+  EXPECT_EQ(expected.job, actual.job);
+  EXPECT_EQ(expected.from, actual.from);
+  EXPECT_EQ(expected.to, actual.to);
+  EXPECT_EQ(expected.nodes, actual.nodes);
+  EXPECT_EQ(expected.prev_nodes, actual.prev_nodes);
+  expect_same(expected.value, actual.value, "value");
+  expect_same(expected.value2, actual.value2, "value2");
+  EXPECT_EQ(expected.node, actual.node);
+  EXPECT_EQ(expected.message, actual.message);
+}
+
+// A job with every field away from its default.
+Job full_job(JobId id) {
+  Job job;
+  job.id = id;
+  job.spec.name = "lulesh-scan";
+  job.spec.user = "alice";
+  job.spec.kind = JobKind::Malleable;
+  job.spec.nodes = 4;
+  job.spec.min_nodes = 2;
+  job.spec.max_nodes = 16;
+  job.spec.constraint = NodeConstraint::Pof2;
+  job.spec.tasks_per_node = 48;
+  job.spec.walltime = 3600.5;
+  job.spec.power_min_w = 120.25;
+  job.spec.power_max_w = 310.75;
+  job.spec.urgent = true;
+  job.spec.command = "#!/bin/sh\n#SBATCH -N 4\nsrun ./lulesh -s 40 \"quoted\" 'x' \\ \u00e9\n";
+  job.spec.workdir = "/home/alice/run 1";
+  job.spec.output = "/home/alice/run 1/lulesh-%j.out";
+  job.spec.environment = {
+      {"OMP_NUM_THREADS", "4"}, {"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"PATH", "again"}};
+  job.state = JobState::Adapting;
+  job.submit_time = 1700000000.125;
+  job.start_time = 1700000100.5;
+  job.end_time = 1700009999.75;
+  job.allocation = {7, 3, 9, 12};
+  job.exit_status = -9;
+  job.outcome = JobState::Timeout;
+  job.expansions = 3;
+  job.shrinks = 2;
+  job.gain = -5;
+  job.requeues = 1;
+  job.mtct = 0.4375;
+  job.power_w = 215.5;
+  job.request = ResizeRequest{ResizeRequest::Op::Shrink, 2};
+  job.expected_start = 1700000050.0;
+  job.limit_extension = 12.5;
+  job.adapting_since = 1700000900.25;
+  job.node_seconds = 12345.678901234567;
+  job.allocation_since = 1700000800.0;
+  job.version = 42;
+  return job;
+}
+
+Job simple_job(JobId id, JobState state, const std::string& user = "alice", double end = -1) {
+  Job job;
+  job.id = id;
+  job.spec.name = "job" + std::to_string(id);
+  job.spec.user = user;
+  job.state = state;
+  job.submit_time = static_cast<double>(id);
+  job.end_time = end;
+  return job;
+}
+
+Event make_event(std::uint64_t seq) {
+  Event event;
+  event.seq = seq;
+  event.time = 1700000000.0 + static_cast<double>(seq) / 8;
+  event.type = EventType::JobResized;
+  event.job = static_cast<JobId>(100 + seq);
+  event.from = JobState::Adapting;
+  event.to = JobState::Running;
+  event.nodes = 8;
+  event.prev_nodes = 4;
+  event.value = 250.5;
+  event.value2 = 900.25;
+  event.node = "n0" + std::to_string(seq);
+  event.message = "resized, seq " + std::to_string(seq);
+  return event;
+}
+
+std::vector<JobId> ids_of(const std::vector<StoredJob>& jobs) {
+  std::vector<JobId> ids;
+  for (const StoredJob& stored : jobs) ids.push_back(stored.job.id);
+  return ids;
+}
+
+// The message of the StoreError that opening `path` throws ("" if none).
+std::string open_error(const std::string& path) {
+  try {
+    StateStore::open(path);
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Runs SQL on a database file directly, behind the store's back.
+void raw_sql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << error;
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class StateStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    dir_ = fs::temp_directory_path() / ("sched-store-test-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(counter++) + "-" + std::to_string(now));
+    ASSERT_TRUE(fs::create_directory(dir_)) << dir_;
+    path_ = (dir_ / "state.db").string();
+  }
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(dir_, error);
+  }
+
+  std::unique_ptr<StateStore> open() { return StateStore::open(path_); }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
+  // A new field in these structs must be saved by the store and compared above.
+  EXPECT_EQ(field_count<Job>(), 22u);
+  EXPECT_EQ(field_count<JobSpec>(), 16u);
+  EXPECT_EQ(field_count<ResizeRequest>(), 2u);
+  EXPECT_EQ(field_count<Event>(), 12u);
+
+  auto store = open();
+  const Job job = full_job(7);
+  const std::vector<std::string> names = {"n07", "n03", "n09", "n12"};
+  store->save_job(job, names);
+
+  const std::optional<StoredJob> loaded = store->load_job(7);
+  ASSERT_TRUE(loaded);
+  expect_same_job(job, loaded->job);
+  EXPECT_EQ(loaded->nodes, names);  // leader first
+  EXPECT_TRUE(loaded->job.allocation.empty()) << "indices are the daemon's to map";
+  EXPECT_FALSE(store->load_job(8));
+}
+
+TEST_F(StateStoreTest, RoundTripKeepsUnusualValues) {
+  auto store = open();
+  Job job = simple_job(3, JobState::Running);
+  job.spec.command = "latin-1 \xe9t\xe9 and a NUL \0 inside"s;
+  job.spec.environment = {{"LANG\xff", "caf\xe9"}, {"", ""}};
+  job.spec.name = "name\xc3";  // cut in the middle of a UTF-8 sequence
+  job.spec.walltime = std::numeric_limits<double>::infinity();
+  job.mtct = std::numeric_limits<double>::infinity();  // no computation time measured
+  job.power_w = std::numeric_limits<double>::quiet_NaN();
+  job.expected_start = -std::numeric_limits<double>::infinity();
+  job.start_time = std::numeric_limits<double>::quiet_NaN();
+  job.version = std::numeric_limits<std::uint64_t>::max();
+  job.allocation = {0};
+  store->save_job(job, {"n\xe9\xff"});
+
+  const std::optional<StoredJob> loaded = store->load_job(3);
+  ASSERT_TRUE(loaded);
+  expect_same_job(job, loaded->job);
+  EXPECT_EQ(loaded->nodes, std::vector<std::string>{"n\xe9\xff"});
+  EXPECT_FALSE(loaded->job.request);
+}
+
+TEST_F(StateStoreTest, SavingTwiceUpdatesInsteadOfDuplicating) {
+  auto store = open();
+  Job job = full_job(4);
+  store->save_job(job, {"a", "b", "c", "d"});
+  job.state = JobState::Running;
+  job.allocation = {1, 2};
+  job.shrinks = 3;
+  job.mtct.reset();
+  job.request.reset();
+  job.spec.environment.clear();
+  store->save_job(job, {"a", "c"});
+
+  const std::vector<StoredJob> active = store->load_active_jobs();
+  ASSERT_EQ(active.size(), 1u);
+  expect_same_job(job, active[0].job);
+  EXPECT_EQ(active[0].nodes, (std::vector<std::string>{"a", "c"}));
+
+  job.state = JobState::Completed;
+  job.allocation.clear();
+  store->save_job(job, {});
+  EXPECT_TRUE(store->load_active_jobs().empty());
+  EXPECT_EQ(ids_of(store->finished_jobs({})), std::vector<JobId>{4});
+}
+
+TEST_F(StateStoreTest, SaveJobWantsOneNameForEachAllocatedNode) {
+  auto store = open();
+  Job job = simple_job(1, JobState::Running);
+  job.allocation = {0, 1};
+  try {
+    store->save_job(job, {"n0"});
+    FAIL() << "a short name list was accepted";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 node names for an allocation of 2"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(store->load_job(1));
+}
+
+TEST_F(StateStoreTest, LoadActiveJobsSkipsTerminalJobsAndKeepsIdOrder) {
+  auto store = open();
+  store->save_job(simple_job(9, JobState::Completed, "alice", 50), {});
+  store->save_job(simple_job(5, JobState::Running), {});
+  store->save_job(simple_job(12, JobState::Pending), {});
+  store->save_job(simple_job(2, JobState::Completing), {});
+  store->save_job(simple_job(7, JobState::Cancelled, "alice", 60), {});
+  store->save_job(simple_job(3, JobState::Failed, "alice", 70), {});
+  store->save_job(simple_job(11, JobState::Timeout, "alice", 80), {});
+  store->save_job(simple_job(8, JobState::Adapting), {});
+  store->save_job(simple_job(6, JobState::Starting), {});
+  EXPECT_EQ(ids_of(store->load_active_jobs()), (std::vector<JobId>{2, 5, 6, 8, 12}));
+}
+
+TEST_F(StateStoreTest, MaxJobIdIncludesFinishedJobs) {
+  auto store = open();
+  EXPECT_EQ(store->max_job_id(), 0);
+  store->save_job(simple_job(3, JobState::Running), {});
+  store->save_job(simple_job(10, JobState::Completed, "alice", 5), {});
+  store->save_job(simple_job(6, JobState::Pending), {});
+  EXPECT_EQ(store->max_job_id(), 10);
+}
+
+TEST_F(StateStoreTest, EventJournalKeepsOrderAndPagesWithEventsAfter) {
+  auto store = open();
+  EXPECT_EQ(store->last_event_seq(), 0u);
+  EXPECT_TRUE(store->events_after(0, 10).empty());
+  for (std::uint64_t seq = 1; seq <= 5; ++seq) store->append_event(make_event(seq));
+  Event odd = make_event(6);
+  odd.type = EventType::PolicyError;
+  odd.job = 0;
+  odd.message = "policy.lua:12: attempt to index a nil value\n\tstack";
+  odd.value = std::numeric_limits<double>::infinity();
+  store->append_event(odd);
+  EXPECT_EQ(store->last_event_seq(), 6u);
+
+  const std::vector<Event> all = store->events_after(0, 0);  // 0: no limit
+  ASSERT_EQ(all.size(), 6u);
+  for (std::uint64_t seq = 1; seq <= 5; ++seq) expect_same_event(make_event(seq), all[seq - 1]);
+  expect_same_event(odd, all[5]);
+
+  const std::vector<Event> page = store->events_after(2, 2);
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].seq, 3u);
+  EXPECT_EQ(page[1].seq, 4u);
+  EXPECT_TRUE(store->events_after(6, 10).empty());
+  EXPECT_TRUE(store->events_after(std::numeric_limits<std::uint64_t>::max(), 10).empty());
+
+  // A sequence number is written once: a restarted daemon must carry on after
+  // last_event_seq().
+  EXPECT_THROW(store->append_event(make_event(3)), StoreError);
+  EXPECT_EQ(store->events_after(0, 0).size(), 6u);
+}
+
+TEST_F(StateStoreTest, EventsEveryTypeRoundTrips) {
+  auto store = open();
+  std::uint64_t seq = 0;
+  for (int type = 0; type <= static_cast<int>(EventType::SchedPass); ++type) {
+    Event event = make_event(++seq);
+    event.type = static_cast<EventType>(type);
+    store->append_event(event);
+    const std::vector<Event> back = store->events_after(seq - 1, 1);
+    ASSERT_EQ(back.size(), 1u);
+    expect_same_event(event, back[0]);
+  }
+}
+
+TEST_F(StateStoreTest, AcctQueriesFilterByUserStateWindowIdsAndLimit) {
+  auto store = open();
+  store->save_job(simple_job(1, JobState::Completed, "alice", 100), {});
+  store->save_job(simple_job(2, JobState::Failed, "bob", 200), {});
+  store->save_job(simple_job(3, JobState::Cancelled, "alice", 150), {});
+  store->save_job(simple_job(4, JobState::Timeout, "alice", 300), {});
+  store->save_job(simple_job(5, JobState::Completed, "bob", 150), {});
+  store->save_job(simple_job(6, JobState::Running, "alice"), {});  // never in acct
+  const auto acct = [&](const AcctQuery& query) { return ids_of(store->finished_jobs(query)); };
+  using Ids = std::vector<JobId>;
+
+  EXPECT_EQ(acct({}), (Ids{1, 3, 5, 2, 4}));  // by end time, ties by id
+
+  AcctQuery by_user;
+  by_user.user = "alice";
+  EXPECT_EQ(acct(by_user), (Ids{1, 3, 4}));
+  by_user.user = "carol";
+  EXPECT_EQ(acct(by_user), Ids{});
+  by_user.user = "x' OR '1'='1";  // values are bound, never spliced into SQL
+  EXPECT_EQ(acct(by_user), Ids{});
+
+  AcctQuery by_state;
+  by_state.states = {JobState::Completed};
+  EXPECT_EQ(acct(by_state), (Ids{1, 5}));
+  by_state.states = {JobState::Timeout, JobState::Failed};
+  EXPECT_EQ(acct(by_state), (Ids{2, 4}));
+  by_state.states = {JobState::Running};  // the engine reports active jobs
+  EXPECT_EQ(acct(by_state), Ids{});
+  by_state.states = {JobState::Running, JobState::Completed};
+  EXPECT_EQ(acct(by_state), (Ids{1, 5}));
+
+  AcctQuery window;
+  window.since = 150;  // inclusive
+  EXPECT_EQ(acct(window), (Ids{3, 5, 2, 4}));
+  window.since.reset();
+  window.until = 200;  // exclusive
+  EXPECT_EQ(acct(window), (Ids{1, 3, 5}));
+  window.since = 150;
+  window.until = 300;
+  EXPECT_EQ(acct(window), (Ids{3, 5, 2}));
+
+  AcctQuery by_id;
+  by_id.ids = {4, 1, 6, 99};
+  EXPECT_EQ(acct(by_id), (Ids{1, 4}));
+
+  AcctQuery limited;
+  limited.limit = 2;
+  EXPECT_EQ(acct(limited), (Ids{1, 3}));
+  limited.limit = 0;  // no limit
+  EXPECT_EQ(acct(limited), (Ids{1, 3, 5, 2, 4}));
+
+  AcctQuery combined;
+  combined.user = "bob";
+  combined.states = {JobState::Completed};
+  combined.since = 100;
+  EXPECT_EQ(acct(combined), Ids{5});
+
+  // Rows come back whole.
+  const std::vector<StoredJob> one = store->finished_jobs(by_id);
+  ASSERT_EQ(one.size(), 2u);
+  expect_same_job(simple_job(1, JobState::Completed, "alice", 100), one[0].job);
+}
+
+TEST_F(StateStoreTest, MetaKeepsTheLatestValue) {
+  auto store = open();
+  EXPECT_FALSE(store->meta("corridor"));
+  store->set_meta("corridor", R"({"lower":1000,"upper":5000})");
+  store->set_meta("other", "x");
+  EXPECT_EQ(store->meta("corridor"), R"({"lower":1000,"upper":5000})");
+  store->set_meta("corridor", "");
+  EXPECT_EQ(store->meta("corridor"), "");
+  EXPECT_EQ(store->meta("other"), "x");
+}
+
+TEST_F(StateStoreTest, ReopeningGivesTheSameData) {
+  const Job job = full_job(21);
+  {
+    auto store = open();
+    store->save_job(job, {"a", "b", "c", "d"});
+    store->save_job(simple_job(22, JobState::Completed, "bob", 10), {});
+    store->append_event(make_event(1));
+    store->append_event(make_event(2));
+    store->set_meta("corridor", "1000:5000");
+  }
+  auto store = open();
+  EXPECT_EQ(store->path(), path_);
+  const std::vector<StoredJob> active = store->load_active_jobs();
+  ASSERT_EQ(active.size(), 1u);
+  expect_same_job(job, active[0].job);
+  EXPECT_EQ(active[0].nodes, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(ids_of(store->finished_jobs({})), std::vector<JobId>{22});
+  EXPECT_EQ(store->max_job_id(), 22);
+  EXPECT_EQ(store->last_event_seq(), 2u);
+  expect_same_event(make_event(2), store->events_after(1, 1).at(0));
+  EXPECT_EQ(store->meta("corridor"), "1000:5000");
+}
+
+TEST_F(StateStoreTest, TransactionsGroupWritesAndRollBack) {
+  auto store = open();
+  EXPECT_FALSE(store->in_transaction());
+  EXPECT_THROW(store->commit(), StoreError);
+
+  store->begin();
+  EXPECT_TRUE(store->in_transaction());
+  EXPECT_THROW(store->begin(), StoreError);  // no nesting
+  store->save_job(simple_job(1, JobState::Pending), {});
+  store->append_event(make_event(1));
+  EXPECT_TRUE(store->load_job(1));  // the writer sees its own writes
+  store->rollback();
+  EXPECT_FALSE(store->in_transaction());
+  EXPECT_FALSE(store->load_job(1));
+  EXPECT_EQ(store->last_event_seq(), 0u);
+  store->rollback();  // nothing open: nothing to do
+
+  store->begin();
+  store->save_job(simple_job(2, JobState::Pending), {});
+  store->append_event(make_event(1));
+  store->commit();
+  EXPECT_FALSE(store->in_transaction());
+  EXPECT_TRUE(store->load_job(2));
+
+  // A failed write inside a transaction leaves it open for the caller to
+  // decide; the writes before it are still there.
+  store->begin();
+  store->save_job(simple_job(3, JobState::Pending), {});
+  EXPECT_THROW(store->append_event(make_event(1)), StoreError);
+  EXPECT_TRUE(store->in_transaction());
+  store->commit();
+  EXPECT_TRUE(store->load_job(3));
+}
+
+TEST_F(StateStoreTest, AnUncommittedTransactionIsLostWhenTheStoreCloses) {
+  {
+    auto store = open();
+    store->save_job(simple_job(1, JobState::Running), {});
+    store->begin();
+    store->save_job(simple_job(2, JobState::Running), {});
+  }
+  auto store = open();
+  EXPECT_EQ(ids_of(store->load_active_jobs()), std::vector<JobId>{1});
+}
+
+// A child process writes and dies without closing the store (as a killed
+// daemon would); the parent then finds exactly what was committed.
+TEST_F(StateStoreTest, CommittedWritesSurviveTheProcessDying) {
+  const pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    // No gtest here, and no destructors: _exit leaves the store open.
+    try {
+      auto store = open();
+      store->begin();
+      store->save_job(full_job(1), {"a", "b", "c", "d"});
+      store->save_job(simple_job(2, JobState::Pending), {});
+      store->append_event(make_event(1));
+      store->set_meta("corridor", "1000:5000");
+      store->commit();
+      store->begin();
+      store->save_job(simple_job(3, JobState::Pending), {});
+      store->append_event(make_event(2));
+      ::_exit(0);
+    } catch (...) {
+      ::_exit(3);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "the child failed to write";
+
+  auto store = open();
+  const std::vector<StoredJob> active = store->load_active_jobs();
+  EXPECT_EQ(ids_of(active), (std::vector<JobId>{1, 2}));
+  ASSERT_FALSE(active.empty());
+  expect_same_job(full_job(1), active[0].job);
+  EXPECT_EQ(active[0].nodes, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_FALSE(store->load_job(3)) << "an uncommitted write survived";
+  EXPECT_EQ(store->last_event_seq(), 1u);
+  EXPECT_EQ(store->meta("corridor"), "1000:5000");
+  EXPECT_EQ(store->max_job_id(), 2);
+}
+
+TEST_F(StateStoreTest, CommittedWritesSurviveSigkill) {
+  const pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    try {
+      auto store = open();
+      store->save_job(simple_job(1, JobState::Running), {});  // its own transaction
+      store->begin();
+      store->save_job(simple_job(2, JobState::Running), {});
+      store->commit();
+      store->begin();
+      store->save_job(simple_job(3, JobState::Running), {});
+      ::kill(::getpid(), SIGKILL);
+    } catch (...) {
+    }
+    ::_exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child failed to write";
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+
+  auto store = open();
+  EXPECT_EQ(ids_of(store->load_active_jobs()), (std::vector<JobId>{1, 2}));
+}
+
+// A key missing from a row's JSON (a field added after the row was written)
+// reads as the field's default.
+TEST_F(StateStoreTest, MissingJsonKeysReadAsDefaults) {
+  auto store = open();
+  store->save_job(full_job(1), {"a", "b", "c", "d"});
+  raw_sql(path_, "UPDATE jobs SET spec = '{}', progress = '{}' WHERE id = 1");
+  const std::optional<StoredJob> loaded = store->load_job(1);
+  ASSERT_TRUE(loaded);
+  Job expected;
+  expected.id = 1;
+  expected.spec.name = "lulesh-scan";
+  expected.spec.user = "alice";
+  expected.spec.kind = JobKind::Malleable;
+  expected.state = JobState::Adapting;
+  expected.submit_time = full_job(1).submit_time;
+  expected.start_time = full_job(1).start_time;
+  expected.end_time = full_job(1).end_time;
+  expected.exit_status = full_job(1).exit_status;
+  expect_same_job(expected, loaded->job);
+}
+
+TEST_F(StateStoreTest, DamagedRowsAreStoreErrorsNamingTheJob) {
+  auto store = open();
+  store->save_job(simple_job(1, JobState::Running), {});
+  const auto load_error = [&] {
+    try {
+      store->load_active_jobs();
+    } catch (const StoreError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  raw_sql(path_, "UPDATE jobs SET spec = 'not json' WHERE id = 1");
+  EXPECT_NE(load_error().find("job 1: spec: not a JSON object"), std::string::npos) << load_error();
+  raw_sql(path_, "UPDATE jobs SET spec = '{\"nodes\": \"four\"}' WHERE id = 1");
+  EXPECT_NE(load_error().find("'nodes': expected an integer"), std::string::npos) << load_error();
+  raw_sql(path_, "UPDATE jobs SET spec = '{}', kind = 'wobbly' WHERE id = 1");
+  EXPECT_NE(load_error().find("unknown kind 'wobbly'"), std::string::npos) << load_error();
+}
+
+TEST_F(StateStoreTest, MissingDirectoryIsAClearError) {
+  const std::string path = (dir_ / "no-such-dir" / "state.db").string();
+  const std::string message = open_error(path);
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(dir_ / "no-such-dir"));
+
+  const std::string on_directory = open_error(dir_.string());
+  EXPECT_NE(on_directory.find("is a directory"), std::string::npos) << on_directory;
+}
+
+TEST_F(StateStoreTest, AFileThatIsNotADatabaseIsAClearErrorAndIsLeftAlone) {
+  for (const std::string& content :
+       {std::string("hello\n"), std::string(5000, 'x'), std::string("[jobs]\nid = 1\n")}) {
+    {
+      std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+      out << content;
+    }
+    const std::string message = open_error(path_);
+    EXPECT_NE(message.find(path_), std::string::npos) << message;
+    EXPECT_NE(message.find("not an SQLite database"), std::string::npos) << message;
+    EXPECT_EQ(file_bytes(path_), content);
+  }
+}
+
+TEST_F(StateStoreTest, AnotherProgramsDatabaseIsRefused) {
+  raw_sql(path_, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, owner TEXT)");
+  const std::string message = open_error(path_);
+  EXPECT_NE(message.find(path_), std::string::npos) << message;
+  EXPECT_NE(message.find("not a sched state database"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(path_ + "-wal")) << "the foreign file was switched to WAL";
+}
+
+TEST_F(StateStoreTest, ANewerSchemaVersionIsRefused) {
+  { open()->save_job(simple_job(1, JobState::Pending), {}); }
+  raw_sql(path_, "PRAGMA user_version = 99");
+  const std::string message = open_error(path_);
+  EXPECT_NE(message.find(path_), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version 99 is newer"), std::string::npos) << message;
+
+  raw_sql(path_, "PRAGMA user_version = 0");
+  EXPECT_NE(open_error(path_).find("schema version 0 is older"), std::string::npos);
+}
+
+// ":memory:" gives a store that lives only as long as the object (for tests).
+TEST(StateStoreMemory, InMemoryStoreWorks) {
+  auto store = StateStore::open(":memory:");
+  store->save_job(full_job(1), {"a", "b", "c", "d"});
+  EXPECT_EQ(store->max_job_id(), 1);
+  EXPECT_FALSE(StateStore::open(":memory:")->load_job(1));
+}
+
+TEST_F(StateStoreTest, OpensInWalMode) {
+  auto store = open();
+  store->save_job(simple_job(1, JobState::Pending), {});
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &statement, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)), "wal");
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+}
+
+}  // namespace
+}  // namespace sched
