@@ -153,8 +153,9 @@ TEST_F(CliSim, UnknownPolicyNamesItAndTheAvailableOnes) {
 }
 
 TEST_F(CliSim, PolicySyntaxErrorNamesFileAndLine) {
-  const std::string policy = dir.write(
-      "broken.lua", "local P = { api = 1 }\nfunction P.schedule(ctx)\n  local = 1\nend\nreturn P\n");
+  const std::string policy =
+      dir.write("broken.lua",
+                "local P = { api = 1 }\nfunction P.schedule(ctx)\n  local = 1\nend\nreturn P\n");
   const Outcome run = sched_sim("--workload esp --policy " + quote(policy));
   EXPECT_NE(run.status, 0);
   EXPECT_THAT(run.output, HasSubstr("broken.lua:3:"));
@@ -185,8 +186,8 @@ TEST_F(CliSim, MaxJobsReadsOnlyThatManyRecords) {
 TEST_F(CliSim, NodesOverridesTheSwfHeader) {
   const fs::path out = dir.path() / "out";
   const Outcome run =
-      sched_sim("--workload " + quote(lublin()) + " --policy fcfs --max-jobs 100 --nodes 128 --out " +
-                quote(out.string()));
+      sched_sim("--workload " + quote(lublin()) +
+                " --policy fcfs --max-jobs 100 --nodes 128 --out " + quote(out.string()));
   ASSERT_EQ(run.status, 0) << run.output;
   const std::string json = read_text(out / "metrics.json");
   EXPECT_EQ(json_number(json, "nodes"), 128);
@@ -268,8 +269,8 @@ TEST_F(CliSim, AMissingWorkloadIsAnError) {
 
 TEST_F(CliSim, MalleableFractionMakesEspJobsMalleableAndWritesResizes) {
   const fs::path out = dir.path() / "esp";
-  const Outcome run =
-      sched_sim("--workload esp --malleable-fraction 0.5 --policy fcfs --out " + quote(out.string()));
+  const Outcome run = sched_sim("--workload esp --malleable-fraction 0.5 --policy fcfs --out " +
+                                quote(out.string()));
   ASSERT_EQ(run.status, 0) << run.output;
   const auto jobs = read_lines(out / "jobs.csv");
   ASSERT_EQ(jobs.size(), 231u);

@@ -1,0 +1,91 @@
+#include "listings.hpp"
+
+#include <array>
+
+#include "nodelist.hpp"
+#include "slurm_time.hpp"
+#include "table.hpp"
+
+namespace sched::cli {
+
+std::string render_queue(const std::vector<QueueRow>& rows, bool show_start) {
+  std::vector<Column> columns = {{"JOBID", Align::Right}, {"NAME", Align::Left},
+                                 {"USER", Align::Left},   {"ST", Align::Left},
+                                 {"TIME", Align::Right},  {"TIME_LIMIT", Align::Right}};
+  if (show_start) columns.push_back({"START_TIME", Align::Left});
+  columns.push_back({"NODES", Align::Right});
+  columns.push_back({"NODELIST(REASON)", Align::Left});
+  Table table(std::move(columns));
+  for (const auto& row : rows) {
+    std::vector<std::string> cells = {std::to_string(row.id),
+                                      row.name,
+                                      row.user,
+                                      std::string(state_code(row.state)),
+                                      format_duration(row.elapsed),
+                                      format_time_limit(row.limit)};
+    if (show_start) cells.push_back(format_timestamp(row.expected_start));
+    cells.push_back(std::to_string(row.nodes));
+    if (!row.nodelist.empty()) {
+      cells.push_back(compress_nodelist(row.nodelist));
+    } else {
+      cells.push_back("(" + (row.reason.empty() ? std::string("None") : row.reason) + ")");
+    }
+    table.add_row(std::move(cells));
+  }
+  return table.render();
+}
+
+std::string render_nodes(const std::vector<NodeRow>& rows) {
+  Table table({{"NODE", Align::Left},
+               {"STATE", Align::Left},
+               {"CPUS", Align::Right},
+               {"JOBS", Align::Left}});
+  for (const auto& row : rows) {
+    std::string jobs;
+    for (JobId id : row.jobs) jobs += (jobs.empty() ? "" : ",") + std::to_string(id);
+    table.add_row({row.name, std::string(to_sinfo(row.state)), std::to_string(row.cpus),
+                   jobs.empty() ? "-" : jobs});
+  }
+  return table.render();
+}
+
+std::string render_node_summary(const std::vector<NodeRow>& rows) {
+  constexpr std::array<NodeState, 6> kOrder = {NodeState::Idle,      NodeState::Mixed,
+                                               NodeState::Allocated, NodeState::Draining,
+                                               NodeState::Drained,   NodeState::Down};
+  Table table({{"STATE", Align::Left}, {"NODES", Align::Right}, {"NODELIST", Align::Left}});
+  for (NodeState state : kOrder) {
+    std::vector<std::string> names;
+    for (const auto& row : rows) {
+      if (row.state == state) names.push_back(row.name);
+    }
+    if (names.empty()) continue;
+    table.add_row(
+        {std::string(to_sinfo(state)), std::to_string(names.size()), compress_nodelist(names)});
+  }
+  return table.render();
+}
+
+std::string render_acct(const std::vector<AcctRow>& rows) {
+  Table table({{"JobID", Align::Left},
+               {"JobName", Align::Left},
+               {"User", Align::Left},
+               {"State", Align::Left},
+               {"ExitCode", Align::Right},
+               {"Elapsed", Align::Right},
+               {"NNodes", Align::Right},
+               {"NodeList", Align::Left},
+               {"Start", Align::Left},
+               {"End", Align::Left}});
+  table.set_underline(true);
+  for (const auto& row : rows) {
+    table.add_row({std::to_string(row.id), row.name, row.user, std::string(to_string(row.state)),
+                   format_exit_code(row.exit_status), format_elapsed(row.elapsed),
+                   std::to_string(row.nodes),
+                   row.nodelist.empty() ? "None assigned" : compress_nodelist(row.nodelist),
+                   format_timestamp(row.start), format_timestamp(row.end)});
+  }
+  return table.render();
+}
+
+}  // namespace sched::cli

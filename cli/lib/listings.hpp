@@ -1,0 +1,71 @@
+// The tables of `sched queue`, `sched nodes` and `sched acct`, rendered from
+// plain rows so that they can be tested without a daemon.
+//
+// Columns follow squeue, sinfo and sacct, with two departures: there is no
+// PARTITION column (sched has one pool of nodes, a constant column would be
+// noise), and the queue shows TIME_LIMIT, which a scheduler with malleable
+// jobs stretches (Job::limit_extension) and users want to see. Numbers and
+// times are right-aligned, text left-aligned.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched/job.hpp"
+#include "state_codes.hpp"
+
+namespace sched::cli {
+
+struct QueueRow {
+  JobId id = 0;
+  std::string name;
+  std::string user;
+  JobState state = JobState::Pending;
+  double elapsed = 0;                 // seconds run so far; 0 while pending
+  double limit = 0;                   // walltime in seconds; 0: none
+  int nodes = 0;                      // allocated size, or the requested size while pending
+  std::vector<std::string> nodelist;  // the allocation, leader first
+  std::string reason;                 // why a pending job waits ("Resources", "Priority")
+  double expected_start = -1;         // epoch seconds; -1: unknown
+};
+
+// JOBID NAME USER ST TIME TIME_LIMIT NODES NODELIST(REASON); with
+// `show_start` (squeue --start) also START_TIME before NODES. The last column
+// holds the compressed node list, or "(reason)" for a job without nodes
+// ("(None)" when no reason is known).
+std::string render_queue(const std::vector<QueueRow>& rows, bool show_start = false);
+
+struct NodeRow {
+  std::string name;
+  NodeState state = NodeState::Idle;
+  int cpus = 0;
+  std::vector<JobId> jobs;
+};
+
+// One line per node: NODE STATE CPUS JOBS (job ids joined by ',', "-" for
+// none), like sinfo -N.
+std::string render_nodes(const std::vector<NodeRow>& rows);
+
+// One line per state present, like plain sinfo: STATE NODES NODELIST, in the
+// order idle, mix, alloc, drng, drain, down; node lists keep row order.
+std::string render_node_summary(const std::vector<NodeRow>& rows);
+
+struct AcctRow {
+  JobId id = 0;
+  std::string name;
+  std::string user;
+  JobState state = JobState::Pending;
+  int exit_status = 0;  // as Job::exit_status
+  double elapsed = 0;   // seconds
+  int nodes = 0;
+  std::vector<std::string> nodelist;
+  double start = -1;  // epoch seconds; -1: not started
+  double end = -1;    // epoch seconds; -1: not ended
+};
+
+// JobID JobName User State ExitCode Elapsed NNodes NodeList Start End, with
+// sacct's dashes under the headers; "None assigned" for a job that never had
+// nodes, "N/A" for unset times.
+std::string render_acct(const std::vector<AcctRow>& rows);
+
+}  // namespace sched::cli

@@ -1,0 +1,331 @@
+#include "submit_options.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <variant>
+
+#include "slurm_time.hpp"
+
+namespace sched::cli {
+namespace {
+
+constexpr int kMaxCount = 1000000;
+
+constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
+
+constexpr std::array<OptionInfo, 27> kOptions = {{
+    {"job-name", 'J', ValueKind::Required, false, "Job name"},
+    {"nodes", 'N', ValueKind::Required, false,
+     "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
+    {"min-nodes", 0, ValueKind::Required, false, "Fewest nodes (makes the job malleable)"},
+    {"max-nodes", 0, ValueKind::Required, false, "Most nodes (makes the job malleable)"},
+    {"kind", 0, ValueKind::Required, false, "rigid, moldable, malleable or evolving"},
+    {"node-constraints", 0, ValueKind::Required, false,
+     "Allowed sizes: none, pof2, even, odd or ncube"},
+    {"ntasks-per-node", 0, ValueKind::Required, false, "Tasks per node"},
+    {"time", 't', ValueKind::Required, false,
+     "Time limit: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"},
+    {"min-power", 0, ValueKind::Required, false, "Estimated lowest power per node, watts"},
+    {"max-power", 0, ValueKind::Required, false, "Estimated highest power per node, watts"},
+    {"urgent", 0, ValueKind::None, false, "Start at once, shrinking others if need be"},
+    {"chdir", 'D', ValueKind::Required, false, "Working directory of the job"},
+    {"export", 0, ValueKind::Required, false, "NAME=VALUE[,NAME=VALUE...] for the job"},
+    {"env", 0, ValueKind::Required, false, "NAME=VALUE for the job (repeatable)"},
+    {"output", 'o', ValueKind::Required, false,
+     "File for the job's standard output and error (default sched-<id>.out)"},
+    {"error", 'e', ValueKind::Required, true, "sched writes standard error to the --output file"},
+    {"partition", 'p', ValueKind::Required, true, kSlurmOnly},
+    {"account", 'A', ValueKind::Required, true, kSlurmOnly},
+    {"mem", 0, ValueKind::Required, true, kSlurmOnly},
+    {"mem-per-cpu", 0, ValueKind::Required, true, kSlurmOnly},
+    {"qos", 'q', ValueKind::Required, true, kSlurmOnly},
+    {"mail-type", 0, ValueKind::Required, true, kSlurmOnly},
+    {"mail-user", 0, ValueKind::Required, true, kSlurmOnly},
+    {"exclusive", 0, ValueKind::Optional, true, "sched never shares nodes"},
+    {"cpus-per-task", 'c', ValueKind::Required, true, kSlurmOnly},
+    {"gres", 0, ValueKind::Required, true, kSlurmOnly},
+    {"constraint", 'C', ValueKind::Required, true, kSlurmOnly},
+}};
+
+const OptionInfo* find_option(std::string_view name) {
+  for (const auto& option : kOptions) {
+    if (name.size() == 1 ? option.short_name == name[0] : option.name == name) return &option;
+  }
+  return nullptr;
+}
+
+std::string quoted(std::string_view value) { return "'" + std::string(value) + "'"; }
+
+// A count of nodes or tasks: 1 to kMaxCount.
+std::variant<int, std::string> parse_count(std::string_view text) {
+  for (char c : text) {
+    if (c < '0' || c > '9') return quoted(text) + " is not a number";
+  }
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range || value > kMaxCount)
+    return quoted(text) + " is too large";
+  if (ec != std::errc() || end != text.data() + text.size())
+    return quoted(text) + " is not a number";
+  if (value < 1) return quoted(text) + " must be at least 1";
+  return value;
+}
+
+std::variant<NodeRange, std::string> parse_node_range(std::string_view text) {
+  const auto dash = text.find('-');
+  if (dash == std::string_view::npos) {
+    auto count = parse_count(text);
+    if (auto* error = std::get_if<std::string>(&count)) return *error;
+    return NodeRange{std::get<int>(count), std::get<int>(count)};
+  }
+  std::array<int, 2> bounds{};
+  const std::array<std::string_view, 2> parts = {text.substr(0, dash), text.substr(dash + 1)};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const bool digits =
+        !parts[i].empty() && parts[i].find_first_not_of("0123456789") == std::string_view::npos;
+    if (!digits) return quoted(text) + " is not N or MIN-MAX";
+    auto count = parse_count(parts[i]);
+    if (auto* error = std::get_if<std::string>(&count)) return quoted(text) + ": " + *error;
+    bounds[i] = std::get<int>(count);
+  }
+  if (bounds[0] > bounds[1]) return quoted(text) + " has its minimum above its maximum";
+  return NodeRange{bounds[0], bounds[1]};
+}
+
+std::variant<double, std::string> parse_watts(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return quoted(text) + " is not a number";
+  }
+  if (value < 0) return quoted(text) + " must not be negative";
+  return value;
+}
+
+bool is_env_name(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char c : name) {
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void set_env(std::vector<std::pair<std::string, std::string>>& environment, std::string name,
+             std::string value) {
+  for (auto& [existing, old_value] : environment) {
+    if (existing == name) {
+      old_value = std::move(value);
+      return;
+    }
+  }
+  environment.emplace_back(std::move(name), std::move(value));
+}
+
+std::optional<std::string> add_env(SubmitOptions& options, std::string_view pair) {
+  const auto equals = pair.find('=');
+  if (equals == std::string_view::npos || !is_env_name(pair.substr(0, equals))) {
+    return quoted(pair) + " is not NAME=VALUE";
+  }
+  set_env(options.environment, std::string(pair.substr(0, equals)),
+          std::string(pair.substr(equals + 1)));
+  return std::nullopt;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Sets one of our options from its (non-empty) value; returns what is wrong
+// with the value, without the option's name.
+std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
+                                     std::string_view value) {
+  const std::string_view name = option.name;
+  const auto count = [&](std::optional<int>& field) -> std::optional<std::string> {
+    auto parsed = parse_count(value);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    field = std::get<int>(parsed);
+    return std::nullopt;
+  };
+  const auto watts = [&](std::optional<double>& field) -> std::optional<std::string> {
+    auto parsed = parse_watts(value);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    field = std::get<double>(parsed);
+    return std::nullopt;
+  };
+  if (name == "job-name") {
+    o.job_name = std::string(value);
+  } else if (name == "nodes") {
+    auto parsed = parse_node_range(value);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    o.nodes = std::get<NodeRange>(parsed);
+  } else if (name == "min-nodes") {
+    return count(o.min_nodes);
+  } else if (name == "max-nodes") {
+    return count(o.max_nodes);
+  } else if (name == "ntasks-per-node") {
+    return count(o.tasks_per_node);
+  } else if (name == "kind") {
+    o.kind = parse_job_kind(lower(value));
+    if (!o.kind) return quoted(value) + " is not a job kind (rigid, moldable, malleable, evolving)";
+  } else if (name == "node-constraints") {
+    o.constraint = parse_node_constraint(lower(value));
+    if (!o.constraint) {
+      return quoted(value) + " is not a node constraint (none, pof2, even, odd, ncube)";
+    }
+  } else if (name == "time") {
+    const auto seconds = parse_duration(value);
+    if (!seconds) return quoted(value) + " is not a time (" + std::string(kDurationForms) + ")";
+    o.walltime = static_cast<double>(*seconds);
+  } else if (name == "min-power") {
+    return watts(o.power_min_w);
+  } else if (name == "max-power") {
+    return watts(o.power_max_w);
+  } else if (name == "chdir") {
+    o.workdir = std::string(value);
+  } else if (name == "output") {
+    o.output = std::string(value);
+  } else if (name == "env") {
+    return add_env(o, value);
+  } else if (name == "export") {
+    // Which environment a job starts from is the daemon's business; the
+    // pairs are added to it. ALL is what a user expects anyway.
+    while (true) {
+      const auto comma = value.find(',');
+      const std::string_view item = value.substr(0, comma);
+      if (item == "NONE") {
+        o.warnings.push_back("--export: NONE ignored (the given variables are added)");
+      } else if (item != "ALL") {
+        if (auto error = add_env(o, item)) return error;
+      }
+      if (comma == std::string_view::npos) break;
+      value.remove_prefix(comma + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::span<const OptionInfo> submit_option_table() { return kOptions; }
+
+std::optional<std::string> apply_option(SubmitOptions& options, std::string_view name,
+                                        std::optional<std::string_view> value, Dialect dialect) {
+  std::string written(name);
+  if (!name.starts_with('-')) written.insert(0, name.size() == 1 ? "-" : "--");
+  while (name.starts_with('-')) name.remove_prefix(1);
+  const OptionInfo* option = name.empty() ? nullptr : find_option(name);
+  if (option == nullptr) return "unknown option " + written;
+  if (option->slurm_only) {
+    if (dialect != Dialect::Slurm) {
+      const std::string why =
+          option->help == kSlurmOnly ? "" : " (" + std::string(option->help) + ")";
+      return written + " is a Slurm option that sched ignores" + why +
+             "; it is accepted only in #SBATCH lines";
+    }
+    const std::string separator = written.starts_with("--") ? "=" : " ";
+    options.warnings.push_back(written + (value ? separator + std::string(*value) : "") +
+                               " ignored (" + std::string(option->help) + ")");
+    return std::nullopt;
+  }
+  if (option->value == ValueKind::None) {
+    if (value) return written + " takes no value";
+    if (option->name == "urgent") options.urgent = true;
+    return std::nullopt;
+  }
+  if (!value || value->empty()) return written + " needs a value";
+  if (auto error = set_value(options, *option, *value)) return written + ": " + *error;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_arguments(SubmitOptions& options,
+                                           const std::vector<std::string>& words, Dialect dialect) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view word = words[i];
+    std::string_view name;
+    std::optional<std::string_view> value;
+    if (word.starts_with("--") && word.size() > 2) {
+      const auto equals = word.find('=');
+      name = word.substr(0, equals);
+      if (equals != std::string_view::npos) value = word.substr(equals + 1);
+    } else if (word.starts_with('-') && word.size() > 1 && word[1] != '-') {
+      name = word.substr(0, 2);
+      if (word.size() > 2) value = word.substr(2);  // -N4
+    } else {
+      return quoted(word) + " is not an option";
+    }
+    const OptionInfo* option = find_option(name.substr(name.starts_with("--") ? 2 : 1));
+    if (option != nullptr && option->value == ValueKind::Required && !value &&
+        i + 1 < words.size()) {
+      value = words[++i];
+    }
+    if (auto error = apply_option(options, name, value, dialect)) return error;
+  }
+  return std::nullopt;
+}
+
+SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
+  SubmitOptions out = base;
+  const auto take = [](auto& field, const auto& other) {
+    if (other) field = other;
+  };
+  take(out.job_name, over.job_name);
+  take(out.nodes, over.nodes);
+  take(out.min_nodes, over.min_nodes);
+  take(out.max_nodes, over.max_nodes);
+  take(out.kind, over.kind);
+  take(out.constraint, over.constraint);
+  take(out.tasks_per_node, over.tasks_per_node);
+  take(out.walltime, over.walltime);
+  take(out.power_min_w, over.power_min_w);
+  take(out.power_max_w, over.power_max_w);
+  take(out.urgent, over.urgent);
+  take(out.workdir, over.workdir);
+  take(out.output, over.output);
+  for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
+  out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
+  return out;
+}
+
+JobKind infer_kind(const SubmitOptions& options) {
+  if (options.kind) return *options.kind;
+  if (options.min_nodes || options.max_nodes) return JobKind::Malleable;
+  if (options.nodes && options.nodes->min != options.nodes->max) return JobKind::Moldable;
+  return JobKind::Rigid;
+}
+
+Submission build_submission(const SubmitOptions& options, std::string command) {
+  Submission out;
+  JobSpec& spec = out.spec;
+  spec.kind = infer_kind(options);
+  const bool range = options.nodes && options.nodes->min != options.nodes->max;
+  spec.min_nodes = options.min_nodes.value_or(range ? options.nodes->min : 0);
+  spec.max_nodes = options.max_nodes.value_or(range ? options.nodes->max : 0);
+  if (options.nodes) {
+    spec.nodes = range ? spec.max_nodes : options.nodes->min;
+  } else {
+    spec.nodes = options.max_nodes.value_or(options.min_nodes.value_or(1));
+  }
+  spec.name = options.job_name.value_or("");
+  spec.constraint = options.constraint.value_or(NodeConstraint::None);
+  spec.tasks_per_node = options.tasks_per_node.value_or(1);
+  spec.walltime = options.walltime.value_or(0);
+  spec.power_min_w = options.power_min_w.value_or(0);
+  spec.power_max_w = options.power_max_w.value_or(0);
+  spec.urgent = options.urgent.value_or(false);
+  spec.workdir = options.workdir.value_or("");
+  spec.environment = options.environment;
+  spec.output = options.output.value_or("");
+  spec.command = std::move(command);
+  out.warnings = options.warnings;
+  out.error = normalize_spec(spec);
+  return out;
+}
+
+}  // namespace sched::cli

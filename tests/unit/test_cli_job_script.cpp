@@ -1,0 +1,172 @@
+// #SCHED / #SBATCH directives in job scripts, read as sbatch reads them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "job_script.hpp"
+
+namespace sched::cli {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+SubmitOptions directives(std::string_view script) {
+  ScriptOptions result = parse_job_script(script);
+  EXPECT_FALSE(result.error) << result.error.value_or("");
+  return result.options;
+}
+
+std::string error_of(std::string_view script) {
+  return parse_job_script(script).error.value_or("(no error)");
+}
+
+TEST(CliJobScript, ReadsBothPrefixes) {
+  const SubmitOptions options = directives(
+      "#!/bin/bash\n"
+      "#SCHED --job-name=sim\n"
+      "#SBATCH --time=10\n"
+      "srun ./sim\n");
+  EXPECT_EQ(options.job_name, "sim");
+  EXPECT_EQ(options.walltime, 600);
+  EXPECT_TRUE(options.warnings.empty());
+}
+
+TEST(CliJobScript, BothOptionForms) {
+  EXPECT_EQ(directives("#SCHED --nodes=4\n").nodes->max, 4);
+  EXPECT_EQ(directives("#SCHED --nodes 4\n").nodes->max, 4);
+  EXPECT_EQ(directives("#SCHED -N 4\n").nodes->max, 4);
+  EXPECT_EQ(directives("#SCHED -N4\n").nodes->max, 4);
+  EXPECT_EQ(directives("#SBATCH\t-N\t4\n").nodes->max, 4) << "tabs separate too";
+}
+
+TEST(CliJobScript, SeveralOptionsOnOneLine) {
+  const SubmitOptions options =
+      directives("#SCHED -N 2-8 --kind=malleable -t 1:00:00 --urgent --env A=1 # note\n");
+  EXPECT_EQ(options.nodes->min, 2);
+  EXPECT_EQ(options.nodes->max, 8);
+  EXPECT_EQ(options.kind, JobKind::Malleable);
+  EXPECT_EQ(options.walltime, 3600);
+  EXPECT_EQ(options.urgent, true);
+  EXPECT_EQ(options.environment.size(), 1u);
+}
+
+TEST(CliJobScript, QuotedValues) {
+  EXPECT_EQ(directives("#SCHED --job-name=\"my job\"\n").job_name, "my job");
+  EXPECT_EQ(directives("#SCHED -J 'my job'\n").job_name, "my job");
+  EXPECT_EQ(directives("#SCHED -D \"/data/with space\" -J x\n").workdir, "/data/with space");
+  EXPECT_EQ(directives("#SCHED --env 'MSG=a, b \"c\"'\n").environment.at(0).second, "a, b \"c\"");
+  EXPECT_EQ(error_of("#!/bin/sh\n#SCHED -J 'oops\n"), "line 2: unterminated '...'");
+}
+
+TEST(CliJobScript, StopsAtTheFirstCommand) {
+  const SubmitOptions options = directives(
+      "#!/bin/bash\n"
+      "\n"
+      "# a plain comment\n"
+      "   # an indented comment\n"
+      "#SCHED -N 2\n"
+      "module load mpi\n"
+      "#SCHED -N 64\n"
+      "#SBATCH --frobnicate\n"
+      "srun ./app\n");
+  EXPECT_EQ(options.nodes->max, 2);
+  EXPECT_EQ(options.warnings, (Strings{"line 7: #SCHED after the first command is ignored",
+                                       "line 8: #SBATCH after the first command is ignored"}));
+}
+
+TEST(CliJobScript, OnlyExactPrefixesAreDirectives) {
+  const SubmitOptions options = directives(
+      "#SCHEDULE -N 9\n"
+      "#SBATCH--nodes=9\n"
+      "# SBATCH -N 9\n"
+      "##SBATCH -N 9\n"
+      " #SCHED -N 9\n"
+      "#sbatch -N 9\n"
+      "#SCHED\n"
+      "#SBATCH\n");
+  EXPECT_FALSE(options.nodes);
+}
+
+TEST(CliJobScript, DosLineEndings) {
+  const SubmitOptions options =
+      directives("#!/bin/sh\r\n#SCHED -J x\r\n#SCHED -N 3\r\nhostname\r\n");
+  EXPECT_EQ(options.job_name, "x");
+  EXPECT_EQ(options.nodes->max, 3);
+}
+
+TEST(CliJobScript, UnknownOptionNamesLineAndOption) {
+  EXPECT_EQ(error_of("#!/bin/sh\n#SCHED -N 2\n#SCHED --frobnicate=3\n"),
+            "line 3: unknown option --frobnicate");
+  EXPECT_EQ(error_of("#!/bin/sh\n#SBATCH --array=1-10\n"), "line 2: unknown option --array");
+  EXPECT_EQ(error_of("#SCHED -N 2 four\n"), "line 1: 'four' is not an option");
+}
+
+TEST(CliJobScript, BadValuesNameLineOptionAndValue) {
+  EXPECT_EQ(error_of("#!/bin/sh\n#SCHED -J x\n#SCHED --nodes=four\n"),
+            "line 3: --nodes: 'four' is not a number");
+  EXPECT_EQ(error_of("#SBATCH -t 1:99\n"),
+            "line 1: -t: '1:99' is not a time (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED)");
+  EXPECT_EQ(error_of("\n\n#SCHED --kind\n"), "line 3: --kind needs a value");
+}
+
+TEST(CliJobScript, IgnoredSlurmOptionsWarnWithLineNumbers) {
+  const SubmitOptions options = directives(
+      "#!/bin/bash\n"
+      "#SBATCH -p debug --mem=4G\n"
+      "#SBATCH --exclusive\n"
+      "#SBATCH -N 2\n");
+  EXPECT_EQ(options.nodes->max, 2);
+  EXPECT_EQ(options.warnings,
+            (Strings{"line 2: -p debug ignored (a Slurm option with no meaning in sched)",
+                     "line 2: --mem=4G ignored (a Slurm option with no meaning in sched)",
+                     "line 3: --exclusive ignored (sched never shares nodes)"}));
+  EXPECT_EQ(error_of("#!/bin/bash\n#SCHED --partition=debug\n"),
+            "line 2: --partition is a Slurm option that sched ignores; it is accepted only in "
+            "#SBATCH lines");
+}
+
+TEST(CliJobScript, SubmissionTakesScriptAndCommandLine) {
+  const std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -J sbatch-name -p batch\n"
+      "#SCHED --min-nodes=2 --max-nodes=16 --node-constraints=pof2\n"
+      "#SCHED -t 30 --env MODE=fast\n"
+      "srun ./app\n";
+  SubmitOptions command_line;
+  ASSERT_FALSE(apply_arguments(command_line, {"-N", "4", "--env", "MODE=slow", "-t", "1:00:00"}));
+  const Submission s = submission_from_script(script, command_line);
+  ASSERT_FALSE(s.error) << *s.error;
+  EXPECT_EQ(s.spec.command, script);
+  EXPECT_EQ(s.spec.name, "sbatch-name");
+  EXPECT_EQ(s.spec.kind, JobKind::Malleable);
+  EXPECT_EQ(s.spec.nodes, 4);
+  EXPECT_EQ(s.spec.min_nodes, 2);
+  EXPECT_EQ(s.spec.max_nodes, 16);
+  EXPECT_EQ(s.spec.constraint, NodeConstraint::Pof2);
+  EXPECT_EQ(s.spec.walltime, 3600) << "the command line wins";
+  EXPECT_EQ(s.spec.environment,
+            (std::vector<std::pair<std::string, std::string>>{{"MODE", "slow"}}));
+  EXPECT_EQ(s.warnings,
+            Strings{"line 2: -p batch ignored (a Slurm option with no meaning in sched)"});
+}
+
+TEST(CliJobScript, SubmissionSurfacesErrors) {
+  EXPECT_EQ(submission_from_script("#SCHED -N x\n", {}).error, "line 1: -N: 'x' is not a number");
+  SubmitOptions command_line;
+  ASSERT_FALSE(apply_arguments(command_line, {"--kind=rigid"}));
+  EXPECT_EQ(submission_from_script("#SCHED -N 2-4\n", command_line).error,
+            "a rigid job has min_nodes = max_nodes = nodes");
+  EXPECT_FALSE(submission_from_script("#SCHED -N 2-4\n", {}).error) << "moldable is fine";
+}
+
+TEST(CliJobScript, ScriptWithoutDirectives) {
+  const ScriptOptions result = parse_job_script("echo hello\n");
+  EXPECT_FALSE(result.error);
+  EXPECT_FALSE(result.options.nodes);
+  EXPECT_TRUE(result.options.warnings.empty());
+  EXPECT_FALSE(parse_job_script("").error);
+}
+
+}  // namespace
+}  // namespace sched::cli

@@ -1,0 +1,289 @@
+// Submission options: values, errors, Slurm's ignored options, merging and
+// how kinds and sizes follow from the options given.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shell_words.hpp"
+#include "submit_options.hpp"
+
+namespace sched::cli {
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+SubmitOptions from(const std::vector<std::string>& words, Dialect dialect = Dialect::Sched) {
+  SubmitOptions options;
+  const auto error = apply_arguments(options, words, dialect);
+  EXPECT_FALSE(error) << error.value_or("");
+  return options;
+}
+
+// Words split as in a directive line, to keep long option lists readable.
+SubmitOptions from_line(std::string_view line, Dialect dialect = Dialect::Sched) {
+  return from(split_shell_words(line).words, dialect);
+}
+
+std::string error_of(const std::vector<std::string>& words, Dialect dialect = Dialect::Sched) {
+  SubmitOptions options;
+  return apply_arguments(options, words, dialect).value_or("(no error)");
+}
+
+JobSpec spec_of(const std::vector<std::string>& words) {
+  const Submission submission = build_submission(from(words), "true");
+  EXPECT_FALSE(submission.error) << submission.error.value_or("");
+  return submission.spec;
+}
+
+TEST(CliSubmitOptions, NamesWithAndWithoutDashes) {
+  SubmitOptions options;
+  EXPECT_FALSE(apply_option(options, "--nodes", "4"));
+  EXPECT_EQ(options.nodes->max, 4);
+  EXPECT_FALSE(apply_option(options, "nodes", "5"));
+  EXPECT_EQ(options.nodes->max, 5);
+  EXPECT_FALSE(apply_option(options, "-N", "6"));
+  EXPECT_EQ(options.nodes->max, 6);
+  EXPECT_FALSE(apply_option(options, "N", "7"));
+  EXPECT_EQ(options.nodes->max, 7);
+  EXPECT_FALSE(apply_option(options, "urgent", std::nullopt));
+  EXPECT_EQ(options.urgent, true);
+  EXPECT_FALSE(apply_option(options, "job-name", std::string("from a std::string")));
+  EXPECT_EQ(options.job_name, "from a std::string");
+}
+
+TEST(CliSubmitOptions, ArgumentForms) {
+  for (const auto& words : std::vector<std::vector<std::string>>{
+           {"--nodes=4"}, {"--nodes", "4"}, {"-N", "4"}, {"-N4"}}) {
+    const SubmitOptions options = from(words);
+    ASSERT_TRUE(options.nodes) << words[0];
+    EXPECT_EQ(options.nodes->min, 4);
+    EXPECT_EQ(options.nodes->max, 4);
+  }
+  const SubmitOptions options = from({"--urgent", "-J", "-dash-name", "--time=1:00:00"});
+  EXPECT_EQ(options.urgent, true);
+  EXPECT_EQ(options.job_name, "-dash-name") << "a required value is the next word, as in getopt";
+  EXPECT_EQ(options.walltime, 3600);
+  EXPECT_EQ(from({"--exclusive", "-N", "2"}, Dialect::Slurm).nodes->max, 2)
+      << "--exclusive takes its optional value only after '='";
+}
+
+TEST(CliSubmitOptions, EveryOptionReachesTheSpec) {
+  const Submission s = build_submission(
+      from_line("-J sim -N 4 --ntasks-per-node=8 -t 2-00 --min-power 90.5 --max-power=200 "
+                "--urgent -D /scratch/x --export=A=1,B=x=y --env C= -o out.txt "
+                "--node-constraints=EVEN --kind Rigid"),
+      "#!/bin/sh\nhostname\n");
+  ASSERT_FALSE(s.error) << *s.error;
+  EXPECT_EQ(s.spec.name, "sim");
+  EXPECT_EQ(s.spec.kind, JobKind::Rigid);
+  EXPECT_EQ(s.spec.nodes, 4);
+  EXPECT_EQ(s.spec.min_nodes, 4);
+  EXPECT_EQ(s.spec.max_nodes, 4);
+  EXPECT_EQ(s.spec.constraint, NodeConstraint::Even);
+  EXPECT_EQ(s.spec.tasks_per_node, 8);
+  EXPECT_EQ(s.spec.walltime, 2 * 86400);
+  EXPECT_EQ(s.spec.power_min_w, 90.5);
+  EXPECT_EQ(s.spec.power_max_w, 200);
+  EXPECT_TRUE(s.spec.urgent);
+  EXPECT_EQ(s.spec.workdir, "/scratch/x");
+  EXPECT_EQ(s.spec.environment, (Env{{"A", "1"}, {"B", "x=y"}, {"C", ""}}));
+  EXPECT_EQ(s.spec.command, "#!/bin/sh\nhostname\n");
+  EXPECT_EQ(s.spec.output, "out.txt");
+  EXPECT_TRUE(s.warnings.empty());
+}
+
+TEST(CliSubmitOptions, DefaultsWithoutOptions) {
+  const JobSpec spec = spec_of({});
+  EXPECT_EQ(spec.kind, JobKind::Rigid);
+  EXPECT_EQ(spec.nodes, 1);
+  EXPECT_EQ(spec.min_nodes, 1);
+  EXPECT_EQ(spec.max_nodes, 1);
+  EXPECT_EQ(spec.walltime, 0);
+  EXPECT_EQ(spec.name, "");
+  EXPECT_FALSE(spec.urgent);
+  EXPECT_EQ(spec.output, "") << "the daemon's default, sched-<id>.out";
+}
+
+struct KindCase {
+  std::vector<std::string> words;
+  JobKind kind;
+  int nodes, min_nodes, max_nodes;
+};
+
+TEST(CliSubmitOptions, KindAndSizesFollowTheOptions) {
+  using K = JobKind;
+  const std::vector<KindCase> cases = {
+      {{"-N", "4"}, K::Rigid, 4, 4, 4},
+      {{"-N", "2-8"}, K::Moldable, 8, 2, 8},  // a range: moldable, asking for the most
+      {{"-N", "2-8", "--kind", "malleable"}, K::Malleable, 8, 2, 8},  // starts at the max
+      {{"-N", "2-8", "--kind", "evolving"}, K::Evolving, 8, 2, 8},
+      {{"--min-nodes", "2", "--max-nodes", "8"}, K::Malleable, 8, 2, 8},  // DESIGN §3
+      {{"--max-nodes", "8"}, K::Malleable, 8, 8, 8},
+      {{"-N", "4", "--min-nodes", "2", "--max-nodes", "8"}, K::Malleable, 4, 2, 8},
+      {{"-N", "4", "--max-nodes", "8"}, K::Malleable, 4, 4, 8},    // grows only
+      {{"-N", "4", "--min-nodes", "2"}, K::Malleable, 4, 2, 4},    // shrinks only
+      {{"-N", "2-8", "--max-nodes", "6"}, K::Malleable, 6, 2, 6},  // max overrides the range
+      {{"--min-nodes", "2", "--max-nodes", "8", "--kind", "moldable"}, K::Moldable, 8, 2, 8},
+      {{"--min-nodes", "2", "--max-nodes", "8", "--kind", "evolving"}, K::Evolving, 8, 2, 8},
+      {{"-N", "8", "--kind", "moldable"}, K::Moldable, 8, 1, 8},  // normalize_spec: 1..N
+      {{"-N", "4", "--kind", "malleable"}, K::Malleable, 4, 4, 4},
+      {{"-N", "3-3"}, K::Rigid, 3, 3, 3},  // not really a range
+  };
+  for (const auto& c : cases) {
+    std::string text;
+    for (const auto& word : c.words) text += word + " ";
+    const JobSpec spec = spec_of(c.words);
+    EXPECT_EQ(infer_kind(from(c.words)), c.kind) << text;
+    EXPECT_EQ(spec.kind, c.kind) << text;
+    EXPECT_EQ(spec.nodes, c.nodes) << text;
+    EXPECT_EQ(spec.min_nodes, c.min_nodes) << text;
+    EXPECT_EQ(spec.max_nodes, c.max_nodes) << text;
+  }
+}
+
+TEST(CliSubmitOptions, InvalidSpecsSurfaceNormalizeErrors) {
+  EXPECT_EQ(build_submission(from({"-N", "2-4", "--kind", "rigid"}), "").error,
+            "a rigid job has min_nodes = max_nodes = nodes");
+  EXPECT_EQ(
+      build_submission(from({"-N", "3", "--max-nodes", "8", "--node-constraints", "pof2"}), "")
+          .error,
+      "nodes (3) breaks node constraint pof2");
+  EXPECT_EQ(build_submission(from({"--min-power", "300", "--max-power", "200"}), "").error,
+            "power_min_w must not exceed power_max_w");
+  EXPECT_EQ(build_submission(from({"-N", "1", "--max-nodes", "8", "--min-nodes", "4"}), "").error,
+            "nodes must lie within [min_nodes, max_nodes]");
+}
+
+TEST(CliSubmitOptions, BadValuesNameOptionAndValue) {
+  EXPECT_EQ(error_of({"--nodes", "four"}), "--nodes: 'four' is not a number");
+  EXPECT_EQ(error_of({"-N", "0"}), "-N: '0' must be at least 1");
+  EXPECT_EQ(error_of({"-N", "4-2"}), "-N: '4-2' has its minimum above its maximum");
+  EXPECT_EQ(error_of({"-N", "2-"}), "-N: '2-' is not N or MIN-MAX");
+  EXPECT_EQ(error_of({"-N", "0-4"}), "-N: '0-4': '0' must be at least 1");
+  EXPECT_EQ(error_of({"-N", "99999999999"}), "-N: '99999999999' is too large");
+  EXPECT_EQ(error_of({"--min-nodes=x"}), "--min-nodes: 'x' is not a number");
+  EXPECT_EQ(error_of({"--ntasks-per-node=-1"}), "--ntasks-per-node: '-1' is not a number");
+  EXPECT_EQ(error_of({"--time=1:75:00"}),
+            "--time: '1:75:00' is not a time (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED)");
+  EXPECT_EQ(error_of({"-t", "soon"}),
+            "-t: 'soon' is not a time (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED)");
+  EXPECT_EQ(error_of({"--kind=big"}),
+            "--kind: 'big' is not a job kind (rigid, moldable, malleable, evolving)");
+  EXPECT_EQ(error_of({"--node-constraints=prime"}),
+            "--node-constraints: 'prime' is not a node constraint (none, pof2, even, odd, ncube)");
+  EXPECT_EQ(error_of({"--min-power=-5"}), "--min-power: '-5' must not be negative");
+  EXPECT_EQ(error_of({"--max-power=lots"}), "--max-power: 'lots' is not a number");
+  EXPECT_EQ(error_of({"--max-power=inf"}), "--max-power: 'inf' is not a number");
+  EXPECT_EQ(error_of({"--env", "1X=2"}), "--env: '1X=2' is not NAME=VALUE");
+  EXPECT_EQ(error_of({"--env", "NOVALUE"}), "--env: 'NOVALUE' is not NAME=VALUE");
+  EXPECT_EQ(error_of({"--export=A=1,HOME"}), "--export: 'HOME' is not NAME=VALUE");
+}
+
+TEST(CliSubmitOptions, MissingAndUnwantedValues) {
+  EXPECT_EQ(error_of({"-N"}), "-N needs a value");
+  EXPECT_EQ(error_of({"--nodes="}), "--nodes needs a value");
+  EXPECT_EQ(error_of({"--urgent=yes"}), "--urgent takes no value");
+  SubmitOptions options;
+  EXPECT_EQ(apply_option(options, "job-name", std::nullopt), "--job-name needs a value");
+}
+
+TEST(CliSubmitOptions, UnknownOptionsAndStrayWords) {
+  EXPECT_EQ(error_of({"--frobnicate=1"}), "unknown option --frobnicate");
+  EXPECT_EQ(error_of({"-Z"}), "unknown option -Z");
+  EXPECT_EQ(error_of({"-N", "4", "extra"}), "'extra' is not an option");
+  EXPECT_EQ(error_of({"--"}), "'--' is not an option");
+  SubmitOptions options;
+  EXPECT_EQ(apply_option(options, "frobnicate", "1"), "unknown option --frobnicate");
+  EXPECT_EQ(apply_option(options, "--", "1"), "unknown option --");
+}
+
+TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
+  const SubmitOptions options = from_line(
+      "-p debug --account=proj --mem=4G --mem-per-cpu 1G -q high --mail-type=END "
+      "--mail-user=a@b --exclusive -c 4 --gres=gpu:2 -C haswell -e err.txt -N 2",
+      Dialect::Slurm);
+  EXPECT_EQ(options.nodes->max, 2);
+  const std::vector<std::string> expected = {
+      "-p debug ignored (a Slurm option with no meaning in sched)",
+      "--account=proj ignored (a Slurm option with no meaning in sched)",
+      "--mem=4G ignored (a Slurm option with no meaning in sched)",
+      "--mem-per-cpu=1G ignored (a Slurm option with no meaning in sched)",
+      "-q high ignored (a Slurm option with no meaning in sched)",
+      "--mail-type=END ignored (a Slurm option with no meaning in sched)",
+      "--mail-user=a@b ignored (a Slurm option with no meaning in sched)",
+      "--exclusive ignored (sched never shares nodes)",
+      "-c 4 ignored (a Slurm option with no meaning in sched)",
+      "--gres=gpu:2 ignored (a Slurm option with no meaning in sched)",
+      "-C haswell ignored (a Slurm option with no meaning in sched)",
+      "-e err.txt ignored (sched writes standard error to the --output file)",
+  };
+  EXPECT_EQ(options.warnings, expected);
+  EXPECT_EQ(error_of({"--partition=debug"}),
+            "--partition is a Slurm option that sched ignores; it is accepted only in #SBATCH "
+            "lines");
+  EXPECT_EQ(error_of({"-e", "err.txt"}),
+            "-e is a Slurm option that sched ignores (sched writes standard error to the --output "
+            "file); it is accepted only in #SBATCH lines");
+}
+
+TEST(CliSubmitOptions, EnvironmentAccumulatesLaterNamesWin) {
+  const SubmitOptions options =
+      from({"--env", "A=1", "--export=ALL,B=2,A=3", "--env", "C=4", "--export", "NONE"});
+  EXPECT_EQ(options.environment, (Env{{"A", "3"}, {"B", "2"}, {"C", "4"}}));
+  EXPECT_EQ(options.warnings,
+            std::vector<std::string>{"--export: NONE ignored (the given variables are added)"});
+}
+
+TEST(CliSubmitOptions, LaterOptionReplacesEarlier) {
+  const SubmitOptions options = from({"-N", "2", "--nodes=3", "-J", "a", "--job-name", "b"});
+  EXPECT_EQ(options.nodes->max, 3);
+  EXPECT_EQ(options.job_name, "b");
+}
+
+TEST(CliSubmitOptions, CommandLineWinsPerOption) {
+  SubmitOptions script = from({"-N", "2-8", "-t", "10", "-J", "script", "--env", "A=1",
+                               "--export=B=2", "-o", "script.out"});
+  script.warnings.push_back("from the script");
+  SubmitOptions command_line = from({"-N", "4", "--env", "B=3", "--env", "D=4", "--urgent"});
+  command_line.warnings.push_back("from the command line");
+  const SubmitOptions merged = merge(script, command_line);
+  EXPECT_EQ(merged.nodes->min, 4);
+  EXPECT_EQ(merged.nodes->max, 4);
+  EXPECT_EQ(merged.walltime, 600);
+  EXPECT_EQ(merged.job_name, "script");
+  EXPECT_EQ(merged.urgent, true);
+  EXPECT_EQ(merged.output, "script.out");
+  EXPECT_EQ(merged.environment, (Env{{"A", "1"}, {"B", "3"}, {"D", "4"}}));
+  EXPECT_EQ(merged.warnings,
+            (std::vector<std::string>{"from the script", "from the command line"}));
+  EXPECT_EQ(infer_kind(merged), JobKind::Rigid) << "the command line's -N 4 replaced the range";
+}
+
+TEST(CliSubmitOptions, KindIsInferredAfterMerging) {
+  const SubmitOptions script = from({"--min-nodes", "2", "--max-nodes", "8"});
+  EXPECT_EQ(infer_kind(merge(script, from({"--kind", "moldable"}))), JobKind::Moldable);
+  EXPECT_EQ(infer_kind(merge(script, from({}))), JobKind::Malleable);
+  EXPECT_EQ(infer_kind(merge(from({"--kind=rigid"}), from({"-N", "2-4"}))), JobKind::Rigid)
+      << "the script's --kind governs a range from the command line";
+}
+
+TEST(CliSubmitOptions, OptionTableIsConsistent) {
+  std::set<std::string_view> names;
+  std::set<char> shorts;
+  for (const OptionInfo& option : submit_option_table()) {
+    EXPECT_TRUE(names.insert(option.name).second) << option.name;
+    if (option.short_name != 0) {
+      EXPECT_TRUE(shorts.insert(option.short_name).second) << option.short_name;
+    }
+    EXPECT_FALSE(option.help.empty()) << option.name;
+    if (option.value == ValueKind::None) {
+      EXPECT_EQ(option.name, "urgent");
+    }
+  }
+  EXPECT_TRUE(names.count("nodes") && names.count("partition"));
+}
+
+}  // namespace
+}  // namespace sched::cli
