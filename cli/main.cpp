@@ -1,12 +1,19 @@
 // The `sched` command.
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
+
+#include "admin_commands.hpp"
+#include "cluster_command.hpp"
+#include "connection.hpp"
+#include "job_commands.hpp"
 #include "sim_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"sched: an adaptive batch scheduler for rigid and malleable jobs"};
   app.require_subcommand(1);
+  // Root options (--endpoint, --timeout) may also follow the subcommand.
+  app.fallthrough();
   app.set_version_flag("--version", std::string("sched 0.1.0"));
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log more (debug level)");
@@ -15,6 +22,10 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&] {
     if (verbose) spdlog::set_level(spdlog::level::debug);
   });
+  sched::cli::add_connection_options(app);
+  sched::cli::add_job_commands(app);
+  sched::cli::add_admin_commands(app);
+  sched::cli::add_cluster_command(app);
   sched::cli::add_sim_command(app);
   CLI11_PARSE(app, argc, argv);
   return 0;

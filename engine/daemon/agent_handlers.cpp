@@ -89,6 +89,21 @@ void Daemon::handle_agent(const std::string& peer, const proto::Envelope& messag
     enactor_.forget_kill(body.job);
     awaiting_agent_.erase(body.job);
     engine_.job_ended(body.job, body.status);
+  } else if (t == type::kStepOutput) {
+    const auto body = message.body_as<proto::StepOutput>();
+    from_node(body.node);
+    auto it = steps_.find({body.job, body.step});
+    if (it != steps_.end()) {
+      outbox_.post(clients_, it->second.client, proto::encode_request(type::kStepOutput, 0, body));
+    }
+  } else if (t == type::kStepExited) {
+    const auto body = message.body_as<proto::StepExited>();
+    from_node(body.node);
+    auto it = steps_.find({body.job, body.step});
+    if (it != steps_.end()) {
+      outbox_.post(clients_, it->second.client, proto::encode_request(type::kStepExited, 0, body));
+      if (--it->second.remaining <= 0) steps_.erase(it);
+    }
   } else {
     throw proto::ProtoError(proto::code::kUnknownType, "unknown message type '" + t + "'");
   }
@@ -122,6 +137,9 @@ void Daemon::on_register(const std::string& peer, const proto::AgentRegister& re
     save_nodes();
   } else {
     engine_.set_node_up(reg.node, true, "agent registered");
+    // Back from a failure; an administrator's drain stays.
+    const Node& node = engine_.cluster().node(*engine_.cluster().find(reg.node));
+    if (!node.draining) node_reasons_.erase(reg.node);
   }
 
   // Jobs restored from the journal and led from this node: running here

@@ -95,6 +95,60 @@ proto::JobInfo Daemon::info_of(const Job& job, int pending_rank) const {
   return job_info(job, engine_.cluster(), pending_rank);
 }
 
+void Daemon::run_step(const std::string& peer, const proto::Envelope& request) {
+  const auto body = request.body_as<proto::StepRun>();
+  const Job* job = engine_.find_job(body.job);
+  if (!job) throw proto::ProtoError(proto::code::kNotFound, "no job " + std::to_string(body.job));
+  if (job->state != JobState::Running && job->state != JobState::Adapting) {
+    throw proto::ProtoError(proto::code::kConflict, "job " + std::to_string(body.job) + " is " +
+                                                        std::string(to_string(job->state)) +
+                                                        ", not running");
+  }
+  if (body.argv.empty()) throw proto::ProtoError(proto::code::kInvalid, "no command to run");
+  const std::vector<std::string> job_nodes = node_names(*job);
+  const int size = static_cast<int>(job_nodes.size());
+  int nodes = body.nodes;
+  if (nodes == 0) nodes = body.tasks > 0 ? std::min(size, body.tasks) : size;
+  if (nodes < 1 || nodes > size) {
+    throw proto::ProtoError(
+        proto::code::kInvalid,
+        "the job has " + std::to_string(size) + " nodes; cannot run on " + std::to_string(nodes));
+  }
+  const int tasks = body.tasks > 0 ? body.tasks : nodes * job->spec.tasks_per_node;
+  if (tasks < nodes) {
+    throw proto::ProtoError(proto::code::kInvalid, std::to_string(tasks) + " tasks cannot use " +
+                                                       std::to_string(nodes) + " nodes");
+  }
+  const std::vector<std::string> step_nodes(job_nodes.begin(), job_nodes.begin() + nodes);
+  for (const std::string& node : step_nodes) {
+    const AgentState* agent = agents_.find(node);
+    if (!agent || !agent->connected) {
+      throw proto::ProtoError(proto::code::kUnavailable, "node " + node + " has no agent");
+    }
+  }
+  const std::int64_t step = ++last_step_[job->id];
+  // Block distribution: consecutive ranks per node, counts differing by one.
+  int rank = 0;
+  for (int i = 0; i < nodes; ++i) {
+    proto::StepLaunch launch;
+    launch.job = job->id;
+    launch.step = step;
+    launch.argv = body.argv;
+    launch.workdir = body.workdir.empty() ? job->spec.workdir : body.workdir;
+    launch.env = body.env;
+    launch.job_nodes = job_nodes;
+    launch.nodes = step_nodes;
+    launch.tasks = tasks;
+    launch.job_name = job->spec.name;
+    launch.tasks_per_node = job->spec.tasks_per_node;
+    const int count = tasks / nodes + (i < tasks % nodes ? 1 : 0);
+    for (int k = 0; k < count; ++k) launch.ranks.push_back(rank++);
+    agents_.send(step_nodes[static_cast<std::size_t>(i)], proto::type::kStepLaunch, launch);
+  }
+  steps_[{job->id, step}] = StepState{peer, tasks};
+  reply(clients_, peer, request, proto::StepStarted{step, step_nodes, tasks});
+}
+
 void Daemon::handle_client(const std::string& peer, const proto::Envelope& request) {
   namespace type = proto::type;
   const std::string& t = request.type;
@@ -177,6 +231,9 @@ void Daemon::handle_client(const std::string& peer, const proto::Envelope& reque
       info.state = node_state(node);
       info.cores = node.cores;
       if (node.job != 0) info.jobs.push_back(node.job);
+      if (auto it = node_reasons_.find(node.name); it != node_reasons_.end()) {
+        info.reason = it->second;
+      }
       if (const AgentState* agent = agents_.find(node.name)) {
         info.hostname = agent->info.hostname;
         info.sockets = agent->info.sockets;
@@ -197,6 +254,11 @@ void Daemon::handle_client(const std::string& peer, const proto::Envelope& reque
     }
     if (auto error = engine_.set_node_draining(body.name, body.state == "drain")) {
       throw proto::ProtoError(proto::code::kNotFound, *error);
+    }
+    if (body.state == "drain") {
+      node_reasons_[body.name] = body.reason.value_or("drained by an administrator");
+    } else {
+      node_reasons_.erase(body.name);
     }
     reply(clients_, peer, request, proto::Empty{});
   } else if (t == type::kPolicyInfo) {
@@ -250,7 +312,10 @@ void Daemon::handle_client(const std::string& peer, const proto::Envelope& reque
     for (const Node& node : engine_.cluster().nodes()) stats.nodes_up += node.up ? 1 : 0;
     stats.messages = messages_;
     stats.bad_messages = bad_messages_;
+    stats.event_endpoint = event_endpoint_;
     reply(clients_, peer, request, stats);
+  } else if (t == type::kStepRun) {
+    run_step(peer, request);
   } else if (t == type::kAcct) {
     const auto query = request.body_as<proto::AcctQuery>();
     AcctQuery q;

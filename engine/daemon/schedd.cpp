@@ -237,6 +237,7 @@ void Daemon::on_timers(double now) {
 
 void Daemon::node_lost(const std::string& node, const std::string& why) {
   if (AgentState* agent = agents_.find(node)) agent->connected = false;
+  node_reasons_[node] = why;
   spdlog::warn("node {} is down: {}", node, why);
   engine_.set_node_up(node, false, why);
   // Jobs led from that node that were already being stopped: their end will

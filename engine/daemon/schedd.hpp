@@ -96,6 +96,16 @@ class Daemon : private EventSink {
   // Jobs restored from the journal whose leader's agent has not yet said
   // whether it runs them: job → when they count as lost.
   std::map<JobId, double> awaiting_agent_;
+  // Why a node is down or drained, for `sched nodes`.
+  std::map<std::string, std::string> node_reasons_;
+  // Job steps under way (sched run): who asked, how many tasks are left.
+  struct StepState {
+    std::string client;
+    int remaining = 0;
+  };
+  std::map<std::pair<JobId, std::int64_t>, StepState> steps_;
+  std::map<JobId, std::int64_t> last_step_;
+  void run_step(const std::string& peer, const proto::Envelope& request);
   // Where jobs that hold nodes run, for their record once they have ended.
   std::map<JobId, std::vector<std::string>> last_nodes_;
   std::uint64_t messages_ = 0;

@@ -144,6 +144,8 @@ void Agent::on_message(const proto::Envelope& message) {
     on_launch(message.body_as<proto::JobLaunch>());
   } else if (message.type == type::kJobKill) {
     on_kill(message.body_as<proto::JobKill>());
+  } else if (message.type == type::kStepLaunch) {
+    on_step(message.body_as<proto::StepLaunch>());
   } else {
     spdlog::warn("unknown message {} from the engine", message.type);
   }
@@ -203,16 +205,91 @@ void Agent::on_kill(const proto::JobKill& kill) {
   }
 }
 
+void Agent::on_step(const proto::StepLaunch& launch) {
+  JobEnvInput in;
+  in.job_id = launch.job;
+  in.job_name = launch.job_name;
+  in.nodes = launch.job_nodes;
+  in.this_node = options_.node_name;
+  in.tasks_per_node = launch.tasks_per_node;
+  in.submit_dir = launch.workdir;
+  in.cluster_endpoint = client_endpoint_;
+  for (const auto& [name, value] : launch.env) in.user_env.emplace_back(name, value);
+  int local = 0;
+  for (int rank : launch.ranks) {
+    StepLaunch step;
+    step.job = launch.job;
+    step.argv = launch.argv;
+    step.workdir = launch.workdir;
+    try {
+      step.env = job_environment(in);
+      // The task's place in the step, as srun gives it.
+      for (const auto& [name, value] :
+           {std::pair<std::string, std::string>{"SCHED_STEP_ID", std::to_string(launch.step)},
+            {"SCHED_PROCID", std::to_string(rank)},
+            {"SCHED_LOCALID", std::to_string(local)},
+            {"SCHED_NTASKS", std::to_string(launch.tasks)},
+            {"SLURM_STEP_ID", std::to_string(launch.step)},
+            {"SLURM_PROCID", std::to_string(rank)},
+            {"SLURM_LOCALID", std::to_string(local)},
+            {"SLURM_NTASKS", std::to_string(launch.tasks)}}) {
+        step.env.emplace_back(name, value);
+      }
+      const TaskId task = tasks_.launch_step(step);
+      step_tasks_[task] = StepTask{launch.job, launch.step, rank};
+    } catch (const std::exception& e) {
+      proto::StepExited exited;
+      exited.job = launch.job;
+      exited.step = launch.step;
+      exited.node = options_.node_name;
+      exited.rank = rank;
+      exited.status = 127;
+      exited.message = e.what();
+      send(proto::type::kStepExited, exited);
+    }
+    ++local;
+  }
+}
+
+void Agent::send_output(TaskId task, const std::vector<OutputChunk>& chunks) {
+  auto it = step_tasks_.find(task);
+  if (it == step_tasks_.end()) return;
+  for (const OutputChunk& chunk : chunks) {
+    if (chunk.bytes.empty()) continue;
+    proto::StepOutput out;
+    out.job = it->second.job;
+    out.step = it->second.step;
+    out.node = options_.node_name;
+    out.rank = it->second.rank;
+    out.stream = chunk.stream == Stream::Out ? "out" : "err";
+    out.data = chunk.bytes;
+    send(proto::type::kStepOutput, out);
+  }
+}
+
 void Agent::forward_output() {
-  // Steps' output is forwarded with `sched run` (job steps); batch scripts
-  // write to their output file directly.
+  // Steps' output goes to whoever ran them (sched run); batch scripts write
+  // to their output file directly.
   for (const TaskFd& fd : tasks_.poll_fds()) {
-    if (fd.event != FdEvent::Exited) tasks_.read_output(fd.task);
+    if (fd.event != FdEvent::Exited) send_output(fd.task, tasks_.read_output(fd.task));
   }
 }
 
 void Agent::report_exits() {
   for (const TaskExit& exit : tasks_.reap()) {
+    if (auto step = step_tasks_.find(exit.task); step != step_tasks_.end()) {
+      send_output(exit.task, exit.output);
+      proto::StepExited exited;
+      exited.job = step->second.job;
+      exited.step = step->second.step;
+      exited.node = options_.node_name;
+      exited.rank = step->second.rank;
+      exited.status = exit.status;
+      exited.message = exit.error;
+      send(proto::type::kStepExited, exited);
+      step_tasks_.erase(step);
+      continue;
+    }
     auto it = batch_.find(exit.job);
     if (it == batch_.end() || it->second != exit.task) continue;
     batch_.erase(it);

@@ -42,6 +42,8 @@ class Agent {
   void on_message(const proto::Envelope& message);
   void on_launch(const proto::JobLaunch& launch);
   void on_kill(const proto::JobKill& kill);
+  void on_step(const proto::StepLaunch& launch);
+  void send_output(TaskId task, const std::vector<OutputChunk>& chunks);
   void report_exits();
   void forward_output();
 
@@ -58,6 +60,12 @@ class Agent {
   std::chrono::duration<double> heartbeat_{2.0};
   std::string client_endpoint_;
   std::map<JobId, TaskId> batch_;  // the batch script this node runs per job
+  struct StepTask {
+    JobId job = 0;
+    std::int64_t step = 0;
+    int rank = 0;
+  };
+  std::map<TaskId, StepTask> step_tasks_;
   // task.exited reports not yet acknowledged: seq → the report.
   std::map<std::uint64_t, proto::TaskExited> unacked_exits_;
 };

@@ -93,6 +93,15 @@ Envelope Client::receive_reply(std::uint64_t seq) {
   }
 }
 
+std::optional<Envelope> Client::receive(std::chrono::milliseconds timeout) {
+  zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::poll(&item, 1, timeout);
+  if (!(item.revents & ZMQ_POLLIN)) return std::nullopt;
+  zmq::message_t message;
+  if (!socket_.recv(message, zmq::recv_flags::dontwait)) return std::nullopt;
+  return decode(message.data(), message.size());
+}
+
 int free_tcp_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw TransportError(std::string("socket: ") + std::strerror(errno));

@@ -41,9 +41,10 @@ LocalCluster::~LocalCluster() {
 
 void LocalCluster::start_schedd() {
   client_.reset();
-  schedd_ = std::make_unique<Process>(
-      std::vector<std::string>{SCHED_SCHEDD_BIN, "--config", config_path_, "--log-level", "debug"},
-      dir_.str() + "/schedd.log");
+  schedd_ =
+      std::make_unique<Process>(std::vector<std::string>{SCHED_SCHEDD_BIN, "--config", config_path_,
+                                                         "--log-level", options_.log_level},
+                                dir_.str() + "/schedd.log");
   // schedd prints its endpoints once it listens.
   const auto line = schedd_->read_line(std::chrono::seconds(10));
   if (!line || line->rfind("clients ", 0) != 0) {
@@ -63,7 +64,7 @@ void LocalCluster::start_agent(const std::string& node, int cores) {
   agents_[node] = std::make_unique<Process>(
       std::vector<std::string>{SCHED_NODEAGENT_BIN, "--engine", agent_endpoint_, "--node-name",
                                node, "--cores", std::to_string(cores), "--spool-dir",
-                               dir_.str() + "/spool-" + node, "--log-level", "debug"},
+                               dir_.str() + "/spool-" + node, "--log-level", options_.log_level},
       dir_.str() + "/agent-" + node + ".log");
 }
 

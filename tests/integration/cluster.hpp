@@ -22,6 +22,7 @@ struct ClusterOptions {
   double kill_grace_s = 1;
   std::string on_failure = "fail";
   std::string extra_config;  // appended to the generated sched.toml
+  std::string log_level = "debug";
 };
 
 class LocalCluster {

@@ -99,6 +99,30 @@ TEST(Jobs, AMultiNodeJobGetsItsNodes) {
   EXPECT_EQ(read_file(info.output), "3 0 3\n");
 }
 
+TEST(Jobs, AStepRunsOnEveryNodeOfTheJob) {
+  LocalCluster cluster;
+  for (const char* node : {"n1", "n2", "n3"}) cluster.start_agent(node);
+  ASSERT_TRUE(cluster.wait_nodes_up(3)) << cluster.logs();
+  proto::SubmitRequest request;
+  request.job.name = "steps";
+  request.job.nodes = 3;
+  request.job.workdir = cluster.work_dir();
+  request.job.env["SCHED"] = SCHED_CLI_BIN;
+  // One task per node, then six over the three nodes; then a failing step.
+  request.job.script = R"(#!/bin/sh
+$SCHED run sh -c 'echo "task $SCHED_PROCID of $SCHED_NTASKS on node $SCHED_NODEID"' | sort
+$SCHED run -n 6 sh -c 'echo $SCHED_PROCID' | sort -n | tr '\n' ' '; echo
+$SCHED run -N 1 sh -c 'exit 7'; echo "status $?"
+)";
+  const auto id = cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  ASSERT_TRUE(cluster.wait_state(id, "COMPLETED"))
+      << cluster.logs() << read_file(cluster.job(id).output);
+  EXPECT_EQ(read_file(cluster.job(id).output),
+            "task 0 of 3 on node 0\ntask 1 of 3 on node 1\ntask 2 of 3 on node 2\n"
+            "0 1 2 3 4 5 \n"
+            "status 7\n");
+}
+
 TEST(Jobs, AKilledAgentsNodeGoesDownAndItsJobFailsWhileOthersRun) {
   LocalCluster cluster;
   cluster.start_agent("n1");

@@ -27,6 +27,7 @@ inline constexpr std::string_view kCorridorSet = "corridor.set";
 inline constexpr std::string_view kCorridorShow = "corridor.show";
 inline constexpr std::string_view kStats = "stats";
 inline constexpr std::string_view kAcct = "acct";
+inline constexpr std::string_view kStepRun = "step.run";
 
 inline constexpr std::string_view kAgentRegister = "agent.register";
 inline constexpr std::string_view kAgentHeartbeat = "agent.heartbeat";
@@ -34,6 +35,9 @@ inline constexpr std::string_view kJobLaunch = "job.launch";
 inline constexpr std::string_view kJobKill = "job.kill";
 inline constexpr std::string_view kTaskStarted = "task.started";
 inline constexpr std::string_view kTaskExited = "task.exited";
+inline constexpr std::string_view kStepLaunch = "step.launch";
+inline constexpr std::string_view kStepOutput = "step.output";
+inline constexpr std::string_view kStepExited = "step.exited";
 }  // namespace type
 
 // ------------------------------------------------------------ client bodies
@@ -311,8 +315,10 @@ struct StatsReply {
   std::uint64_t nodes_up = 0;
   std::uint64_t messages = 0;
   std::uint64_t bad_messages = 0;
+  std::string event_endpoint;  // where to subscribe to events
   template <class V>
   void fields(V& v) {
+    v("event_endpoint", event_endpoint);
     v("server_time", server_time);
     v("uptime_s", uptime_s);
     v("passes", passes);
@@ -439,6 +445,106 @@ struct TaskExited {  // agent → engine
   void fields(V& v) {
     v("node", node);
     v("job", job);
+    v("status", status);
+    v("message", message);
+  }
+};
+
+// -------------------------------------------------------------- job steps
+
+// client (inside a job) → engine: run a command across the job's nodes.
+struct StepRun {
+  std::int64_t job = 0;
+  int nodes = 0;  // 0: all of the job's nodes
+  int tasks = 0;  // processes in all; 0: nodes × the job's tasks per node
+  std::vector<std::string> argv;
+  std::string workdir;
+  std::map<std::string, std::string> env;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("nodes", nodes);
+    v("tasks", tasks);
+    v("argv", argv);
+    v("workdir", workdir);
+    v("env", env);
+  }
+};
+
+struct StepStarted {  // reply to step.run
+  std::int64_t step = 0;
+  std::vector<std::string> nodes;
+  int tasks = 0;
+  template <class V>
+  void fields(V& v) {
+    v("step", step);
+    v("nodes", nodes);
+    v("tasks", tasks);
+  }
+};
+
+// engine → the agent of each node of the step: start its tasks.
+struct StepLaunch {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  std::vector<std::string> argv;
+  std::string workdir;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> job_nodes;  // the job's allocation (for SCHED_JOB_NODELIST)
+  std::vector<std::string> nodes;      // the step's nodes
+  std::vector<int> ranks;              // the tasks this node runs (SCHED_PROCID)
+  int tasks = 0;                       // in all (SCHED_NTASKS)
+  std::string job_name;
+  int tasks_per_node = 1;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("argv", argv);
+    v("workdir", workdir);
+    v("env", env);
+    v("job_nodes", job_nodes);
+    v("nodes", nodes);
+    v("ranks", ranks);
+    v("tasks", tasks);
+    v("job_name", job_name);
+    v("tasks_per_node", tasks_per_node);
+  }
+};
+
+// agent → engine → the client that ran the step: output as it comes.
+struct StepOutput {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  std::string node;
+  int rank = 0;
+  std::string stream;  // "out" or "err"
+  std::string data;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("node", node);
+    v("rank", rank);
+    v("stream", stream);
+    v("data", data);
+  }
+};
+
+// agent → engine → client: one task of the step ended.
+struct StepExited {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  std::string node;
+  int rank = 0;
+  int status = 0;  // exit code, or minus the signal
+  std::string message;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("node", node);
+    v("rank", rank);
     v("status", status);
     v("message", message);
   }

@@ -57,6 +57,9 @@ class Client {
   // Sends raw bytes (tests of malformed input) and returns the decoded reply
   // envelope, error or not.
   Envelope raw(std::string_view bytes);
+  // The next message the server sends unasked (a step's output), waiting up
+  // to `timeout`; nothing when none came.
+  std::optional<Envelope> receive(std::chrono::milliseconds timeout);
   const std::string& endpoint() const { return endpoint_; }
 
  private:

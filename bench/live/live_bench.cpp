@@ -1,0 +1,137 @@
+// Figures of the live system (issue 5), measured on a local cluster of real
+// daemons on loopback:
+//   1. submissions per second through the client API (one client, each
+//      submission answered before the next; and four clients at once),
+//   2. submissions per second through the `sched submit` process,
+//   3. time from submission to the job's process running on an idle cluster
+//      (the script's first command stamps the time).
+// Prints a table; never fails on time.
+//
+//   build/bench/live_bench [--jobs N] [--cli-jobs N] [--latency-runs N]
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "cluster.hpp"
+
+namespace {
+
+using sched::testing::LocalCluster;
+using Clock = std::chrono::steady_clock;
+
+sched::testing::ClusterOptions quiet() {
+  sched::testing::ClusterOptions options;
+  options.policy = "fcfs";
+  options.log_level = "warn";
+  return options;
+}
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double wall_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+sched::proto::SubmitRequest sleeper(const std::string& workdir) {
+  sched::proto::SubmitRequest request;
+  request.job.name = "bench";
+  request.job.user = "bench";
+  request.job.script = "#!/bin/sh\nsleep 1000\n";
+  request.job.workdir = workdir;
+  return request;
+}
+
+double api_rate(LocalCluster& cluster, int jobs, int clients) {
+  const auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      zmq::context_t context(1);
+      sched::proto::Client client(context, cluster.client_endpoint(), std::chrono::seconds(30));
+      const auto request = sleeper(cluster.work_dir());
+      for (int i = c; i < jobs; i += clients) {
+        client.call<sched::proto::SubmitReply>(sched::proto::type::kSubmit, request);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return jobs / seconds_since(start);
+}
+
+double cli_rate(LocalCluster& cluster, int jobs) {
+  const std::string command = std::string(SCHED_CLI_BIN) + " --endpoint " +
+                              cluster.client_endpoint() + " submit --parsable --wrap 'sleep 1000'" +
+                              " -D " + cluster.work_dir() + " > /dev/null";
+  const auto start = Clock::now();
+  for (int i = 0; i < jobs; ++i) {
+    if (std::system(command.c_str()) != 0) throw std::runtime_error("sched submit failed");
+  }
+  return jobs / seconds_since(start);
+}
+
+std::vector<double> latencies(int runs) {
+  LocalCluster cluster(quiet());
+  cluster.start_agent("n1");
+  if (!cluster.wait_nodes_up(1)) throw std::runtime_error("the node did not come up");
+  std::vector<double> out;
+  for (int i = 0; i < runs; ++i) {
+    const std::string stamp = cluster.work_dir() + "/stamp-" + std::to_string(i);
+    const double before = wall_now();
+    const auto id = cluster.submit("#!/bin/sh\ndate +%s.%N > " + stamp + "\n");
+    if (!cluster.wait_state(id, "COMPLETED")) throw std::runtime_error("a job did not complete");
+    std::ifstream in(stamp);
+    double started = 0;
+    in >> started;
+    out.push_back((started - before) * 1000);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Figures of the live system: submission rates and submit-to-start latency"};
+  int jobs = 20000;
+  int cli_jobs = 300;
+  int latency_runs = 50;
+  app.add_option("--jobs", jobs, "Submissions through the client API")->capture_default_str();
+  app.add_option("--cli-jobs", cli_jobs, "Submissions through `sched submit`")
+      ->capture_default_str();
+  app.add_option("--latency-runs", latency_runs, "Jobs timed from submission to start")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    double one = 0, four = 0, cli = 0;
+    {
+      // One node busy with a long job: everything after it waits, as a
+      // queue does; each submission still gives a pass and a journal commit.
+      LocalCluster cluster(quiet());
+      cluster.start_agent("n1");
+      if (!cluster.wait_nodes_up(1)) throw std::runtime_error("the node did not come up");
+      one = api_rate(cluster, jobs, 1);
+      four = api_rate(cluster, jobs, 4);
+      cli = cli_rate(cluster, cli_jobs);
+    }
+    const std::vector<double> lat = latencies(latency_runs);
+    const auto pct = [&](double p) { return lat[static_cast<std::size_t>(p * (lat.size() - 1))]; };
+    std::printf("| measure | value |\n|---|---|\n");
+    std::printf("| submissions/s, client API, 1 client (%d jobs) | %.0f |\n", jobs, one);
+    std::printf("| submissions/s, client API, 4 clients (%d jobs) | %.0f |\n", jobs, four);
+    std::printf("| submissions/s, `sched submit` processes (%d jobs) | %.0f |\n", cli_jobs, cli);
+    std::printf("| submit → process start, median (%d jobs) | %.1f ms |\n", latency_runs, pct(0.5));
+    std::printf("| submit → process start, 95th percentile | %.1f ms |\n", pct(0.95));
+    std::printf("| submit → process start, max | %.1f ms |\n", lat.back());
+  } catch (const std::exception& e) {
+    std::cerr << "live_bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

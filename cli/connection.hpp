@@ -1,0 +1,35 @@
+// How a `sched` command reaches schedd, and what every command shares: the
+// endpoint (--endpoint, else $SCHED_ENDPOINT, else $SCHED_CLUSTER_ENDPOINT
+// as set inside jobs, else a local cluster's from `sched cluster up`, else
+// the default loopback one), the request call with
+// clear errors, and JSON forms of the wire bodies for --json.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sched/proto/messages.hpp"
+#include "sched/proto/transport.hpp"
+
+namespace sched::cli {
+
+// Adds --endpoint and --timeout to the root command (inherited by all).
+void add_connection_options(CLI::App& app);
+std::string client_endpoint();
+
+// One connection for the command's lifetime.
+proto::Client& client();
+
+// Runs a command body: a ProtoError prints "sched: <message>" and exits 1;
+// a TransportError (no schedd) prints it and exits 2. Anything else: 1.
+void run_command(const std::function<void()>& body);
+
+nlohmann::json to_json(const proto::JobInfo& job);
+nlohmann::json to_json(const proto::NodeInfo& node);
+nlohmann::json to_json(const proto::EventMsg& event);
+nlohmann::json to_json(const proto::StatsReply& stats);
+
+}  // namespace sched::cli

@@ -1,0 +1,181 @@
+// `sched queue`, `sched show`, `sched cancel` (and the registration of
+// `sched submit`, in submit_command.cpp).
+#include "job_commands.hpp"
+
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+#include "connection.hpp"
+#include "listings.hpp"
+#include "nodelist.hpp"
+#include "slurm_time.hpp"
+#include "state_codes.hpp"
+
+namespace sched::cli {
+
+void add_submit_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> parse_ids(const std::vector<std::string>& words) {
+  std::vector<std::int64_t> ids;
+  for (const std::string& word : words) {
+    for (const std::string& item : split_list(word)) {
+      std::size_t used = 0;
+      long long id = 0;
+      try {
+        id = std::stoll(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != item.size() || id <= 0) {
+        throw std::runtime_error("'" + item + "' is not a job id");
+      }
+      ids.push_back(id);
+    }
+  }
+  return ids;
+}
+
+JobState state_of(const std::string& name) {
+  return parse_job_state(name).value_or(JobState::Pending);
+}
+
+struct QueueArgs {
+  std::string user;
+  std::string states;
+  std::vector<std::string> ids;
+  bool start = false;
+  bool json = false;
+};
+
+void queue(const QueueArgs& args) {
+  proto::JobsQuery query;
+  if (!args.user.empty()) query.user = args.user;
+  if (!args.states.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& item : split_list(args.states)) {
+      const auto state = parse_state_filter(item);
+      if (!state) throw std::runtime_error("unknown job state '" + item + "'");
+      names.emplace_back(to_string(*state));
+    }
+    query.states = names;
+  }
+  if (!args.ids.empty()) query.ids = parse_ids(args.ids);
+  const auto list = client().call<proto::JobList>(proto::type::kJobsQuery, query);
+  if (args.json) {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& job : list.jobs) jobs.push_back(to_json(job));
+    std::cout << nlohmann::json{{"jobs", jobs}}.dump(2) << "\n";
+    return;
+  }
+  const double now = static_cast<double>(std::time(nullptr));
+  std::vector<QueueRow> rows;
+  for (const auto& job : list.jobs) {
+    QueueRow row;
+    row.id = job.id;
+    row.name = job.name;
+    row.user = job.user;
+    row.state = state_of(job.state);
+    if (job.start_time) row.elapsed = job.end_time.value_or(now) - *job.start_time;
+    row.limit = job.walltime;
+    if (job.est_end && job.start_time) row.limit = *job.est_end - *job.start_time;
+    row.nodes = job.nodes;
+    row.nodelist = job.nodelist;
+    row.reason = job.reason;
+    row.expected_start = job.expected_start.value_or(-1);
+    rows.push_back(std::move(row));
+  }
+  std::cout << render_queue(rows, args.start);
+}
+
+void show(std::int64_t id, bool json) {
+  const auto job = client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{id}).job;
+  if (json) {
+    std::cout << to_json(job).dump(2) << "\n";
+    return;
+  }
+  // scontrol's habit: Key=Value, a few per line.
+  const auto time = [](const std::optional<double>& t) {
+    return t ? format_timestamp(*t) : std::string("N/A");
+  };
+  std::cout << "JobId=" << job.id << " JobName=" << job.name << "\n"
+            << "   UserId=" << job.user << " Kind=" << job.kind << "\n"
+            << "   JobState=" << job.state
+            << " Reason=" << (job.reason.empty() ? "None" : job.reason) << " ExitCode="
+            << (job.exit_status ? format_exit_code(*job.exit_status) : std::string("N/A")) << "\n"
+            << "   NumNodes=" << job.nodes << " ReqNodes=" << job.req_nodes
+            << " MinNodes=" << job.min_nodes << " MaxNodes=" << job.max_nodes
+            << " NodeConstraint=" << job.node_constraint << " NtasksPerNode=" << job.tasks_per_node
+            << "\n"
+            << "   TimeLimit=" << format_time_limit(job.walltime) << " Urgent=" << job.urgent
+            << "\n"
+            << "   SubmitTime=" << format_timestamp(job.submit_time)
+            << " StartTime=" << time(job.start_time) << " EndTime=" << time(job.end_time)
+            << " ExpectedStart=" << time(job.expected_start) << "\n"
+            << "   NodeList=" << (job.nodelist.empty() ? "(null)" : compress_nodelist(job.nodelist))
+            << "\n"
+            << "   Expansions=" << job.expansions << " Shrinks=" << job.shrinks
+            << " Requeues=" << job.requeues;
+  if (job.mtct) std::cout << " MTCT=" << *job.mtct;
+  if (job.power_w) std::cout << " PowerW=" << *job.power_w;
+  std::cout << "\n   WorkDir=" << job.workdir << "\n   StdOut=" << job.output << "\n";
+}
+
+}  // namespace
+
+void add_job_commands(CLI::App& app) {
+  add_submit_command(app);
+  add_run_command(app);
+
+  auto q = std::make_shared<QueueArgs>();
+  CLI::App* queue_cmd = app.add_subcommand("queue", "List pending and running jobs (like squeue)");
+  queue_cmd->add_option("-u,--user", q->user, "Only this user's jobs");
+  queue_cmd->add_option(
+      "-t,--states", q->states,
+      "States to list, comma-separated (PD,R,CD,... or names); default: not ended");
+  queue_cmd->add_option("-j,--jobs", q->ids, "Only these job ids (comma-separated)");
+  queue_cmd->add_flag("--start", q->start, "Show expected start times of pending jobs");
+  queue_cmd->add_flag("--json", q->json, "Print JSON");
+  queue_cmd->callback([q] { run_command([&] { queue(*q); }); });
+
+  auto show_id = std::make_shared<std::int64_t>(0);
+  auto show_json = std::make_shared<bool>(false);
+  CLI::App* show_cmd =
+      app.add_subcommand("show", "Show one job in detail (like scontrol show job)");
+  show_cmd->add_option("job", *show_id, "Job id")->required()->check(CLI::PositiveNumber);
+  show_cmd->add_flag("--json", *show_json, "Print JSON");
+  show_cmd->callback([show_id, show_json] { run_command([&] { show(*show_id, *show_json); }); });
+
+  auto cancel_ids = std::make_shared<std::vector<std::string>>();
+  CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel jobs (like scancel)");
+  cancel_cmd->add_option("jobs", *cancel_ids, "Job ids")->required();
+  cancel_cmd->callback([cancel_ids] {
+    run_command([&] {
+      int failed = 0;
+      for (std::int64_t id : parse_ids(*cancel_ids)) {
+        try {
+          client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
+        } catch (const proto::ProtoError& e) {
+          std::cerr << "sched: job " << id << ": " << e.what() << "\n";
+          ++failed;
+        }
+      }
+      if (failed > 0) std::exit(1);
+    });
+  });
+}
+
+}  // namespace sched::cli

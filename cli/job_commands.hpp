@@ -1,0 +1,11 @@
+// The user's commands: submit (like sbatch), queue (squeue), show (scontrol
+// show job), cancel (scancel) and, inside a job, run (srun).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace sched::cli {
+
+void add_job_commands(CLI::App& app);
+
+}  // namespace sched::cli

@@ -1,0 +1,112 @@
+// `sched nodes`: the nodes as sinfo shows them (a line per state, or with -N
+// a line per node), and `sched nodes drain|resume NAME` as scontrol update.
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <memory>
+#include <string_view>
+
+#include "admin_commands.hpp"
+#include "connection.hpp"
+#include "listings.hpp"
+
+namespace sched::cli {
+namespace {
+
+NodeState sinfo_state(const std::string& state) {
+  if (state == "idle") return NodeState::Idle;
+  if (state == "alloc") return NodeState::Allocated;
+  if (state == "drain") return NodeState::Drained;
+  if (state == "draining") return NodeState::Draining;
+  // "down", or a state this client does not know: either way not usable.
+  return NodeState::Down;
+}
+
+// n2 before n10, as people count; digit runs compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ei = i, ej = j;
+      while (ei < a.size() && digit(a[ei])) ++ei;
+      while (ej < b.size() && digit(b[ej])) ++ej;
+      // Without leading zeros the longer run is the larger number.
+      std::string_view x(a.data() + i, ei - i), y(b.data() + j, ej - j);
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// Sorted by name as sinfo does; schedd lists nodes in registration order.
+std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
+  std::sort(nodes.begin(), nodes.end(),
+            [](const auto& x, const auto& y) { return natural_less(x.name, y.name); });
+  std::vector<NodeRow> rows;
+  for (const auto& node : nodes) {
+    rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs});
+  }
+  return rows;
+}
+
+struct NodesArgs {
+  bool json = false;
+  bool long_format = false;
+  std::string name;
+  std::string reason;
+};
+
+void update_node(const std::string& name, const std::string& state, const std::string& reason) {
+  proto::NodeUpdate update;
+  update.name = name;
+  update.state = state;
+  if (!reason.empty()) update.reason = reason;
+  client().call<proto::Empty>(proto::type::kNodeUpdate, update);
+}
+
+}  // namespace
+
+void add_nodes_command(CLI::App& app) {
+  auto args = std::make_shared<NodesArgs>();
+  CLI::App* nodes = app.add_subcommand("nodes", "List the nodes (like sinfo), drain or resume one");
+  nodes->require_subcommand(0, 1);
+  nodes->add_flag("--json", args->json, "Print {\"nodes\": [...]} as JSON");
+  nodes->add_flag("-N,--long", args->long_format, "One line per node (like sinfo -N)");
+  nodes->callback([nodes, args] {
+    // The listing is the command without a subcommand.
+    if (!nodes->get_subcommands().empty()) return;
+    run_command([&] {
+      const auto list = client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+      if (args->json) {
+        nlohmann::json out = {{"nodes", nlohmann::json::array()}};
+        for (const auto& node : list.nodes) out["nodes"].push_back(to_json(node));
+        std::cout << out.dump(2) << "\n";
+        return;
+      }
+      const auto rows = node_rows(list.nodes);
+      std::cout << (args->long_format ? render_nodes(rows) : render_node_summary(rows));
+    });
+  });
+
+  CLI::App* drain = nodes->add_subcommand(
+      "drain", "Take a node out of scheduling; its job (if any) runs to its end");
+  drain->add_option("NAME", args->name, "The node")->required();
+  drain->add_option("--reason", args->reason, "Why, for people");
+  drain->callback([args] { run_command([&] { update_node(args->name, "drain", args->reason); }); });
+
+  CLI::App* resume = nodes->add_subcommand("resume", "Give a drained node back to scheduling");
+  resume->add_option("NAME", args->name, "The node")->required();
+  resume->callback([args] { run_command([&] { update_node(args->name, "resume", ""); }); });
+}
+
+}  // namespace sched::cli

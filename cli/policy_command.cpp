@@ -1,0 +1,85 @@
+// `sched policy [info]`: which scheduling policy runs, from where, how its
+// reloads went and its parameters; `sched policy reload` reads its file again.
+#include <iostream>
+#include <memory>
+
+#include "admin_commands.hpp"
+#include "connection.hpp"
+
+namespace sched::cli {
+namespace {
+
+// A reload's reply carries no parameters: with_params = false leaves them out
+// rather than show an empty set.
+nlohmann::json policy_json(const proto::PolicyInfoReply& info, bool with_params) {
+  nlohmann::json out = {{"name", info.name},
+                        {"path", info.path},
+                        {"reloads", info.reloads},
+                        {"failed_reloads", info.failed_reloads}};
+  if (with_params) out["params"] = info.params;
+  if (info.last_error) out["last_error"] = *info.last_error;
+  return out;
+}
+
+void print_policy(const proto::PolicyInfoReply& info, bool with_params) {
+  std::cout << "Policy:          " << info.name << "\n"
+            << "Path:            " << info.path << "\n"
+            << "Reloads:         " << info.reloads << "\n"
+            << "Failed reloads:  " << info.failed_reloads << "\n";
+  if (info.last_error) std::cout << "Last error:      " << *info.last_error << "\n";
+  if (!with_params) return;
+  std::cout << "Parameters:" << (info.params.empty() ? "      (none)\n" : "\n");
+  for (const auto& [key, value] : info.params) std::cout << "  " << key << " = " << value << "\n";
+}
+
+}  // namespace
+
+void add_policy_command(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* policy = app.add_subcommand("policy", "Show the scheduling policy, or reload it");
+  policy->require_subcommand(0, 1);
+  policy->add_flag("--json", *json, "Print JSON");
+
+  const auto show = [json] {
+    run_command([&] {
+      const auto info =
+          client().call<proto::PolicyInfoReply>(proto::type::kPolicyInfo, proto::Empty{});
+      if (*json) {
+        std::cout << policy_json(info, true).dump(2) << "\n";
+      } else {
+        print_policy(info, true);
+      }
+    });
+  };
+  policy->callback([policy, show] {
+    if (policy->get_subcommands().empty()) show();
+  });
+  CLI::App* info_command = policy->add_subcommand("info", "Show the policy (the default)");
+  info_command->add_flag("--json", *json, "Print JSON");
+  info_command->callback(show);
+
+  CLI::App* reload_command =
+      policy->add_subcommand("reload", "Read the policy file again; a broken one is refused");
+  reload_command->add_flag("--json", *json, "Print JSON");
+  reload_command->callback([json] {
+    run_command([&] {
+      proto::PolicyInfoReply info;
+      try {
+        info = client().call<proto::PolicyInfoReply>(proto::type::kPolicyReload, proto::Empty{});
+      } catch (const proto::ProtoError& e) {
+        if (e.code() != proto::code::kInvalid) throw;
+        throw std::runtime_error(std::string("reload refused, the previous policy keeps "
+                                             "running: ") +
+                                 e.what());
+      }
+      if (*json) {
+        std::cout << policy_json(info, false).dump(2) << "\n";
+      } else {
+        std::cout << "Reloaded.\n";
+        print_policy(info, false);
+      }
+    });
+  });
+}
+
+}  // namespace sched::cli

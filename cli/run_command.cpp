@@ -1,0 +1,120 @@
+// `sched run [-N NODES] [-n TASKS] CMD [ARGS...]`: inside a job, runs a
+// command across the job's nodes (like srun), prints the tasks' output as it
+// comes and exits with the worst status.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "connection.hpp"
+#include "job_commands.hpp"
+
+extern char** environ;
+
+namespace sched::cli {
+namespace {
+
+struct RunArgs {
+  int nodes = 0;
+  int tasks = 0;
+  std::int64_t job = 0;
+};
+
+// The caller's environment travels with the step (srun's habit), except the
+// job's own variables, which each task gets afresh for its node.
+std::map<std::string, std::string> propagated_environment() {
+  std::map<std::string, std::string> env;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string text(*entry);
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = text.substr(0, eq);
+    if (name.rfind("SCHED_", 0) == 0 || name.rfind("SLURM_", 0) == 0) continue;
+    env[name] = text.substr(eq + 1);
+  }
+  return env;
+}
+
+int run(const RunArgs& args, const std::vector<std::string>& command) {
+  if (command.empty()) throw std::runtime_error("no command to run");
+  std::int64_t job = args.job;
+  if (job == 0) {
+    const char* id = std::getenv("SCHED_JOB_ID");
+    if (!id) throw std::runtime_error("not inside a job (SCHED_JOB_ID is not set); use --jobid");
+    job = std::atoll(id);
+  }
+  proto::StepRun request;
+  request.job = job;
+  request.nodes = args.nodes;
+  request.tasks = args.tasks;
+  request.argv = command;
+  request.workdir = std::filesystem::current_path().string();
+  request.env = propagated_environment();
+  const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
+  int ended = 0;
+  int worst = 0;
+  auto quiet_since = std::chrono::steady_clock::now();
+  while (ended < started.tasks) {
+    auto message = client().receive(std::chrono::milliseconds(500));
+    if (!message) {
+      // Nothing for a while: is the job still there?
+      if (std::chrono::steady_clock::now() - quiet_since > std::chrono::seconds(2)) {
+        const auto info =
+            client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{job}).job;
+        if (info.state != "RUNNING" && info.state != "ADAPTING") {
+          std::cerr << "sched: job " << job << " is " << info.state << "; step " << started.step
+                    << " is over\n";
+          return 1;
+        }
+        quiet_since = std::chrono::steady_clock::now();
+      }
+      continue;
+    }
+    quiet_since = std::chrono::steady_clock::now();
+    if (message->type == proto::type::kStepOutput) {
+      const auto out = message->body_as<proto::StepOutput>();
+      if (out.step != started.step) continue;
+      (out.stream == "err" ? std::cerr : std::cout) << out.data << std::flush;
+    } else if (message->type == proto::type::kStepExited) {
+      const auto exited = message->body_as<proto::StepExited>();
+      if (exited.step != started.step) continue;
+      ++ended;
+      if (!exited.message.empty()) {
+        std::cerr << "sched: task " << exited.rank << " on " << exited.node << ": "
+                  << exited.message << "\n";
+      }
+      // A signal counts as 128 + its number, as shells have it.
+      const int code = exited.status < 0 ? 128 - exited.status : exited.status;
+      worst = std::max(worst, code);
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a command on the job's nodes (like srun)");
+  cmd->add_option("-N,--nodes", args->nodes, "Nodes to use (default: all of the job's)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--ntasks", args->tasks,
+                  "Processes in all (default: nodes × the job's tasks per node)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--jobid", args->job, "The job (default: $SCHED_JOB_ID)")
+      ->check(CLI::PositiveNumber);
+  // Everything from the command on is the command's own (not the root's).
+  cmd->prefix_command();
+  cmd->fallthrough(false);
+  cmd->callback([args, cmd] {
+    run_command([&] {
+      const int status = run(*args, cmd->remaining());
+      std::cout.flush();
+      std::exit(status);
+    });
+  });
+}
+
+}  // namespace sched::cli
