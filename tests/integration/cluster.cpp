@@ -32,6 +32,9 @@ LocalCluster::LocalCluster(ClusterOptions options)
 
 LocalCluster::~LocalCluster() {
   client_.reset();
+  // SIGTERM lets an agent kill its jobs' processes before it goes.
+  for (auto& [node, agent] : agents_) agent->signal(SIGTERM);
+  for (auto& [node, agent] : agents_) agent->wait(std::chrono::seconds(5));
   agents_.clear();
   if (schedd_) {
     schedd_->signal(SIGTERM);

@@ -44,6 +44,7 @@ class LocalCluster {
   std::string work_dir() const { return dir_.str() + "/work"; }
   const std::string& event_endpoint() const { return event_endpoint_; }
   const std::string& client_endpoint() const { return client_endpoint_; }
+  const std::string& agent_endpoint() const { return agent_endpoint_; }
 
   // Submits a script as a rigid job of `nodes` nodes in the work folder.
   std::int64_t submit(const std::string& script, int nodes = 1, double walltime = 0,

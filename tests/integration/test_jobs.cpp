@@ -28,6 +28,19 @@ pid_t read_pid(const std::string& path) {
   return pid;
 }
 
+// Scripts on a node whose agent the test kills with SIGKILL outlive it (as
+// they would not outlive a crashed node): they write their pid to a file,
+// and this kills their process groups when the test ends.
+struct Orphans {
+  std::string file;
+  ~Orphans() {
+    std::ifstream in(file);
+    for (pid_t pid = 0; in >> pid;) {
+      if (pid > 0) ::kill(-pid, SIGKILL);
+    }
+  }
+};
+
 TEST(Jobs, AJobRunsToCompletionWithItsOutputAndExitCode) {
   LocalCluster cluster;
   cluster.start_agent("n1");
@@ -128,7 +141,8 @@ TEST(Jobs, AKilledAgentsNodeGoesDownAndItsJobFailsWhileOthersRun) {
   cluster.start_agent("n1");
   cluster.start_agent("n2");
   ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
-  const auto doomed = cluster.submit("#!/bin/sh\nsleep 300\n", 2);
+  const Orphans orphans{cluster.work_dir() + "/orphans"};
+  const auto doomed = cluster.submit("#!/bin/sh\necho $$ >> " + orphans.file + "\nsleep 300\n", 2);
   ASSERT_TRUE(cluster.wait_state(doomed, "RUNNING")) << cluster.logs();
   const std::string leader = cluster.job(doomed).nodelist.front();
   const std::string other = leader == "n1" ? "n2" : "n1";
@@ -143,6 +157,65 @@ TEST(Jobs, AKilledAgentsNodeGoesDownAndItsJobFailsWhileOthersRun) {
   const auto next = cluster.submit("#!/bin/sh\necho still here\n");
   ASSERT_TRUE(cluster.wait_state(next, "COMPLETED")) << cluster.logs();
   EXPECT_EQ(cluster.job(next).nodelist, std::vector<std::string>{other});
+}
+
+TEST(Jobs, WithRequeueAJobOnALostNodeRunsAgainElsewhere) {
+  ClusterOptions options;
+  options.on_failure = "requeue";
+  LocalCluster cluster(options);
+  cluster.start_agent("n1");
+  cluster.start_agent("n2");
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  const std::string runs = cluster.work_dir() + "/runs";
+  const Orphans orphans{cluster.work_dir() + "/orphans"};
+  const auto id = cluster.submit("#!/bin/sh\necho $$ >> " + orphans.file +
+                                 "\necho $SCHED_JOB_NODELIST >> " + runs + "\nsleep 300\n");
+  ASSERT_TRUE(cluster.wait_state(id, "RUNNING")) << cluster.logs();
+  const std::string first = cluster.job(id).nodelist.front();
+  cluster.kill_agent(first, SIGKILL);
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster.job(id);
+    return job.state == "RUNNING" && job.requeues == 1 && job.nodelist.front() != first;
+  })) << cluster.logs();
+  EXPECT_TRUE(eventually([&] { return read_file(runs).size() > first.size() + 1; }));
+  EXPECT_EQ(read_file(runs), first + "\n" + cluster.job(id).nodelist.front() + "\n");
+}
+
+TEST(Jobs, MalformedAgentMessagesAreRefusedAndChangeNothing) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  zmq::context_t context(1);
+  zmq::socket_t rogue(context, zmq::socket_type::dealer);
+  rogue.set(zmq::sockopt::linger, 0);
+  rogue.connect(cluster.agent_endpoint());
+  const auto answer = [&](const std::string& bytes) {
+    rogue.send(zmq::buffer(bytes), zmq::send_flags::none);
+    zmq::pollitem_t item{rogue.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::seconds(5));
+    zmq::message_t reply;
+    if (!rogue.recv(reply, zmq::recv_flags::dontwait)) return std::string("no reply");
+    const auto envelope = proto::decode(reply.data(), reply.size());
+    return envelope.error ? envelope.error->code : std::string("ok");
+  };
+  EXPECT_EQ(answer("garbage"), "bad_message");
+  // A heartbeat for a node this connection did not register, and an exit
+  // report for a job it does not run: refused, nothing ends.
+  const auto id = cluster.submit("#!/bin/sh\nsleep 300\n");
+  ASSERT_TRUE(cluster.wait_state(id, "RUNNING")) << cluster.logs();
+  proto::AgentHeartbeat beat;
+  beat.node = "n1";
+  EXPECT_EQ(answer(proto::encode_request(proto::type::kAgentHeartbeat, 1, beat)), "not_found");
+  proto::TaskExited exited;
+  exited.node = "n1";
+  exited.job = id;
+  exited.status = 0;
+  EXPECT_EQ(answer(proto::encode_request(proto::type::kTaskExited, 2, exited)), "not_found");
+  EXPECT_EQ(cluster.job(id).state, "RUNNING");
+  const auto nodes =
+      cluster.client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+  ASSERT_EQ(nodes.nodes.size(), 1u);
+  EXPECT_EQ(nodes.nodes[0].state, "alloc");
 }
 
 TEST(Jobs, ScheddKilledAndRestartedLosesAndRepeatsNothing) {
