@@ -89,6 +89,37 @@ void Daemon::handle_agent(const std::string& peer, const proto::Envelope& messag
     enactor_.forget_kill(body.job);
     awaiting_agent_.erase(body.job);
     engine_.job_ended(body.job, body.status);
+  } else if (t == type::kPerfReport) {
+    const auto body = message.body_as<proto::PerfReport>();
+    from_node(body.node);
+    const Job* job = engine_.find_job(body.job);
+    if (!job || is_terminal(job->state)) return;
+    if (body.comm_s < 0 || body.compute_s < 0) {
+      throw proto::ProtoError(proto::code::kInvalid, "phase times must not be negative");
+    }
+    auto& nodes = phases_[body.job];
+    nodes[body.node] = NodePhases{body.comm_s, body.compute_s};
+    double comm = 0;
+    double compute = 0;
+    for (const auto& [node, sums] : nodes) {
+      comm += sums.comm_s;
+      compute += sums.compute_s;
+    }
+    // No phase measured yet is no data, not an MTCT of zero.
+    if (compute > 0) engine_.perf_report(body.job, comm / compute);
+  } else if (t == type::kPowerReport) {
+    const auto body = message.body_as<proto::PowerReport>();
+    AgentState& agent = from_node(body.node);
+    agent.power_w = body.node_w;
+    for (const auto& [id, watts] : body.jobs_w) {
+      char* end = nullptr;
+      const long long job = std::strtoll(id.c_str(), &end, 10);
+      if (end == id.c_str() || *end != '\0' || watts < 0) {
+        throw proto::ProtoError(proto::code::kBadField,
+                                "body.jobs_w: '" + id + "' is not a job id with watts >= 0");
+      }
+      engine_.power_report(job, watts);
+    }
   } else if (t == type::kStepOutput) {
     const auto body = message.body_as<proto::StepOutput>();
     from_node(body.node);

@@ -74,9 +74,12 @@ void LiveEnactor::stop(const Job& job, StopReason reason) {
   kills_[id] = engine_->now() + kill_grace_s_ + kill_timeout_s_;
 }
 
-void LiveEnactor::request_perf(const Job& /*job*/) {
-  // MTCT measurement comes with the malleable library (perf.request); until
-  // then policies see no MTCT, as for a job that never reported.
+void LiveEnactor::request_perf(const Job& job) {
+  // Every node of the job reports what its processes measured; the daemon
+  // reduces the reports to the job's MTCT.
+  for (const std::string& node : node_names(job)) {
+    agents_.send(node, proto::type::kPerfRequest, proto::PerfRequest{job.id});
+  }
 }
 
 std::vector<LiveEnactor::Result> LiveEnactor::take_results() {

@@ -296,7 +296,10 @@ void Daemon::save_nodes() {
 void Daemon::on_event(const Event& event) {
   store_->append_event(event);
   if (event.job != 0) {
-    if (const Job* job = engine_.find_job(event.job)) save_job(*job);
+    if (const Job* job = engine_.find_job(event.job)) {
+      save_job(*job);
+      if (is_terminal(job->state)) phases_.erase(job->id);
+    }
   }
   if (event.type == EventType::PowerCorridor) {
     store_->set_meta(kCorridorMeta, nlohmann::json::array({event.value, event.value2}).dump());

@@ -96,6 +96,12 @@ class Daemon : private EventSink {
   // Jobs restored from the journal whose leader's agent has not yet said
   // whether it runs them: job → when they count as lost.
   std::map<JobId, double> awaiting_agent_;
+  // The latest perf.report of each node of a job: MTCT = Σ comm / Σ compute.
+  struct NodePhases {
+    double comm_s = 0;
+    double compute_s = 0;
+  };
+  std::map<JobId, std::map<std::string, NodePhases>> phases_;
   // Why a node is down or drained, for `sched nodes`.
   std::map<std::string, std::string> node_reasons_;
   // Job steps under way (sched run): who asked, how many tasks are left.

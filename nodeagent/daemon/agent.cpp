@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
 #include "sched/agent/job_env.hpp"
 #include "sched/proto/error.hpp"
+#include "sched/proto/transport.hpp"
 
 namespace sched::agent {
 namespace {
@@ -23,7 +25,10 @@ double load_average() {
 }  // namespace
 
 Agent::Agent(AgentOptions options)
-    : options_(std::move(options)), context_(1), socket_(context_, zmq::socket_type::dealer) {
+    : options_(std::move(options)),
+      context_(1),
+      socket_(context_, zmq::socket_type::dealer),
+      local_(context_, zmq::socket_type::router) {
   const NodeTopology host = discover_topology();
   topology_ = options_.cores > 0 ? virtual_topology(host, options_.cores) : host;
   if (options_.node_name.empty()) options_.node_name = topology_.hostname;
@@ -39,6 +44,22 @@ Agent::Agent(AgentOptions options)
     throw std::runtime_error("cannot connect to the engine at " + options_.engine_endpoint + ": " +
                              e.what());
   }
+  std::error_code ec;
+  std::filesystem::create_directories(options_.spool_dir, ec);
+  local_endpoint_ =
+      "ipc://" + std::filesystem::absolute(options_.spool_dir).string() + "/agent.ipc";
+  local_.set(zmq::sockopt::linger, 0);
+  local_.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
+  try {
+    local_.bind(local_endpoint_);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("cannot listen for job processes on " + local_endpoint_ + ": " +
+                             e.what());
+  }
+}
+
+void Agent::add_job_env(EnvPairs& env) const {
+  env.emplace_back("SCHED_AGENT_ENDPOINT", local_endpoint_);
 }
 
 template <class Body>
@@ -90,6 +111,7 @@ void Agent::run(const std::atomic<bool>& stop) {
 
     std::vector<zmq::pollitem_t> items;
     items.push_back({socket_.handle(), 0, ZMQ_POLLIN, 0});
+    items.push_back({local_.handle(), 0, ZMQ_POLLIN, 0});
     for (const TaskFd& fd : tasks_.poll_fds()) items.push_back({nullptr, fd.fd, ZMQ_POLLIN, 0});
     auto wake = registered_ ? next_heartbeat_ : next_register_;
     if (auto deadline = tasks_.next_deadline()) wake = std::min(wake, *deadline);
@@ -109,9 +131,65 @@ void Agent::run(const std::atomic<bool>& stop) {
         spdlog::warn("message from the engine refused: {}", e.what());
       }
     }
+    drain_local();
     forward_output();
     report_exits();
   }
+}
+
+void Agent::drain_local() {
+  for (int i = 0; i < 1000; ++i) {
+    auto routed = proto::receive_routed(local_);
+    if (!routed) return;
+    try {
+      on_local(routed->peer,
+               proto::decode(routed->payload.data(), routed->payload.size(), 1 << 20));
+    } catch (const proto::ProtoError& e) {
+      spdlog::warn("message from a job process refused: {}", e.what());
+      proto::send_routed(local_, routed->peer, proto::encode_error("error", 0, e.code(), e.what()));
+    }
+  }
+}
+
+void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
+  namespace type = proto::type;
+  if (message.type == type::kProcInit) {
+    const auto init = message.body_as<proto::ProcInit>();
+    proto::ProcInitReply reply;
+    reply.status = "existing";  // processes an expansion adds come with the adaptation protocol
+    for (const auto& [task, step] : step_tasks_) {
+      if (step.job == init.job && step.step == init.step) reply.size = step.tasks;
+    }
+    spdlog::debug("job {} rank {} (pid {}) initialised", init.job, init.rank, init.pid);
+    proto::send_routed(local_, peer, proto::encode_reply(message.type, message.seq, reply));
+  } else if (message.type == type::kProcPhase) {
+    const auto phase = message.body_as<proto::ProcPhase>();
+    if (phase.comm_s < 0 || phase.compute_s < 0) {
+      throw proto::ProtoError(proto::code::kInvalid, "phase times must not be negative");
+    }
+    Phases& sums = phases_[phase.job];
+    sums.comm_s += phase.comm_s;
+    sums.compute_s += phase.compute_s;
+    ++sums.count;
+  } else if (message.type == type::kProcFinalize) {
+    proto::send_routed(local_, peer,
+                       proto::encode_reply(message.type, message.seq, proto::Empty{}));
+  } else {
+    throw proto::ProtoError(proto::code::kUnknownType,
+                            "unknown message type '" + message.type + "'");
+  }
+}
+
+void Agent::report_perf(JobId job) {
+  proto::PerfReport report;
+  report.node = options_.node_name;
+  report.job = job;
+  if (auto it = phases_.find(job); it != phases_.end()) {
+    report.comm_s = it->second.comm_s;
+    report.compute_s = it->second.compute_s;
+    report.phases = it->second.count;
+  }
+  send(proto::type::kPerfReport, report);
 }
 
 void Agent::on_message(const proto::Envelope& message) {
@@ -146,6 +224,8 @@ void Agent::on_message(const proto::Envelope& message) {
     on_kill(message.body_as<proto::JobKill>());
   } else if (message.type == type::kStepLaunch) {
     on_step(message.body_as<proto::StepLaunch>());
+  } else if (message.type == type::kPerfRequest) {
+    report_perf(message.body_as<proto::PerfRequest>().job);
   } else {
     spdlog::warn("unknown message {} from the engine", message.type);
   }
@@ -170,6 +250,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
   batch.spool_dir = options_.spool_dir;
   try {
     batch.env = job_environment(in);
+    add_job_env(batch.env);
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
     proto::TaskStarted started;
@@ -223,6 +304,7 @@ void Agent::on_step(const proto::StepLaunch& launch) {
     step.workdir = launch.workdir;
     try {
       step.env = job_environment(in);
+      add_job_env(step.env);
       // The task's place in the step, as srun gives it.
       for (const auto& [name, value] :
            {std::pair<std::string, std::string>{"SCHED_STEP_ID", std::to_string(launch.step)},
@@ -236,7 +318,7 @@ void Agent::on_step(const proto::StepLaunch& launch) {
         step.env.emplace_back(name, value);
       }
       const TaskId task = tasks_.launch_step(step);
-      step_tasks_[task] = StepTask{launch.job, launch.step, rank};
+      step_tasks_[task] = StepTask{launch.job, launch.step, rank, launch.tasks};
     } catch (const std::exception& e) {
       proto::StepExited exited;
       exited.job = launch.job;
@@ -293,6 +375,7 @@ void Agent::report_exits() {
     auto it = batch_.find(exit.job);
     if (it == batch_.end() || it->second != exit.task) continue;
     batch_.erase(it);
+    phases_.erase(exit.job);
     proto::TaskExited exited;
     exited.node = options_.node_name;
     exited.job = exit.job;

@@ -44,6 +44,10 @@ class Agent {
   void on_kill(const proto::JobKill& kill);
   void on_step(const proto::StepLaunch& launch);
   void send_output(TaskId task, const std::vector<OutputChunk>& chunks);
+  void drain_local();
+  void on_local(const std::string& peer, const proto::Envelope& message);
+  void report_perf(JobId job);
+  void add_job_env(EnvPairs& env) const;
   void report_exits();
   void forward_output();
 
@@ -51,6 +55,10 @@ class Agent {
   NodeTopology topology_;
   zmq::context_t context_;
   zmq::socket_t socket_;
+  // Where the job's processes reach this agent (the malleable library):
+  // ipc://<spool>/agent.ipc, given to them as SCHED_AGENT_ENDPOINT.
+  zmq::socket_t local_;
+  std::string local_endpoint_;
   ProcessTable tasks_;
   std::uint64_t seq_ = 0;
   bool registered_ = false;
@@ -64,8 +72,16 @@ class Agent {
     JobId job = 0;
     std::int64_t step = 0;
     int rank = 0;
+    int tasks = 0;  // of the whole step
   };
   std::map<TaskId, StepTask> step_tasks_;
+  // Phases the job's processes here reported since its last adaptation.
+  struct Phases {
+    double comm_s = 0;
+    double compute_s = 0;
+    std::uint64_t count = 0;
+  };
+  std::map<JobId, Phases> phases_;
   // task.exited reports not yet acknowledged: seq → the report.
   std::map<std::uint64_t, proto::TaskExited> unacked_exits_;
 };

@@ -38,6 +38,15 @@ inline constexpr std::string_view kTaskExited = "task.exited";
 inline constexpr std::string_view kStepLaunch = "step.launch";
 inline constexpr std::string_view kStepOutput = "step.output";
 inline constexpr std::string_view kStepExited = "step.exited";
+inline constexpr std::string_view kPerfRequest = "perf.request";
+inline constexpr std::string_view kPerfReport = "perf.report";
+inline constexpr std::string_view kPowerReport = "power.report";
+
+// A job's processes ↔ their node's agent (the malleable library, over the
+// agent's local endpoint $SCHED_AGENT_ENDPOINT).
+inline constexpr std::string_view kProcInit = "proc.init";
+inline constexpr std::string_view kProcPhase = "proc.phase";
+inline constexpr std::string_view kProcFinalize = "proc.finalize";
 }  // namespace type
 
 // ------------------------------------------------------------ client bodies
@@ -547,6 +556,104 @@ struct StepExited {
     v("rank", rank);
     v("status", status);
     v("message", message);
+  }
+};
+
+// ----------------------------------------------------------- measurements
+
+// engine → the agents of a job: send fresh MTCT data.
+struct PerfRequest {
+  std::int64_t job = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+  }
+};
+
+// agent → engine: a job's phases on this node since the last report (or
+// since the job's last adaptation), summed over its processes here.
+struct PerfReport {
+  std::string node;
+  std::int64_t job = 0;
+  double comm_s = 0;
+  double compute_s = 0;
+  std::uint64_t phases = 0;  // how many report_phase calls the sums hold
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("comm_s", comm_s);
+    v("compute_s", compute_s);
+    v("phases", phases);
+  }
+};
+
+// agent → engine: measured power of this node and of the jobs on it.
+struct PowerReport {
+  std::string node;
+  double node_w = 0;
+  std::string source;                    // the meter: "rapl", "model", ...
+  std::map<std::string, double> jobs_w;  // job id (as text) → watts on this node
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("node_w", node_w);
+    v("source", source);
+    v("jobs_w", jobs_w);
+  }
+};
+
+// process → its node's agent: "I am rank R of job J's step S" (the library's
+// init). The reply says whether the process is one the job started with
+// (existing) or one an expansion added (new).
+struct ProcInit {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  int rank = 0;
+  std::int64_t pid = 0;
+  std::string endpoint;  // where this process receives data from its peers
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("rank", rank);
+    v("pid", pid);
+    v("endpoint", endpoint);
+  }
+};
+
+struct ProcInitReply {
+  std::string status = "existing";  // "existing" or "new"
+  int size = 0;                     // processes of the step
+  template <class V>
+  void fields(V& v) {
+    v("status", status);
+    v("size", size);
+  }
+};
+
+// process → agent: one phase of the application, for MTCT (no reply).
+struct ProcPhase {
+  std::int64_t job = 0;
+  int rank = 0;
+  double comm_s = 0;
+  double compute_s = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("rank", rank);
+    v("comm_s", comm_s);
+    v("compute_s", compute_s);
+  }
+};
+
+struct ProcFinalize {
+  std::int64_t job = 0;
+  int rank = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("rank", rank);
   }
 };
 
