@@ -23,7 +23,8 @@ struct RunArgs {
 };
 
 // The caller's environment travels with the step (srun's habit), except the
-// job's own variables, which each task gets afresh for its node.
+// job's own variables, which each task gets afresh for its node (the
+// malleable library's SCHED_MALL_ settings do travel).
 std::map<std::string, std::string> propagated_environment() {
   std::map<std::string, std::string> env;
   for (char** entry = environ; *entry; ++entry) {
@@ -31,7 +32,10 @@ std::map<std::string, std::string> propagated_environment() {
     const auto eq = text.find('=');
     if (eq == std::string::npos) continue;
     const std::string name = text.substr(0, eq);
-    if (name.rfind("SCHED_", 0) == 0 || name.rfind("SLURM_", 0) == 0) continue;
+    const bool library_setting = name.rfind("SCHED_MALL_", 0) == 0;
+    if (!library_setting && (name.rfind("SCHED_", 0) == 0 || name.rfind("SLURM_", 0) == 0)) {
+      continue;
+    }
     env[name] = text.substr(eq + 1);
   }
   return env;

@@ -141,6 +141,7 @@ void Daemon::run_step(const std::string& peer, const proto::Envelope& request) {
     launch.tasks = tasks;
     launch.job_name = job->spec.name;
     launch.tasks_per_node = job->spec.tasks_per_node;
+    launch.power_w = power_estimate(job->spec);
     const int count = tasks / nodes + (i < tasks % nodes ? 1 : 0);
     for (int k = 0; k < count; ++k) launch.ranks.push_back(rank++);
     agents_.send(step_nodes[static_cast<std::size_t>(i)], proto::type::kStepLaunch, launch);

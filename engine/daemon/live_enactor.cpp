@@ -26,6 +26,7 @@ void LiveEnactor::start(const Job& job) {
   for (const auto& [name, value] : job.spec.environment) launch.env[name] = value;
   launch.nodes = node_names(job);
   launch.tasks_per_node = job.spec.tasks_per_node;
+  launch.power_w = power_estimate(job.spec);
   const JobId id = job.id;
   if (launch.nodes.empty() ||
       !agents_.send(launch.nodes.front(), proto::type::kJobLaunch, launch)) {

@@ -29,6 +29,12 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   return std::nullopt;
 }
 
+double power_estimate(const JobSpec& spec) {
+  if (spec.power_min_w > 0 && spec.power_max_w > 0)
+    return (spec.power_min_w + spec.power_max_w) / 2;
+  return spec.power_min_w > 0 ? spec.power_min_w : spec.power_max_w;
+}
+
 std::string output_path(const Job& job) {
   if (!job.spec.output.empty()) return job.spec.output;
   std::string dir = job.spec.workdir.empty() ? "." : job.spec.workdir;

@@ -24,6 +24,10 @@ proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes);
 
 proto::EventMsg event_msg(const Event& event);
 
+// A job's per-node power estimate: the midpoint of its min and max, the one
+// given, or 0 (as Engine::cluster_power_w counts it).
+double power_estimate(const JobSpec& spec);
+
 // The output file of a job: its own, else <workdir>/sched-<id>.out.
 std::string output_path(const Job& job);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sched/agent/job_env.hpp"
+#include "sched/plugins/loader.hpp"
 #include "sched/proto/error.hpp"
 #include "sched/proto/transport.hpp"
 
@@ -44,6 +45,16 @@ Agent::Agent(AgentOptions options)
     throw std::runtime_error("cannot connect to the engine at " + options_.engine_endpoint + ": " +
                              e.what());
   }
+  if (options_.power_meter == "auto") {
+    std::string why;
+    meter_ = plugins::open_default_power_meter(plugins::default_plugin_dirs(),
+                                               options_.power_options, &why);
+    spdlog::info("power: {}", why);
+  } else {
+    meter_ = plugins::load_power_meter(options_.power_meter, options_.power_options,
+                                       plugins::default_plugin_dirs());
+    spdlog::info("power: the {} meter", meter_->name());
+  }
   std::error_code ec;
   std::filesystem::create_directories(options_.spool_dir, ec);
   local_endpoint_ =
@@ -56,6 +67,29 @@ Agent::Agent(AgentOptions options)
     throw std::runtime_error("cannot listen for job processes on " + local_endpoint_ + ": " +
                              e.what());
   }
+}
+
+void Agent::report_power() {
+  if (!meter_) return;
+  plugins::PowerContext ctx;
+  ctx.idle_w = options_.idle_w;
+  ctx.cores = topology_.cores;
+  for (auto it = power_estimates_.begin(); it != power_estimates_.end();) {
+    if (tasks_.tasks_of(it->first).empty()) {
+      it = power_estimates_.erase(it);  // nothing of it runs here any more
+      continue;
+    }
+    ctx.jobs.push_back({it->first, it->second});
+    ++it;
+  }
+  const auto sample = meter_->sample(ctx, Clock::now());
+  if (!sample) return;  // no interval yet, or the counters could not be read
+  proto::PowerReport report;
+  report.node = options_.node_name;
+  report.node_w = sample->node_w;
+  report.source = meter_->name();
+  for (const auto& share : sample->jobs_w) report.jobs_w[std::to_string(share.job)] = share.watts;
+  send(proto::type::kPowerReport, report);
 }
 
 void Agent::add_job_env(EnvPairs& env) const {
@@ -97,6 +131,12 @@ void Agent::send_heartbeat() {
   beat.load = load_average();
   for (const auto& [job, task] : batch_) beat.jobs.push_back(job);
   send(proto::type::kAgentHeartbeat, beat);
+  report_power();
+  // New measurements go with the heartbeat, asked for or not, so that the
+  // engine's MTCT is never older than one heartbeat.
+  for (const auto& [job, sums] : phases_) {
+    if (sums.unreported) report_perf(job);
+  }
   next_heartbeat_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(heartbeat_);
 }
 
@@ -171,6 +211,7 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
     sums.comm_s += phase.comm_s;
     sums.compute_s += phase.compute_s;
     ++sums.count;
+    sums.unreported = true;
   } else if (message.type == type::kProcFinalize) {
     proto::send_routed(local_, peer,
                        proto::encode_reply(message.type, message.seq, proto::Empty{}));
@@ -188,6 +229,7 @@ void Agent::report_perf(JobId job) {
     report.comm_s = it->second.comm_s;
     report.compute_s = it->second.compute_s;
     report.phases = it->second.count;
+    it->second.unreported = false;
   }
   send(proto::type::kPerfReport, report);
 }
@@ -253,6 +295,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
     add_job_env(batch.env);
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
+    power_estimates_[launch.job] = launch.power_w;
     proto::TaskStarted started;
     started.node = options_.node_name;
     started.job = launch.job;
@@ -319,6 +362,7 @@ void Agent::on_step(const proto::StepLaunch& launch) {
       }
       const TaskId task = tasks_.launch_step(step);
       step_tasks_[task] = StepTask{launch.job, launch.step, rank, launch.tasks};
+      power_estimates_[launch.job] = launch.power_w;
     } catch (const std::exception& e) {
       proto::StepExited exited;
       exited.job = launch.job;

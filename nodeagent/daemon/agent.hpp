@@ -14,6 +14,7 @@
 
 #include "sched/agent/processes.hpp"
 #include "sched/agent/topology.hpp"
+#include "sched/plugins/power_meter.hpp"
 #include "sched/proto/envelope.hpp"
 #include "sched/proto/messages.hpp"
 
@@ -25,6 +26,11 @@ struct AgentOptions {
   int cores = 0;          // > 0: a virtual node of that many cores
   std::string spool_dir;  // where batch scripts are written
   double register_retry_s = 1;
+  // The power meter plugin: "auto" (RAPL when its counters can be read, else
+  // the model), a name (libsched_power_<name>.so) or a path.
+  std::string power_meter = "auto";
+  std::string power_options;  // the plugin's own options ("root=DIR" for rapl)
+  double idle_w = 71;
 };
 
 class Agent {
@@ -48,6 +54,7 @@ class Agent {
   void on_local(const std::string& peer, const proto::Envelope& message);
   void report_perf(JobId job);
   void add_job_env(EnvPairs& env) const;
+  void report_power();
   void report_exits();
   void forward_output();
 
@@ -80,8 +87,11 @@ class Agent {
     double comm_s = 0;
     double compute_s = 0;
     std::uint64_t count = 0;
+    bool unreported = false;  // new phases since the last perf.report
   };
   std::map<JobId, Phases> phases_;
+  std::unique_ptr<plugins::PowerMeter> meter_;
+  std::map<JobId, double> power_estimates_;  // per-node watts of the jobs run here
   // task.exited reports not yet acknowledged: seq → the report.
   std::map<std::uint64_t, proto::TaskExited> unacked_exits_;
 };

@@ -25,6 +25,13 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--spool-dir", options.spool_dir,
                  "Where batch scripts are written (default: /tmp/sched-agent-NODE)");
+  app.add_option("--power-meter", options.power_meter,
+                 "auto (RAPL, else the model), a plugin name or a path")
+      ->capture_default_str();
+  app.add_option("--power-options", options.power_options, "The meter plugin's options");
+  app.add_option("--idle-watts", options.idle_w, "What this node draws idle (the model meter)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("nodeagent 0.1.0"));

@@ -61,7 +61,12 @@ EnvPairs job_environment(const JobEnvInput& in) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
   for (const auto& [name, value] : in.user_env) {
-    if (!valid_entry(name, value) || name.starts_with("SCHED_")) continue;
+    // SCHED_ is ours, except SCHED_MALL_: the malleable library's settings,
+    // which users give.
+    if (!valid_entry(name, value) ||
+        (name.starts_with("SCHED_") && !name.starts_with("SCHED_MALL_"))) {
+      continue;
+    }
     const auto [slot, fresh] = index.emplace(name, env.size());
     if (fresh) {
       env.emplace_back(name, value);

@@ -47,14 +47,17 @@ TEST(AgentEnv, SetsSchedAndSlurmVariables) {
 
 TEST(AgentEnv, UserValuesWinExceptInTheSchedNamespace) {
   JobEnvInput in = three_node_job();
-  in.user_env = {{"SLURM_JOB_ID", "99"}, {"SCHED_JOB_ID", "7"},   {"SCHED_EXTRA", "x"},
-                 {"FOO", "bar"},         {"FOO", "baz"},          {"A=B", "c"},
-                 {"", "empty"},          {"OMP_NUM_THREADS", "2"}};
+  in.user_env = {{"SLURM_JOB_ID", "99"},  {"SCHED_JOB_ID", "7"},
+                 {"SCHED_EXTRA", "x"},    {"FOO", "bar"},
+                 {"FOO", "baz"},          {"A=B", "c"},
+                 {"", "empty"},           {"SCHED_MALL_TIMEOUT_MS", "500"},
+                 {"OMP_NUM_THREADS", "2"}};
   const EnvPairs list = job_environment(in);
   const auto env = as_map(list);
   EXPECT_EQ(env.at("SLURM_JOB_ID"), "99");
   EXPECT_EQ(env.at("SCHED_JOB_ID"), "42");
   EXPECT_FALSE(env.contains("SCHED_EXTRA"));
+  EXPECT_EQ(env.at("SCHED_MALL_TIMEOUT_MS"), "500") << "the malleable library's settings pass";
   EXPECT_EQ(env.at("FOO"), "baz");
   EXPECT_FALSE(env.contains("A=B"));
   EXPECT_FALSE(env.contains(""));

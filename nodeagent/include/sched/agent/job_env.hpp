@@ -24,7 +24,8 @@ struct JobEnvInput {
 // Returns the variables in this order: ours (SCHED_ then SLURM_), then the
 // user's in submission order, each name once. A user's value replaces ours,
 // in our place, for non-SCHED_ names (SLURM_ included); SCHED_ is our namespace, so every
-// SCHED_ name the user gives is dropped. Pairs that cannot be an environment
+// SCHED_ name the user gives is dropped (but SCHED_MALL_, the malleable
+// library's settings). Pairs that cannot be an environment
 // entry (empty name, '=' or NUL in the name, NUL in the value) are dropped;
 // of repeated user names the last wins.
 // Throws std::invalid_argument when this_node is not in nodes.

@@ -406,8 +406,10 @@ struct JobLaunch {
   std::map<std::string, std::string> env;  // the user's; the agent adds SCHED_*
   std::vector<std::string> nodes;          // the allocation, leader first
   int tasks_per_node = 1;
+  double power_w = 0;  // per-node power estimate (for the model power meter); 0: none
   template <class V>
   void fields(V& v) {
+    v("power_w", power_w);
     v("job", job);
     v("name", name);
     v("user", user);
@@ -505,8 +507,10 @@ struct StepLaunch {
   int tasks = 0;                       // in all (SCHED_NTASKS)
   std::string job_name;
   int tasks_per_node = 1;
+  double power_w = 0;  // as in job.launch
   template <class V>
   void fields(V& v) {
+    v("power_w", power_w);
     v("job", job);
     v("step", step);
     v("argv", argv);

@@ -1,0 +1,172 @@
+/* The application side of malleability (DESIGN §6): the routines of iMPI for
+ * a program started by `sched run`. Pure C; the C++ wrapper is
+ * sched/malleable.hpp.
+ *
+ *   sched_mall* m;
+ *   sched_mall_status status;
+ *   if (sched_mall_init(&m, &status) != 0) {
+ *     fprintf(stderr, "%s\n", sched_mall_last_init_error());
+ *     return 1;
+ *   }
+ *   for (step = 0; step < steps; ++step) {
+ *     ... compute, exchange with sched_mall_send / sched_mall_recv ...
+ *     sched_mall_report_phase(m, comm_seconds, compute_seconds);
+ *     int pending = 0;
+ *     if (sched_mall_probe(m, &pending) == 0 && pending) {
+ *       sched_mall_adaptation a;
+ *       sched_mall_adapt_begin(m, &a);
+ *       ... redistribute the data ...
+ *       sched_mall_adapt_commit(m);
+ *       if (a.leaving) break;
+ *     }
+ *   }
+ *   sched_mall_finalize(m);
+ *
+ * Every function returns 0 (SCHED_MALL_OK) or a negative SCHED_MALL_E* code
+ * and never aborts; sched_mall_error() says what went wrong, for people. A
+ * handle is used by one thread at a time.
+ *
+ * Environment. `sched run` gives each process SCHED_JOB_ID, SCHED_STEP_ID,
+ * SCHED_PROCID (its rank), SCHED_NTASKS and SCHED_AGENT_ENDPOINT (its node
+ * agent's local endpoint). The library also reads:
+ *   SCHED_MALL_TIMEOUT_MS    how long any wait lasts (agent replies, a peer's
+ *                            endpoint, send on a full queue, recv); default
+ *                            30000.
+ *   SCHED_MALL_BIND          where this process receives data from its peers:
+ *                            a host address peers can reach ("10.0.0.5"; a
+ *                            free port is chosen) or a full ZeroMQ endpoint;
+ *                            default tcp://127.0.0.1 (single node only).
+ *   SCHED_MALL_RENDEZVOUS_DIR  a folder shared by the step's processes, used
+ *                            to find peers (below) until the agent says.
+ *
+ * Data exchange. Each process binds its own receiving socket at init and
+ * tells the agent where (proc.init). sched_mall_send queues a copy of the
+ * data for the peer and returns without waiting for it to be received (it
+ * waits only when the peer's queue is full); messages still queued at
+ * finalize are delivered first, for up to the timeout. sched_mall_recv(from)
+ * returns the next message from that rank: between two processes messages
+ * arrive in the order they were sent, and messages from other ranks that
+ * arrive meanwhile are kept for later calls. A process may send to itself.
+ * Peers' endpoints: with SCHED_MALL_RENDEZVOUS_DIR, each process writes
+ * "<job> <step> <endpoint>" to <dir>/rank-<R> at init, and the first send to
+ * rank R reads that file, waiting for it up to the timeout (files of another
+ * job or step are stale and ignored). Without it, sending fails with
+ * SCHED_MALL_ENOPEER until the agent hands out the step's endpoints.
+ *
+ * Adaptations (the agent's side comes later: for now probe always reports
+ * none and adapt_begin returns SCHED_MALL_ENOTPENDING). An existing process
+ * learns of an adaptation at sched_mall_probe; a process an expansion starts
+ * gets SCHED_MALL_NEW from init and calls sched_mall_adapt_begin directly.
+ * Every process of the old and the new set calls adapt_begin, redistributes,
+ * then adapt_commit. Between the two, send and recv name peers by their rank
+ * in the larger set (the new one for an expansion, the old one for a shrink;
+ * an adaptation is never both); after commit, by the new rank, and rank and
+ * size give the new values. A leaving process finalizes after its commit.
+ */
+#ifndef SCHED_MALLEABLE_H
+#define SCHED_MALLEABLE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SCHED_MALL_API __attribute__((visibility("default")))
+#else
+#define SCHED_MALL_API
+#endif
+
+/* Result codes: 0 or one of these. */
+#define SCHED_MALL_OK 0
+#define SCHED_MALL_EENV (-1)        /* not inside a sched step, or a bad variable */
+#define SCHED_MALL_ENOAGENT (-2)    /* the node agent cannot be reached */
+#define SCHED_MALL_EPROTO (-3)      /* the agent refused or answered nonsense */
+#define SCHED_MALL_ETIMEDOUT (-4)   /* no answer, peer or message within the timeout */
+#define SCHED_MALL_EINVAL (-5)      /* a bad argument (null pointer, rank out of range) */
+#define SCHED_MALL_ENOTPENDING (-6) /* no adaptation pending, or none begun */
+#define SCHED_MALL_ENOPEER (-7)     /* a peer's endpoint is not known */
+#define SCHED_MALL_ECOMM (-8)       /* the data sockets failed (bind, connect) */
+#define SCHED_MALL_ENOMEM (-9)
+#define SCHED_MALL_EINTERNAL (-10) /* a bug in the library */
+
+typedef struct sched_mall sched_mall; /* one per process */
+
+typedef enum {
+  SCHED_MALL_EXISTING = 0, /* started with the step */
+  SCHED_MALL_NEW = 1       /* started by an expansion: call adapt_begin next */
+} sched_mall_status;
+
+/* One adaptation as this process sees it. */
+typedef struct {
+  int old_size, new_size; /* processes before and after */
+  int old_rank;           /* -1 for a new process */
+  int new_rank;           /* -1 for a leaving process */
+  int leaving;            /* 1: finalize after adapt_commit */
+} sched_mall_adaptation;
+
+/* Reads the environment, binds the data socket, connects to the agent and
+ * sends proc.init; waits for its reply. On success *out is the handle (free
+ * it with sched_mall_finalize) and *status (may be NULL) says whether the
+ * process is new. On failure *out is NULL and sched_mall_last_init_error()
+ * says why. */
+SCHED_MALL_API int sched_mall_init(sched_mall** out, sched_mall_status* status);
+
+/* This process's rank and the number of processes (-1 for a NULL handle). */
+SCHED_MALL_API int sched_mall_rank(const sched_mall* m);
+SCHED_MALL_API int sched_mall_size(const sched_mall* m);
+
+/* Sets *pending to 1 when an adaptation waits for this process, else 0.
+ * Does not block. */
+SCHED_MALL_API int sched_mall_probe(sched_mall* m, int* pending);
+
+/* Enters the adaptation window (see above) and describes it in *out.
+ * SCHED_MALL_ENOTPENDING when no adaptation waits. */
+SCHED_MALL_API int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* out);
+
+/* Leaves the window: the data is where the new process set needs it.
+ * SCHED_MALL_ENOTPENDING when no window is open. */
+SCHED_MALL_API int sched_mall_adapt_commit(sched_mall* m);
+
+/* Tells the agent about one phase of the application (proc.phase), for the
+ * scheduler's MTCT = communication / computation. Times are seconds, finite
+ * and not negative. Does not wait for anything. */
+SCHED_MALL_API int sched_mall_report_phase(sched_mall* m, double comm_seconds,
+                                           double compute_seconds);
+
+/* Sends a copy of size bytes at data (NULL allowed when size is 0) to rank
+ * to_rank. */
+SCHED_MALL_API int sched_mall_send(sched_mall* m, int to_rank, const void* data, size_t size);
+
+/* Receives the next message from rank from_rank, waiting up to the timeout.
+ * On success *data is a new buffer (never NULL, even for 0 bytes) that the
+ * caller frees with sched_mall_free, and *size its length. On
+ * SCHED_MALL_ETIMEDOUT nothing is lost: a later call gets the message. */
+SCHED_MALL_API int sched_mall_recv(sched_mall* m, int from_rank, void** data, size_t* size);
+
+/* Frees a buffer from sched_mall_recv (NULL is fine). */
+SCHED_MALL_API void sched_mall_free(void* data);
+
+/* Sends proc.finalize and waits for its reply, delivers queued data, closes
+ * and frees the handle, whatever the result (the handle is gone after the
+ * call; on failure sched_mall_last_init_error() says why). */
+SCHED_MALL_API int sched_mall_finalize(sched_mall* m);
+
+/* Why the last call on this handle failed, for people ("" when it
+ * succeeded); valid until the next call on the handle. With NULL:
+ * sched_mall_last_init_error(). */
+SCHED_MALL_API const char* sched_mall_error(const sched_mall* m);
+
+/* Why the last sched_mall_init or sched_mall_finalize of this thread
+ * failed ("" when none). */
+SCHED_MALL_API const char* sched_mall_last_init_error(void);
+
+/* The name of a result code ("SCHED_MALL_ETIMEDOUT"; "unknown" for others). */
+SCHED_MALL_API const char* sched_mall_strerror(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCHED_MALLEABLE_H */

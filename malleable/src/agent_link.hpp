@@ -1,0 +1,60 @@
+// The process's connection to its node agent ($SCHED_AGENT_ENDPOINT): one
+// DEALER socket speaking the project's envelope (docs/protocol.md §2, §7).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <zmq.hpp>
+
+#include "failure.hpp"
+#include "sched/malleable.h"
+#include "sched/proto/envelope.hpp"
+
+namespace sched::mall {
+
+class AgentLink {
+ public:
+  // Throws Failure(SCHED_MALL_ENOAGENT) when the endpoint is unusable. An
+  // agent that is not there yet is no error: messages wait for it.
+  AgentLink(zmq::context_t& context, const std::string& endpoint,
+            std::chrono::milliseconds timeout);
+
+  // Sends a request and waits for its reply's body. Throws Failure:
+  // SCHED_MALL_ETIMEDOUT (no reply in time), SCHED_MALL_EPROTO (an error
+  // reply, or one that cannot be read).
+  template <class Reply, class Body>
+  Reply call(std::string_view type, const Body& body);
+
+  // Sends a message that gets no reply, without waiting.
+  template <class Body>
+  void notify(std::string_view type, const Body& body) {
+    send(proto::encode_request(type, ++seq_, body));
+  }
+
+  const std::string& endpoint() const { return endpoint_; }
+
+ private:
+  void send(const std::string& payload);
+  proto::Envelope wait_reply(std::string_view type, std::uint64_t seq);
+
+  zmq::socket_t socket_;
+  std::string endpoint_;
+  std::chrono::milliseconds timeout_;
+  std::uint64_t seq_ = 0;
+};
+
+template <class Reply, class Body>
+Reply AgentLink::call(std::string_view type, const Body& body) {
+  send(proto::encode_request(type, ++seq_, body));
+  const proto::Envelope reply = wait_reply(type, seq_);
+  try {
+    return reply.body_as<Reply>();
+  } catch (const proto::ProtoError& e) {
+    throw Failure(SCHED_MALL_EPROTO,
+                  "unreadable reply to " + std::string(type) + " from the node agent: " + e.what());
+  }
+}
+
+}  // namespace sched::mall
