@@ -58,9 +58,10 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
   request.env = propagated_environment();
   const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
   int ended = 0;
+  int expected = started.tasks;  // grows as adaptations add processes
   int worst = 0;
   auto quiet_since = std::chrono::steady_clock::now();
-  while (ended < started.tasks) {
+  while (ended < expected) {
     auto message = client().receive(std::chrono::milliseconds(500));
     if (!message) {
       // Nothing for a while: is the job still there?
@@ -81,6 +82,9 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
       const auto out = message->body_as<proto::StepOutput>();
       if (out.step != started.step) continue;
       (out.stream == "err" ? std::cerr : std::cout) << out.data << std::flush;
+    } else if (message->type == proto::type::kStepResized) {
+      const auto resized = message->body_as<proto::StepResized>();
+      if (resized.step == started.step) expected += resized.joined;
     } else if (message->type == proto::type::kStepExited) {
       const auto exited = message->body_as<proto::StepExited>();
       if (exited.step != started.step) continue;

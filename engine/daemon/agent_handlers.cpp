@@ -120,20 +120,31 @@ void Daemon::handle_agent(const std::string& peer, const proto::Envelope& messag
       }
       engine_.power_report(job, watts);
     }
+  } else if (t == type::kAdaptReady) {
+    const auto body = message.body_as<proto::AdaptReady>();
+    from_node(body.node);
+    if (auto error = enactor_.adaptations().on_ready(body)) {
+      throw proto::ProtoError(proto::code::kConflict, *error);
+    }
+  } else if (t == type::kAdaptComplete || t == type::kAdaptFailed) {
+    const auto body = message.body_as<proto::AdaptReport>();
+    from_node(body.node);
+    auto& adaptations = enactor_.adaptations();
+    const auto error =
+        t == type::kAdaptComplete ? adaptations.on_complete(body) : adaptations.on_failed(body);
+    if (error) throw proto::ProtoError(proto::code::kConflict, *error);
   } else if (t == type::kStepOutput) {
     const auto body = message.body_as<proto::StepOutput>();
     from_node(body.node);
-    auto it = steps_.find({body.job, body.step});
-    if (it != steps_.end()) {
-      outbox_.post(clients_, it->second.client, proto::encode_request(type::kStepOutput, 0, body));
+    if (const StepRecord* step = steps_.find(body.job, body.step)) {
+      outbox_.post(clients_, step->client, proto::encode_request(type::kStepOutput, 0, body));
     }
   } else if (t == type::kStepExited) {
     const auto body = message.body_as<proto::StepExited>();
     from_node(body.node);
-    auto it = steps_.find({body.job, body.step});
-    if (it != steps_.end()) {
-      outbox_.post(clients_, it->second.client, proto::encode_request(type::kStepExited, 0, body));
-      if (--it->second.remaining <= 0) steps_.erase(it);
+    if (const StepRecord* step = steps_.find(body.job, body.step)) {
+      outbox_.post(clients_, step->client, proto::encode_request(type::kStepExited, 0, body));
+      steps_.task_exited(body.job, body.step);
     }
   } else {
     throw proto::ProtoError(proto::code::kUnknownType, "unknown message type '" + t + "'");

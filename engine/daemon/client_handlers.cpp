@@ -126,27 +126,35 @@ void Daemon::run_step(const std::string& peer, const proto::Envelope& request) {
       throw proto::ProtoError(proto::code::kUnavailable, "node " + node + " has no agent");
     }
   }
-  const std::int64_t step = ++last_step_[job->id];
+  StepRecord record;
+  record.client = peer;
+  record.remaining = record.tasks = tasks;
+  proto::StepLaunch& launch = record.launch;
+  launch.job = job->id;
+  launch.step = steps_.next_id(job->id);
+  launch.argv = body.argv;
+  launch.workdir = body.workdir.empty() ? job->spec.workdir : body.workdir;
+  launch.env = body.env;
+  launch.job_nodes = job_nodes;
+  launch.nodes = step_nodes;
+  launch.tasks = tasks;
+  launch.job_name = job->spec.name;
+  launch.tasks_per_node = job->spec.tasks_per_node;
+  launch.power_w = power_estimate(job->spec);
   // Block distribution: consecutive ranks per node, counts differing by one.
   int rank = 0;
   for (int i = 0; i < nodes; ++i) {
-    proto::StepLaunch launch;
-    launch.job = job->id;
-    launch.step = step;
-    launch.argv = body.argv;
-    launch.workdir = body.workdir.empty() ? job->spec.workdir : body.workdir;
-    launch.env = body.env;
-    launch.job_nodes = job_nodes;
-    launch.nodes = step_nodes;
-    launch.tasks = tasks;
-    launch.job_name = job->spec.name;
-    launch.tasks_per_node = job->spec.tasks_per_node;
-    launch.power_w = power_estimate(job->spec);
+    std::vector<int> ranks;
     const int count = tasks / nodes + (i < tasks % nodes ? 1 : 0);
-    for (int k = 0; k < count; ++k) launch.ranks.push_back(rank++);
-    agents_.send(step_nodes[static_cast<std::size_t>(i)], proto::type::kStepLaunch, launch);
+    for (int k = 0; k < count; ++k) ranks.push_back(rank++);
+    record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)], ranks);
   }
-  steps_[{job->id, step}] = StepState{peer, tasks};
+  for (const auto& [node, ranks] : record.layout) {
+    launch.ranks = ranks;
+    agents_.send(node, proto::type::kStepLaunch, launch);
+  }
+  const std::int64_t step = launch.step;
+  steps_.add(job->id, step, std::move(record));
   reply(clients_, peer, request, proto::StepStarted{step, step_nodes, tasks});
 }
 

@@ -92,6 +92,8 @@ DaemonConfig load_config(const std::string& path) {
                 {"policy", text(c.policy, f)},
                 {"policy_dir", text(c.policy_dir, f)},
                 {"policy_check_s", number(c.policy_check_s, f, 0.01)},
+                {"adapt_timeout_s", number(c.adapt_timeout_s, f, 0.01)},
+                {"adapt_backoff_s", number(c.adapt_backoff_s, f, 0)},
                 {"params", [&](const toml::node& p, const std::string& pkey) {
                    if (!p.is_table()) fail(f, pkey, "expected a table");
                    for (const auto& [name, value] : *p.as_table()) {

@@ -27,6 +27,10 @@ struct DaemonConfig {
   std::string policy_dir;                // default: default_policy_dir()
   double policy_check_s = 1;             // how often the policy file is checked for edits
   PolicyParams params;                   // [scheduler.params]
+  // A live adaptation whose processes have not all committed this long after
+  // it began is rolled back (window not yet open) or fails the job (open).
+  double adapt_timeout_s = 20;
+  double adapt_backoff_s = 30;  // after a rollback, no resize of the job for this long
 
   // [nodes]
   double heartbeat_s = 2;    // agents send one this often

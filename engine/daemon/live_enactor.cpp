@@ -6,8 +6,12 @@
 
 namespace sched::daemon {
 
-LiveEnactor::LiveEnactor(AgentDirectory& agents, double kill_grace_s, double kill_timeout_s)
-    : agents_(agents), kill_grace_s_(kill_grace_s), kill_timeout_s_(kill_timeout_s) {}
+LiveEnactor::LiveEnactor(AgentDirectory& agents, StepTable& steps, double kill_grace_s,
+                         double kill_timeout_s)
+    : agents_(agents),
+      kill_grace_s_(kill_grace_s),
+      kill_timeout_s_(kill_timeout_s),
+      adaptations_(agents, steps, results_) {}
 
 std::vector<std::string> LiveEnactor::node_names(const Job& job) const {
   std::vector<std::string> names;
@@ -35,11 +39,11 @@ void LiveEnactor::start(const Job& job) {
   }
 }
 
-void LiveEnactor::resize(const Job& job, const Resize& /*resize*/) {
-  // Expanding and shrinking running processes comes with the adaptation
-  // protocol (DESIGN §6); until then a resize is rolled back at once.
-  const JobId id = job.id;
-  results_.push_back([id](Engine& engine) { engine.adaptation_done(id, false); });
+void LiveEnactor::resize(const Job& job, const Resize& resize) {
+  const auto& nodes = resize.op == Resize::Op::Expand ? resize.added : resize.removed;
+  std::vector<std::string> changed;
+  for (NodeIndex n : nodes) changed.push_back(engine_->cluster().node(n).name);
+  adaptations_.begin(job, resize, node_names(job), changed, engine_->now());
 }
 
 void LiveEnactor::stop(const Job& job, StopReason reason) {
@@ -59,8 +63,15 @@ void LiveEnactor::stop(const Job& job, StopReason reason) {
     case StopReason::NodeFailure:
       kill.reason = "node failure";
       break;
+    case StopReason::Failure:
+      kill.reason = "failed";
+      break;
   }
-  const std::vector<std::string> names = node_names(job);
+  std::vector<std::string> names = node_names(job);
+  // Processes an unfinished expansion started on its new nodes go too.
+  for (std::string& node : adaptations_.withdraw(job.id, "the job is stopping: " + kill.reason)) {
+    names.push_back(std::move(node));
+  }
   bool leader_reached = false;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const bool sent = agents_.send(names[i], proto::type::kJobKill, kill);

@@ -1,9 +1,11 @@
 // The daemon's enactor: accepted decisions become messages to node agents
-// (job.launch to the leader's agent, job.kill to every agent of the job).
-// Results come back later as agent messages, which the daemon turns into
-// engine inputs. Results the enactor knows at once (no agent for the leader,
-// a resize the live system cannot do yet) are queued and handed to the
-// daemon after the engine call returns: the engine is never re-entered.
+// (job.launch to the leader's agent, job.kill to every agent of the job,
+// resizes through the adaptation protocol of adaptations.hpp). Results come
+// back later as agent messages, which the daemon turns into engine inputs.
+// Results known without an agent's answer (no agent for the leader, a
+// resize with no step to adapt, an adaptation rolled back) are queued and
+// handed to the daemon after the engine call returns: the engine is never
+// re-entered.
 #pragma once
 
 #include <functional>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptations.hpp"
 #include "agent_directory.hpp"
 #include "sched/enactor.hpp"
 #include "sched/engine.hpp"
@@ -19,7 +22,7 @@ namespace sched::daemon {
 
 class LiveEnactor : public Enactor {
  public:
-  LiveEnactor(AgentDirectory& agents, double kill_grace_s, double kill_timeout_s);
+  LiveEnactor(AgentDirectory& agents, StepTable& steps, double kill_grace_s, double kill_timeout_s);
   // The engine whose decisions this enacts (it is built with the enactor).
   void attach(Engine& engine) { engine_ = &engine; }
 
@@ -28,8 +31,10 @@ class LiveEnactor : public Enactor {
   void stop(const Job& job, StopReason reason) override;
   void request_perf(const Job& job) override;
 
+  Adaptations& adaptations() { return adaptations_; }
+
   // Results known without an agent's answer, to feed to the engine now.
-  using Result = std::function<void(Engine&)>;
+  using Result = Adaptations::Result;
   std::vector<Result> take_results();
   // Jobs killed whose agents never reported the end: after kill_timeout_s
   // they end anyway (status -9), so that no job stays COMPLETING forever.
@@ -44,6 +49,7 @@ class LiveEnactor : public Enactor {
   double kill_grace_s_;
   double kill_timeout_s_;
   std::vector<Result> results_;
+  Adaptations adaptations_;
   std::map<JobId, double> kills_;  // job → when its kill is overdue
 };
 

@@ -38,6 +38,7 @@ EngineConfig engine_config(const DaemonConfig& config) {
   EngineConfig out;
   out.requeue_on_node_failure = config.on_failure == NodeFailureAction::Requeue;
   out.idle_w_per_node = config.idle_w_per_node;
+  out.resize_backoff_s = config.adapt_backoff_s;
   return out;
 }
 
@@ -53,10 +54,15 @@ Daemon::Daemon(DaemonConfig config)
       agents_socket_(context_, zmq::socket_type::router),
       events_(context_, zmq::socket_type::pub),
       agents_(agents_socket_, outbox_),
-      enactor_(agents_, config_.kill_grace_s, config_.kill_timeout_s),
+      enactor_(agents_, steps_, config_.kill_grace_s, config_.kill_timeout_s),
       engine_(clock_, enactor_, engine_config(config_)) {
   complete_config(config_);
   enactor_.attach(engine_);
+  enactor_.adaptations().set_timeout(config_.adapt_timeout_s);
+  enactor_.adaptations().set_client_notice([this](const std::string& client,
+                                                  const proto::StepResized& resized) {
+    outbox_.post(clients_, client, proto::encode_request(proto::type::kStepResized, 0, resized));
+  });
   for (zmq::socket_t* s : {&clients_, &agents_socket_, &events_}) s->set(zmq::sockopt::linger, 0);
   // Messages over the protocol's limit get an error reply; ZeroMQ itself
   // drops a peer only far beyond it (memory protection, no reply possible).
@@ -176,15 +182,20 @@ void Daemon::run(const std::atomic<bool>& stop) {
 void Daemon::settle() {
   // Passes until none is due; results the enactor knew at once go in first.
   for (int round = 0; round < 100; ++round) {
-    bool fed = false;
-    for (auto& result : enactor_.take_results()) {
-      result(engine_);
-      fed = true;
-    }
+    const bool fed = feed_results();
     const bool ran = engine_.run_pass_if_due();
     if (!fed && !ran) return;
   }
   spdlog::error("schedd: passes kept acting without settling; moving on");
+}
+
+bool Daemon::feed_results() {
+  bool fed = false;
+  for (auto& result : enactor_.take_results()) {
+    result(engine_);
+    fed = true;
+  }
+  return fed;
 }
 
 void Daemon::commit() {
@@ -224,6 +235,7 @@ void Daemon::on_timers(double now) {
         ++it;
       }
     }
+    enactor_.adaptations().expire(now);
     for (JobId id : enactor_.overdue_kills(now)) {
       spdlog::warn("job {}: no exit report after its kill; it ends anyway", id);
       engine_.job_ended(id, -SIGKILL);
@@ -239,6 +251,10 @@ void Daemon::node_lost(const std::string& node, const std::string& why) {
   if (AgentState* agent = agents_.find(node)) agent->connected = false;
   node_reasons_[node] = why;
   spdlog::warn("node {} is down: {}", node, why);
+  // Adaptations it took part in end first: an expansion rolled back gives
+  // the node back before it goes down, so its job keeps running.
+  enactor_.adaptations().node_lost(node);
+  feed_results();
   engine_.set_node_up(node, false, why);
   // Jobs led from that node that were already being stopped: their end will
   // never be reported.
@@ -298,7 +314,13 @@ void Daemon::on_event(const Event& event) {
   if (event.job != 0) {
     if (const Job* job = engine_.find_job(event.job)) {
       save_job(*job);
-      if (is_terminal(job->state)) phases_.erase(job->id);
+      const bool over = is_terminal(job->state) || job->state == JobState::Pending;
+      // MTCT is measured anew after an adaptation, as in the simulator.
+      if (over || event.type == EventType::JobResized) phases_.erase(job->id);
+      // A job that ended by itself in the middle of an adaptation.
+      if (over && enactor_.adaptations().under_way(job->id)) {
+        enactor_.adaptations().withdraw(job->id, "the job ended");
+      }
     }
   }
   if (event.type == EventType::PowerCorridor) {

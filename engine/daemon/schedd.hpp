@@ -24,6 +24,7 @@
 #include "sched/policy_host.hpp"
 #include "sched/proto/envelope.hpp"
 #include "state_store.hpp"
+#include "step_table.hpp"
 
 namespace sched::daemon {
 
@@ -62,6 +63,7 @@ class Daemon : private EventSink {
 
   void on_register(const std::string& peer, const proto::AgentRegister& reg, std::uint64_t seq);
   void node_lost(const std::string& node, const std::string& why);
+  bool feed_results();  // what the enactor knew at once, into the engine
 
   // ---- journal and events
   void on_event(const Event& event) override;
@@ -84,6 +86,7 @@ class Daemon : private EventSink {
   std::string event_endpoint_;
   Outbox outbox_;
   AgentDirectory agents_;
+  StepTable steps_;  // before the enactor, whose adaptations use it
   LiveEnactor enactor_;
   Engine engine_;
   std::unique_ptr<PolicyHost> policy_;
@@ -104,13 +107,6 @@ class Daemon : private EventSink {
   std::map<JobId, std::map<std::string, NodePhases>> phases_;
   // Why a node is down or drained, for `sched nodes`.
   std::map<std::string, std::string> node_reasons_;
-  // Job steps under way (sched run): who asked, how many tasks are left.
-  struct StepState {
-    std::string client;
-    int remaining = 0;
-  };
-  std::map<std::pair<JobId, std::int64_t>, StepState> steps_;
-  std::map<JobId, std::int64_t> last_step_;
   void run_step(const std::string& peer, const proto::Envelope& request);
   // Where jobs that hold nodes run, for their record once they have ended.
   std::map<JobId, std::vector<std::string>> last_nodes_;

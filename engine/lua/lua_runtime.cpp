@@ -488,6 +488,9 @@ void LuaRuntime::fill_job(int data, const Job& job) {
   set_opt("est_end", est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);
   lua_pushboolean(L_, job.state == JobState::Adapting);
   lua_setfield(L_, data, "adapting");
+  set_opt("resize_held_until", job.resize_held_until >= 0
+                                   ? std::optional<double>(job.resize_held_until)
+                                   : std::nullopt);
   set_opt("mtct", job.mtct);
   set_opt("power_w", job.power_w);
   set_opt("expected_start", job.expected_start);

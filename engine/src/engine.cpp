@@ -256,6 +256,15 @@ void Engine::walltime_reached(JobId id) {
   }
 }
 
+void Engine::fail(JobId id, const std::string& why) {
+  Job* job = job_mut(id);
+  if (!job) return;
+  if (job->state == JobState::Starting || job->state == JobState::Running ||
+      job->state == JobState::Adapting) {
+    begin_stop(*job, JobState::Failed, StopReason::Failure, why);
+  }
+}
+
 void Engine::perf_report(JobId id, double mtct) {
   Job* job = job_mut(id);
   if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
@@ -408,6 +417,9 @@ void Engine::adaptation_done(JobId id, bool ok) {
     }
   }
   extend_limit(*job, resize, ok);
+  if (!ok && config_.resize_backoff_s > 0) {
+    job->resize_held_until = clock_.now() + config_.resize_backoff_s;
+  }
   if (ok) job->mtct.reset();  // MTCT is measured anew at the new size
   if (ok && job->request) {
     // A granted request is done once the job reached the size it asked for.

@@ -200,7 +200,7 @@ void Engine::launch_if_ready(JobId id) {
   }
 }
 
-void Engine::begin_stop(Job &job, JobState outcome, StopReason reason) {
+void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::string why) {
   if (job.state == JobState::Starting && waiting_nodes_.count(job.id)) {
     // Never launched (still waiting for promised nodes): nothing to kill.
     requeue_waiting_start(job);
@@ -208,7 +208,7 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason) {
     return;
   }
   job.outcome = outcome;
-  transition(job, JobState::Completing, EventType::JobCompleting);
+  transition(job, JobState::Completing, EventType::JobCompleting, std::move(why));
   for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
   enactor_.stop(job, reason);
 }

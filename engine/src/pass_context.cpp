@@ -109,6 +109,11 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
     return refuse(RefusalCode::RigidJob, id, to, job->size(),
                   std::string(to_string(job->spec.kind)) + " jobs cannot be resized");
   }
+  if (job->resize_held_until > now()) {
+    return refuse(RefusalCode::ResizeHeld, id, to, job->size(),
+                  "its last adaptation was rolled back; resizes wait until t=" +
+                      std::to_string(job->resize_held_until));
+  }
   const Mark& mark = marks_[id];
   if (mark.preempted) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted in this pass");
   if (mark.direction == -direction) return refuse(RefusalCode::MixedResize, id, to);

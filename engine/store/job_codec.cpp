@@ -181,6 +181,7 @@ std::string encode_progress(const Job& job) {
       {"requeues", job.requeues},
       {"limit_extension", number(job.limit_extension)},
       {"adapting_since", number(job.adapting_since)},
+      {"resize_held_until", number(job.resize_held_until)},
       {"node_seconds", number(job.node_seconds)},
       {"allocation_since", number(job.allocation_since)},
       {"version", job.version},
@@ -207,6 +208,7 @@ void decode_progress(const std::string& source, Job& job) {
   read(object, "requeues", job.requeues);
   read(object, "limit_extension", job.limit_extension);
   read(object, "adapting_since", job.adapting_since);
+  read(object, "resize_held_until", job.resize_held_until);
   read(object, "node_seconds", job.node_seconds);
   read(object, "allocation_since", job.allocation_since);
   read(object, "version", job.version);

@@ -35,15 +35,28 @@ void AgentLink::send(const std::string& payload) {
   }
 }
 
-proto::Envelope AgentLink::wait_reply(std::string_view type, std::uint64_t seq) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+void AgentLink::other(const proto::Envelope& envelope) {
+  if (!envelope.is_reply() && notice_) notice_(envelope);
+}
+
+void AgentLink::poll() {
+  while (true) {
+    zmq::message_t message;
+    if (!socket_.recv(message, zmq::recv_flags::dontwait)) return;
+    other(decode(message));
+  }
+}
+
+proto::Envelope AgentLink::wait_reply(std::string_view type, std::uint64_t seq,
+                                      std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       throw Failure(SCHED_MALL_ETIMEDOUT, "no answer to " + std::string(type) +
                                               " from the node agent at " + endpoint_ + " within " +
-                                              std::to_string(timeout_.count()) + " ms");
+                                              std::to_string(timeout.count()) + " ms");
     }
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, left);
@@ -52,10 +65,14 @@ proto::Envelope AgentLink::wait_reply(std::string_view type, std::uint64_t seq) 
       continue;
     }
     proto::Envelope envelope = decode(message);
-    // Other messages are answers to earlier ones that timed out, or the
-    // agent's refusal of a notification; neither concerns this request.
-    if (!envelope.is_reply() || envelope.seq != seq) continue;
+    if (!envelope.is_reply() || envelope.seq != seq) {
+      other(envelope);
+      continue;
+    }
     if (!*envelope.ok) {
+      if (envelope.error && envelope.error->code == proto::code::kAborted) {
+        throw Failure(SCHED_MALL_EABORTED, envelope.error->message);
+      }
       const std::string why = envelope.error ? envelope.error->code + ": " + envelope.error->message
                                              : "no reason given";
       throw Failure(SCHED_MALL_EPROTO,

@@ -97,6 +97,18 @@ int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* out) {
   });
 }
 
+int sched_mall_adapt_window_rank(const sched_mall* m, int new_rank, int* window_rank) {
+  if (!m) return SCHED_MALL_EINVAL;
+  // The message is the handle's, even on a const handle: it is not state.
+  auto* mutable_m = const_cast<sched_mall*>(m);
+  return guarded(mutable_m->error, [&] {
+    if (!window_rank) {
+      throw Failure(SCHED_MALL_EINVAL, "sched_mall_adapt_window_rank: window_rank is NULL");
+    }
+    *window_rank = m->session->adapt_window_rank(new_rank);
+  });
+}
+
 int sched_mall_adapt_commit(sched_mall* m) {
   if (!m) return SCHED_MALL_EINVAL;
   return guarded(m->error, [&] { m->session->adapt_commit(); });
@@ -169,6 +181,8 @@ const char* sched_mall_strerror(int code) {
       return "SCHED_MALL_ENOMEM";
     case SCHED_MALL_EINTERNAL:
       return "SCHED_MALL_EINTERNAL";
+    case SCHED_MALL_EABORTED:
+      return "SCHED_MALL_EABORTED";
     default:
       return "unknown";
   }

@@ -26,6 +26,19 @@ void Exchange::set_peer(int rank, const std::string& endpoint) {
   peer.socket = zmq::socket_t();  // reconnects to the new endpoint at the next send
 }
 
+void Exchange::reset(std::uint32_t epoch, int rank, const std::map<int, std::string>& peers) {
+  drain_inbox();
+  epoch_ = epoch;
+  rank_ = rank;
+  outbound_.clear();  // each socket's linger delivers what it still holds
+  for (const auto& [peer, endpoint] : peers) outbound_[peer].endpoint = endpoint;
+  // The set is complete: ranks not in it are errors, not files to wait for.
+  resolver_ = nullptr;
+  std::erase_if(inbound_, [epoch](const auto& entry) {
+    return entry.first.first != epoch && entry.first.first != epoch + 1;
+  });
+}
+
 Exchange::Outbound& Exchange::outbound(int to) {
   Outbound& peer = outbound_[to];
   if (peer.endpoint.empty()) {

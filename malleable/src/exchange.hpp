@@ -35,6 +35,12 @@ class Exchange {
   void set_peer(int rank, const std::string& endpoint);
   void set_resolver(Resolver resolver) { resolver_ = std::move(resolver); }
 
+  // A new process set (an adaptation's window, or the set after it): this
+  // process is `rank` of `epoch`, and `peers` (rank → endpoint) is the whole
+  // table. Messages queued to the old set are still delivered; messages of
+  // the new epoch that came early are kept, older ones dropped.
+  void reset(std::uint32_t epoch, int rank, const std::map<int, std::string>& peers);
+
   // Queues a copy of the data for `to`; waits only while its queue is full.
   // Throws Failure: SCHED_MALL_ENOPEER, SCHED_MALL_ETIMEDOUT (still full
   // after the timeout; nothing was sent), SCHED_MALL_ECOMM.

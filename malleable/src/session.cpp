@@ -16,10 +16,9 @@ Session::Session()
       agent_(context_, env_.agent_endpoint, env_.timeout),
       rank_(env_.rank),
       size_(env_.size) {
-  // Local set-up first: when it fails, the agent has not heard of us.
+  agent_.on_notice([this](const proto::Envelope& notice) { on_notice(notice); });
   if (env_.rendezvous_dir) {
     rendezvous_.emplace(*env_.rendezvous_dir, env_.job, env_.step);
-    rendezvous_->publish(rank_, exchange_.endpoint());
     exchange_.set_resolver([this](int rank) { return rendezvous_->lookup(rank, env_.timeout); });
   } else {
     exchange_.set_resolver([](int rank) -> std::string {
@@ -47,18 +46,121 @@ Session::Session()
     throw Failure(SCHED_MALL_EPROTO, "the node agent says the step has " + std::to_string(size_) +
                                          " processes, but this is rank " + std::to_string(rank_));
   }
+  // A new process learns its peers from the adaptation, and its rank's file
+  // would stand for a process set that does not exist yet.
+  if (rendezvous_ && status_ == SCHED_MALL_EXISTING)
+    rendezvous_->publish(rank_, exchange_.endpoint());
+}
+
+void Session::on_notice(const proto::Envelope& notice) {
+  try {
+    const auto body = notice.body_as<proto::ProcAdaptNotice>();
+    if (body.job != env_.job) return;
+    if (notice.type == proto::type::kProcAdaptPending) {
+      pending_ = body.adaptation;
+    } else if (notice.type == proto::type::kProcAdaptAbort && pending_ == body.adaptation) {
+      pending_.reset();
+    }
+  } catch (const proto::ProtoError&) {
+    // Not a notice this library knows: nothing to do with it.
+  }
 }
 
 bool Session::probe() {
-  // The adaptation protocol will read the agent's notices here.
-  return false;
+  if (window_) return false;  // in the window already
+  agent_.poll();
+  return pending_.has_value() || status_ == SCHED_MALL_NEW;
 }
+
+namespace {
+
+// Data epochs: 0 for the step's first set; adaptation k's window is 2k-1 and
+// the set after it 2k, so that ranks of different sets never mix.
+std::uint32_t window_epoch(std::uint64_t adaptation) {
+  return static_cast<std::uint32_t>(2 * adaptation - 1);
+}
+
+}  // namespace
 
 sched_mall_adaptation Session::adapt_begin() {
-  throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation is pending");
+  if (left_) throw Failure(SCHED_MALL_EINVAL, "this process left the job at its last adaptation");
+  if (window_) throw Failure(SCHED_MALL_EINVAL, "adapt_begin again before adapt_commit");
+  if (!probe()) throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation is pending");
+  proto::ProcAdaptBegin request;
+  request.job = env_.job;
+  request.step = env_.step;
+  request.rank = rank_;
+  proto::ProcAdaptBeginReply plan;
+  try {
+    // Waits for every process of the job to enter (the scheduler's timeout
+    // ends a window that never opens).
+    plan = agent_.call<proto::ProcAdaptBeginReply>(proto::type::kProcAdaptBegin, request);
+  } catch (const Failure& e) {
+    if (e.code() == SCHED_MALL_EABORTED) pending_.reset();
+    throw;
+  }
+  const int window = static_cast<int>(plan.old_ranks.size());
+  if (window == 0 || plan.new_ranks.size() != plan.old_ranks.size() ||
+      plan.endpoints.size() != plan.old_ranks.size() || plan.window_rank < 0 ||
+      plan.window_rank >= window) {
+    throw Failure(SCHED_MALL_EPROTO, "the node agent's adaptation plan is inconsistent");
+  }
+  pending_.reset();
+  std::map<int, std::string> peers;
+  for (int w = 0; w < window; ++w) peers[w] = plan.endpoints[static_cast<std::size_t>(w)];
+  exchange_.reset(window_epoch(plan.adaptation), plan.window_rank, peers);
+  Window opened;
+  opened.adaptation = plan.adaptation;
+  opened.rank = plan.window_rank;
+  opened.plan = std::move(plan);
+  window_ = std::move(opened);
+  const auto w = static_cast<std::size_t>(window_->rank);
+  sched_mall_adaptation out{};
+  out.old_size = window_->plan.old_size;
+  out.new_size = window_->plan.new_size;
+  out.old_rank = window_->plan.old_ranks[w];
+  out.new_rank = window_->plan.new_ranks[w];
+  out.leaving = out.new_rank < 0 ? 1 : 0;
+  return out;
 }
 
-void Session::adapt_commit() { throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation has begun"); }
+int Session::adapt_window_rank(int new_rank) const {
+  if (!window_) throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation window is open");
+  const auto& ranks = window_->plan.new_ranks;
+  for (std::size_t w = 0; w < ranks.size(); ++w) {
+    if (ranks[w] == new_rank) return static_cast<int>(w);
+  }
+  throw Failure(SCHED_MALL_EINVAL, "new rank " + std::to_string(new_rank) + " is not one of 0.." +
+                                       std::to_string(window_->plan.new_size - 1));
+}
+
+void Session::adapt_commit() {
+  if (!window_) throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation has begun");
+  proto::ProcAdaptCommit commit;
+  commit.job = env_.job;
+  commit.adaptation = window_->adaptation;
+  commit.window_rank = window_->rank;
+  (void)agent_.call<proto::Empty>(proto::type::kProcAdaptCommit, commit);
+  const auto& plan = window_->plan;
+  const int new_rank = plan.new_ranks[static_cast<std::size_t>(window_->rank)];
+  std::map<int, std::string> peers;
+  for (std::size_t w = 0; w < plan.new_ranks.size(); ++w) {
+    if (plan.new_ranks[w] >= 0) peers[plan.new_ranks[w]] = plan.endpoints[w];
+  }
+  exchange_.reset(window_epoch(window_->adaptation) + 1, std::max(new_rank, 0), peers);
+  if (new_rank < 0) {
+    left_ = true;
+  } else {
+    rank_ = new_rank;
+  }
+  size_ = plan.new_size;
+  status_ = SCHED_MALL_EXISTING;
+  window_.reset();
+}
+
+int Session::peers() const {
+  return window_ ? static_cast<int>(window_->plan.old_ranks.size()) : size_;
+}
 
 void Session::report_phase(double comm_seconds, double compute_seconds) {
   if (!std::isfinite(comm_seconds) || !std::isfinite(compute_seconds) || comm_seconds < 0 ||
@@ -76,9 +178,10 @@ void Session::report_phase(double comm_seconds, double compute_seconds) {
 }
 
 void Session::check_rank(int rank, const char* what) const {
-  if (rank < 0 || rank >= size_) {
+  if (left_) throw Failure(SCHED_MALL_EINVAL, "this process left the job at its last adaptation");
+  if (rank < 0 || rank >= peers()) {
     throw Failure(SCHED_MALL_EINVAL, std::string(what) + " rank " + std::to_string(rank) +
-                                         " is not one of 0.." + std::to_string(size_ - 1));
+                                         " is not one of 0.." + std::to_string(peers() - 1));
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <zmq.hpp>
 
@@ -11,6 +12,7 @@
 #include "exchange.hpp"
 #include "rendezvous.hpp"
 #include "sched/malleable.h"
+#include "sched/proto/messages.hpp"
 #include "step_env.hpp"
 
 namespace sched::mall {
@@ -27,6 +29,7 @@ class Session {
 
   bool probe();
   sched_mall_adaptation adapt_begin();
+  int adapt_window_rank(int new_rank) const;
   void adapt_commit();
 
   void report_phase(double comm_seconds, double compute_seconds);
@@ -38,6 +41,16 @@ class Session {
 
  private:
   void check_rank(int rank, const char* what) const;
+  void on_notice(const proto::Envelope& notice);
+  // The number of processes send/recv may name now (the window's, in one).
+  int peers() const;
+
+  // An adaptation window from adapt_begin to adapt_commit.
+  struct Window {
+    std::uint64_t adaptation = 0;
+    int rank = 0;  // this process's window rank
+    proto::ProcAdaptBeginReply plan;
+  };
 
   StepEnv env_;
   zmq::context_t context_;  // declared first: outlives the sockets below
@@ -47,6 +60,9 @@ class Session {
   int rank_;
   int size_;
   sched_mall_status status_ = SCHED_MALL_EXISTING;
+  std::optional<std::uint64_t> pending_;  // an adaptation the agent announced
+  std::optional<Window> window_;
+  bool left_ = false;  // committed as a leaving process
 };
 
 }  // namespace sched::mall

@@ -96,14 +96,8 @@ void Agent::add_job_env(EnvPairs& env) const {
   env.emplace_back("SCHED_AGENT_ENDPOINT", local_endpoint_);
 }
 
-template <class Body>
-std::uint64_t Agent::send(std::string_view type, const Body& body) {
-  const std::uint64_t seq = ++seq_;
-  const std::string bytes = proto::encode_request(type, seq, body);
-  if (!socket_.send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
-    spdlog::warn("{} not sent: the queue to the engine is full", type);
-  }
-  return seq;
+void Agent::log_unsent(std::string_view type) {
+  spdlog::warn("{} not sent: the queue to the engine is full", type);
 }
 
 void Agent::send_register() {
@@ -196,10 +190,17 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
   if (message.type == type::kProcInit) {
     const auto init = message.body_as<proto::ProcInit>();
     proto::ProcInitReply reply;
-    reply.status = "existing";  // processes an expansion adds come with the adaptation protocol
+    reply.status = "existing";
     for (const auto& [task, step] : step_tasks_) {
       if (step.job == init.job && step.step == init.step) reply.size = step.tasks;
     }
+    if (auto it = adapting_.find(init.job); it != adapting_.end() &&
+                                            it->second.begin.step == init.step &&
+                                            it->second.joining.count(init.rank)) {
+      reply.status = "new";  // started by an expansion: goes to its window at once
+      reply.size = it->second.begin.new_size;
+    }
+    library_[{init.job, init.step, init.rank}] = LibraryProcess{peer, init.endpoint};
     spdlog::debug("job {} rank {} (pid {}) initialised", init.job, init.rank, init.pid);
     proto::send_routed(local_, peer, proto::encode_reply(message.type, message.seq, reply));
   } else if (message.type == type::kProcPhase) {
@@ -212,7 +213,16 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
     sums.compute_s += phase.compute_s;
     ++sums.count;
     sums.unreported = true;
+  } else if (message.type == type::kProcAdaptBegin) {
+    on_proc_adapt_begin(peer, message);
+  } else if (message.type == type::kProcAdaptCommit) {
+    on_proc_adapt_commit(peer, message);
   } else if (message.type == type::kProcFinalize) {
+    const auto body = message.body_as<proto::ProcFinalize>();
+    std::erase_if(library_, [&](const auto& entry) {
+      return std::get<0>(entry.first) == body.job && std::get<2>(entry.first) == body.rank &&
+             entry.second.peer == peer;
+    });
     proto::send_routed(local_, peer,
                        proto::encode_reply(message.type, message.seq, proto::Empty{}));
   } else {
@@ -268,6 +278,12 @@ void Agent::on_message(const proto::Envelope& message) {
     on_step(message.body_as<proto::StepLaunch>());
   } else if (message.type == type::kPerfRequest) {
     report_perf(message.body_as<proto::PerfRequest>().job);
+  } else if (message.type == type::kAdaptBegin) {
+    on_adapt_begin(message.body_as<proto::AdaptBegin>());
+  } else if (message.type == type::kAdaptGo) {
+    on_adapt_go(message.body_as<proto::AdaptGo>());
+  } else if (message.type == type::kAdaptAbort) {
+    on_adapt_abort(message.body_as<proto::AdaptAbort>());
   } else {
     spdlog::warn("unknown message {} from the engine", message.type);
   }
@@ -316,6 +332,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
 void Agent::on_kill(const proto::JobKill& kill) {
   const auto tasks = tasks_.tasks_of(kill.job);
   spdlog::info("job {}: killing {} tasks ({})", kill.job, tasks.size(), kill.reason);
+  adapting_.erase(kill.job);
   for (TaskId task : tasks) tasks_.kill(task, std::chrono::duration<double>(kill.grace_s));
   if (tasks.empty() && !batch_.count(kill.job)) {
     // Nothing of it runs here (it ended, or never started): say so, so the
@@ -330,6 +347,20 @@ void Agent::on_kill(const proto::JobKill& kill) {
 }
 
 void Agent::on_step(const proto::StepLaunch& launch) {
+  for (const auto& [rank, error] : launch_ranks(launch, true)) {
+    proto::StepExited exited;
+    exited.job = launch.job;
+    exited.step = launch.step;
+    exited.node = options_.node_name;
+    exited.rank = rank;
+    exited.status = 127;
+    exited.message = error;
+    send(proto::type::kStepExited, exited);
+  }
+}
+
+std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLaunch& launch,
+                                                             bool joined) {
   JobEnvInput in;
   in.job_id = launch.job;
   in.job_name = launch.job_name;
@@ -339,6 +370,7 @@ void Agent::on_step(const proto::StepLaunch& launch) {
   in.submit_dir = launch.workdir;
   in.cluster_endpoint = client_endpoint_;
   for (const auto& [name, value] : launch.env) in.user_env.emplace_back(name, value);
+  std::vector<std::pair<int, std::string>> failed;
   int local = 0;
   for (int rank : launch.ranks) {
     StepLaunch step;
@@ -361,20 +393,14 @@ void Agent::on_step(const proto::StepLaunch& launch) {
         step.env.emplace_back(name, value);
       }
       const TaskId task = tasks_.launch_step(step);
-      step_tasks_[task] = StepTask{launch.job, launch.step, rank, launch.tasks};
+      step_tasks_[task] = StepTask{launch.job, launch.step, rank, launch.tasks, joined};
       power_estimates_[launch.job] = launch.power_w;
     } catch (const std::exception& e) {
-      proto::StepExited exited;
-      exited.job = launch.job;
-      exited.step = launch.step;
-      exited.node = options_.node_name;
-      exited.rank = rank;
-      exited.status = 127;
-      exited.message = e.what();
-      send(proto::type::kStepExited, exited);
+      failed.emplace_back(rank, e.what());
     }
     ++local;
   }
+  return failed;
 }
 
 void Agent::send_output(TaskId task, const std::vector<OutputChunk>& chunks) {
@@ -405,21 +431,27 @@ void Agent::report_exits() {
   for (const TaskExit& exit : tasks_.reap()) {
     if (auto step = step_tasks_.find(exit.task); step != step_tasks_.end()) {
       send_output(exit.task, exit.output);
+      const StepTask ended = step->second;
+      step_tasks_.erase(step);
+      adapt_task_exited(ended.job, ended.step, ended.rank, exit.status);
+      // A process an expansion started and that never joined is not the
+      // step's (the engine counts it in only at the adaptation's end).
+      if (!ended.joined) continue;
       proto::StepExited exited;
-      exited.job = step->second.job;
-      exited.step = step->second.step;
+      exited.job = ended.job;
+      exited.step = ended.step;
       exited.node = options_.node_name;
-      exited.rank = step->second.rank;
+      exited.rank = ended.rank;
       exited.status = exit.status;
       exited.message = exit.error;
       send(proto::type::kStepExited, exited);
-      step_tasks_.erase(step);
       continue;
     }
     auto it = batch_.find(exit.job);
     if (it == batch_.end() || it->second != exit.task) continue;
     batch_.erase(it);
     phases_.erase(exit.job);
+    adapting_.erase(exit.job);
     proto::TaskExited exited;
     exited.node = options_.node_name;
     exited.job = exit.job;

@@ -1,15 +1,23 @@
 // The nodeagent daemon's loop (DESIGN §2, §5): one DEALER connection to the
 // engine's agent endpoint; registers the node, heartbeats, runs what the
-// engine asks (job.launch, job.kill) through the ProcessTable, and reports
-// how tasks started and ended. Reports of ended tasks are kept until the
-// engine acknowledges them, so an engine restart loses none; the agent's
-// jobs keep running while the engine is away.
+// engine asks (job.launch, job.kill, step.launch) through the ProcessTable,
+// and reports how tasks started and ended. Reports of ended tasks are kept
+// until the engine acknowledges them, so an engine restart loses none; the
+// agent's jobs keep running while the engine is away.
+//
+// A ROUTER socket on ipc://<spool>/agent.ipc serves the job's processes (the
+// malleable library): measurements, and this node's part of adaptations
+// (agent_adapt.cpp, docs/protocol.md §8).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 #include <zmq.hpp>
 
 #include "sched/agent/processes.hpp"
@@ -45,14 +53,36 @@ class Agent {
   void send_heartbeat();
   template <class Body>
   std::uint64_t send(std::string_view type, const Body& body);
+  static void log_unsent(std::string_view type);
   void on_message(const proto::Envelope& message);
   void on_launch(const proto::JobLaunch& launch);
   void on_kill(const proto::JobKill& kill);
   void on_step(const proto::StepLaunch& launch);
+  // Starts the launch's ranks here; an error message per rank that could
+  // not start. `joined`: part of the step at once (not an expansion's new
+  // process, which joins at its commit).
+  std::vector<std::pair<int, std::string>> launch_ranks(const proto::StepLaunch& launch,
+                                                        bool joined);
   void send_output(TaskId task, const std::vector<OutputChunk>& chunks);
   void drain_local();
   void on_local(const std::string& peer, const proto::Envelope& message);
   void report_perf(JobId job);
+
+  // ---- adaptations (agent_adapt.cpp)
+  void on_adapt_begin(const proto::AdaptBegin& begin);
+  void on_adapt_go(const proto::AdaptGo& go);
+  void on_adapt_abort(const proto::AdaptAbort& abort);
+  void on_proc_adapt_begin(const std::string& peer, const proto::Envelope& message);
+  void on_proc_adapt_commit(const std::string& peer, const proto::Envelope& message);
+  // A process of the job's step ended: an adaptation waiting for it fails.
+  void adapt_task_exited(JobId job, std::int64_t step, int rank, int status);
+  void adapt_send_ready(JobId job);
+  void adapt_finish(JobId job);
+  void adapt_drop(JobId job, const std::string& why);
+  void adapt_report(std::string_view type, JobId job, std::uint64_t adaptation,
+                    const std::string& message = {});
+  template <class Body>
+  void notify_process(const std::string& peer, std::string_view type, const Body& body);
   void add_job_env(EnvPairs& env) const;
   void report_power();
   void report_exits();
@@ -79,9 +109,28 @@ class Agent {
     JobId job = 0;
     std::int64_t step = 0;
     int rank = 0;
-    int tasks = 0;  // of the whole step
+    int tasks = 0;       // of the whole step
+    bool joined = true;  // false: an expansion's new process before its commit
   };
   std::map<TaskId, StepTask> step_tasks_;
+  // Processes that initialised the library, by (job, step, rank).
+  struct LibraryProcess {
+    std::string peer;      // routing id on local_
+    std::string endpoint;  // where it receives data from its peers
+  };
+  std::map<std::tuple<JobId, std::int64_t, int>, LibraryProcess> library_;
+  // This node's part of a job's adaptation (one at a time per job).
+  struct LocalAdaptation {
+    proto::AdaptBegin begin;  // without its launch
+    std::set<int> expected;   // window ranks of the processes here
+    std::set<int> joining;    // of them, those this adaptation started
+    std::map<int, std::pair<std::string, std::uint64_t>> waiting;  // rank → proc.adapt_begin
+    std::set<int> committed;
+    bool ready_sent = false;
+    bool open = false;
+    std::vector<std::string> endpoints;  // from adapt.go, by window rank
+  };
+  std::map<JobId, LocalAdaptation> adapting_;
   // Phases the job's processes here reported since its last adaptation.
   struct Phases {
     double comm_s = 0;
@@ -95,5 +144,15 @@ class Agent {
   // task.exited reports not yet acknowledged: seq → the report.
   std::map<std::uint64_t, proto::TaskExited> unacked_exits_;
 };
+
+template <class Body>
+std::uint64_t Agent::send(std::string_view type, const Body& body) {
+  const std::uint64_t seq = ++seq_;
+  const std::string bytes = proto::encode_request(type, seq, body);
+  if (!socket_.send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
+    log_unsent(type);
+  }
+  return seq;
+}
 
 }  // namespace sched::agent

@@ -99,6 +99,7 @@ void expect_same_job(const Job& expected, const Job& actual) {
   expect_same(expected.expected_start, actual.expected_start, "expected_start");
   expect_same(expected.limit_extension, actual.limit_extension, "limit_extension");
   expect_same(expected.adapting_since, actual.adapting_since, "adapting_since");
+  expect_same(expected.resize_held_until, actual.resize_held_until, "resize_held_until");
   expect_same(expected.node_seconds, actual.node_seconds, "node_seconds");
   expect_same(expected.allocation_since, actual.allocation_since, "allocation_since");
   EXPECT_EQ(expected.version, actual.version);
@@ -156,6 +157,7 @@ Job full_job(JobId id) {
   job.request = ResizeRequest{ResizeRequest::Op::Shrink, 2};
   job.expected_start = 1700000050.0;
   job.limit_extension = 12.5;
+  job.resize_held_until = 1700000930.5;
   job.adapting_since = 1700000900.25;
   job.node_seconds = 12345.678901234567;
   job.allocation_since = 1700000800.0;
@@ -245,7 +247,7 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  EXPECT_EQ(field_count<Job>(), 22u);
+  EXPECT_EQ(field_count<Job>(), 23u);
   EXPECT_EQ(field_count<JobSpec>(), 16u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 12u);

@@ -38,6 +38,7 @@ enum class RefusalCode {
   NotSmaller,      // shrink to a size not below the current one
   AlreadyActed,    // the job was already started or preempted in this pass
   NotRequested,    // resize of an evolving job beyond (or against) its own request
+  ResizeHeld,      // a resize of a job whose last adaptation was rolled back, too soon
   BadArgument,     // malformed call
 };
 

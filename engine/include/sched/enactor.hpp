@@ -19,7 +19,7 @@ struct Resize {
   std::vector<NodeIndex> removed;  // shrink: nodes that leave (never the leader)
 };
 
-enum class StopReason { Cancel, Timeout, Preempt, NodeFailure };
+enum class StopReason { Cancel, Timeout, Preempt, NodeFailure, Failure };
 
 class Enactor {
  public:

@@ -31,6 +31,10 @@ struct EngineConfig {
   bool requeue_on_node_failure = false;
   // Power drawn by an idle node, watts (DESIGN §7: 71 W on the paper's system).
   double idle_w_per_node = 71;
+  // After an adaptation is rolled back, the job is not resized again for this
+  // long (seconds), so that a policy does not retry what just failed at
+  // message speed. The simulator's adaptations never fail: 0.
+  double resize_backoff_s = 0;
 };
 
 struct PassStats {
@@ -78,6 +82,9 @@ class Engine {
   void adaptation_done(JobId id, bool ok);
   // The job's walltime is up: stop it as TIMEOUT.
   void walltime_reached(JobId id);
+  // Something outside the job broke it (an adaptation that failed in its
+  // window): stop it as FAILED; `why` goes with its job.completing event.
+  void fail(JobId id, const std::string& why);
   // An evolving job asks to grow or shrink to request.nodes. Replaces an
   // earlier request; an error message when the job cannot ask that.
   std::optional<std::string> resize_request(JobId id, ResizeRequest request);
@@ -143,7 +150,7 @@ class Engine {
   void enact_start(Job& job, int nodes);
   void enact_resize(Job& job, int to);
   void extend_limit(Job& job, const Resize& resize, bool ok);
-  void begin_stop(Job& job, JobState outcome, StopReason reason);
+  void begin_stop(Job& job, JobState outcome, StopReason reason, std::string why = {});
   void finish(Job& job);
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);

@@ -110,6 +110,8 @@ struct Job {
   // stretched by requested/started size.
   double limit_extension = 0;
   double adapting_since = -1;  // when the enactor began the current adaptation
+  // After a rolled-back adaptation, no resize before this time (-1: none).
+  double resize_held_until = -1;
 
   // Σ nodes × seconds over the job's allocation intervals so far.
   double node_seconds = 0;

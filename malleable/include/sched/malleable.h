@@ -53,15 +53,26 @@
  * job or step are stale and ignored). Without it, sending fails with
  * SCHED_MALL_ENOPEER until the agent hands out the step's endpoints.
  *
- * Adaptations (the agent's side comes later: for now probe always reports
- * none and adapt_begin returns SCHED_MALL_ENOTPENDING). An existing process
- * learns of an adaptation at sched_mall_probe; a process an expansion starts
+ * Adaptations (DESIGN §6). When the scheduler grows or shrinks the job, the
+ * node agents tell the processes of the job's running step: an existing
+ * process learns of it at sched_mall_probe; a process an expansion starts
  * gets SCHED_MALL_NEW from init and calls sched_mall_adapt_begin directly.
- * Every process of the old and the new set calls adapt_begin, redistributes,
- * then adapt_commit. Between the two, send and recv name peers by their rank
- * in the larger set (the new one for an expansion, the old one for a shrink;
- * an adaptation is never both); after commit, by the new rank, and rank and
- * size give the new values. A leaving process finalizes after its commit.
+ * Every process of the old and the new set calls adapt_begin, which waits
+ * until all of them have (the window opens for all at once), then
+ * redistributes its data and calls adapt_commit. Between the two, send and
+ * recv name peers by their rank in the window: an old process keeps its old
+ * rank, and sched_mall_adapt_window_rank gives the window rank of the
+ * process that will have a given new rank (for an expansion the new
+ * processes follow the old ones; for a shrink the processes on the nodes
+ * that leave drop out and the others close up in order). An adaptation is
+ * never both a shrink and an expansion. After commit, rank and size give
+ * the new values and send/recv use new ranks. A leaving process finalizes
+ * after its commit and exits.
+ * adapt_begin fails with SCHED_MALL_EABORTED when the scheduler rolled the
+ * adaptation back before the window opened (a process that did not come in
+ * time, a lost node): nothing changed, carry on with the old set. It waits
+ * for the window up to SCHED_MALL_TIMEOUT_MS, which should exceed the
+ * scheduler's adaptation timeout (adapt_timeout_s, 20 s by default).
  */
 #ifndef SCHED_MALLEABLE_H
 #define SCHED_MALLEABLE_H
@@ -90,6 +101,7 @@ extern "C" {
 #define SCHED_MALL_ECOMM (-8)       /* the data sockets failed (bind, connect) */
 #define SCHED_MALL_ENOMEM (-9)
 #define SCHED_MALL_EINTERNAL (-10) /* a bug in the library */
+#define SCHED_MALL_EABORTED (-11)  /* the adaptation was rolled back: nothing changed */
 
 typedef struct sched_mall sched_mall; /* one per process */
 
@@ -124,6 +136,12 @@ SCHED_MALL_API int sched_mall_probe(sched_mall* m, int* pending);
 /* Enters the adaptation window (see above) and describes it in *out.
  * SCHED_MALL_ENOTPENDING when no adaptation waits. */
 SCHED_MALL_API int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* out);
+
+/* During the window: *window_rank is the window rank of the process that
+ * will have rank new_rank after the commit. SCHED_MALL_ENOTPENDING outside
+ * a window, SCHED_MALL_EINVAL when new_rank is not one of the new set. */
+SCHED_MALL_API int sched_mall_adapt_window_rank(const sched_mall* m, int new_rank,
+                                               int* window_rank);
 
 /* Leaves the window: the data is where the new process set needs it.
  * SCHED_MALL_ENOTPENDING when no window is open. */

@@ -53,10 +53,13 @@ class Process {
   int size() const { return sched_mall_size(handle_); }
   Status status() const { return status_; }
 
-  // Is an adaptation waiting? (Always false until the agent offers them.)
+  // Is an adaptation waiting (or is this a new process)?
   bool probe();
-  // Throws Error(SCHED_MALL_ENOTPENDING) when none is pending.
+  // Throws Error(SCHED_MALL_ENOTPENDING) when none is pending, and
+  // Error(SCHED_MALL_EABORTED) when it was rolled back.
   Adaptation adapt_begin();
+  // In the window: the window rank of the process with new rank new_rank.
+  int adapt_window_rank(int new_rank) const;
   void adapt_commit();
 
   void report_phase(double comm_seconds, double compute_seconds);
@@ -148,6 +151,12 @@ inline Adaptation Process::adapt_begin() {
   Adaptation adaptation{};
   check(sched_mall_adapt_begin(handle_, &adaptation));
   return adaptation;
+}
+
+inline int Process::adapt_window_rank(int new_rank) const {
+  int window_rank = -1;
+  check(sched_mall_adapt_window_rank(handle_, new_rank, &window_rank));
+  return window_rank;
 }
 
 inline void Process::adapt_commit() { check(sched_mall_adapt_commit(handle_)); }

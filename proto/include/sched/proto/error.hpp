@@ -22,6 +22,7 @@ inline constexpr std::string_view kNotFound = "not_found";       // no such job 
 inline constexpr std::string_view kConflict = "conflict";        // not in a state that allows it
 inline constexpr std::string_view kUnavailable = "unavailable";  // the server cannot now
 inline constexpr std::string_view kInternal = "internal";
+inline constexpr std::string_view kAborted = "aborted";  // an adaptation was rolled back
 }  // namespace code
 
 class ProtoError : public std::runtime_error {

@@ -38,15 +38,28 @@ inline constexpr std::string_view kTaskExited = "task.exited";
 inline constexpr std::string_view kStepLaunch = "step.launch";
 inline constexpr std::string_view kStepOutput = "step.output";
 inline constexpr std::string_view kStepExited = "step.exited";
+inline constexpr std::string_view kStepResized = "step.resized";
 inline constexpr std::string_view kPerfRequest = "perf.request";
 inline constexpr std::string_view kPerfReport = "perf.report";
 inline constexpr std::string_view kPowerReport = "power.report";
+// The six-step adaptation (DESIGN §6, docs/protocol.md §8).
+inline constexpr std::string_view kAdaptBegin = "adapt.begin";
+inline constexpr std::string_view kAdaptReady = "adapt.ready";
+inline constexpr std::string_view kAdaptGo = "adapt.go";
+inline constexpr std::string_view kAdaptComplete = "adapt.complete";
+inline constexpr std::string_view kAdaptFailed = "adapt.failed";
+inline constexpr std::string_view kAdaptAbort = "adapt.abort";
 
 // A job's processes ↔ their node's agent (the malleable library, over the
 // agent's local endpoint $SCHED_AGENT_ENDPOINT).
 inline constexpr std::string_view kProcInit = "proc.init";
 inline constexpr std::string_view kProcPhase = "proc.phase";
 inline constexpr std::string_view kProcFinalize = "proc.finalize";
+inline constexpr std::string_view kProcAdaptBegin = "proc.adapt_begin";
+inline constexpr std::string_view kProcAdaptCommit = "proc.adapt_commit";
+// agent → process notices (no reply): an adaptation waits; it was withdrawn.
+inline constexpr std::string_view kProcAdaptPending = "proc.adapt_pending";
+inline constexpr std::string_view kProcAdaptAbort = "proc.adapt_abort";
 }  // namespace type
 
 // ------------------------------------------------------------ client bodies
@@ -544,6 +557,22 @@ struct StepOutput {
   }
 };
 
+// engine → the client that ran a step: an adaptation changed the step's
+// processes; `joined` of them are new (their exits will come too).
+struct StepResized {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  int tasks = 0;
+  int joined = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("tasks", tasks);
+    v("joined", joined);
+  }
+};
+
 // agent → engine → client: one task of the step ended.
 struct StepExited {
   std::int64_t job = 0;
@@ -607,6 +636,103 @@ struct PowerReport {
   }
 };
 
+// ------------------------------------------------------------ adaptations
+
+// engine → every agent of an adapting job's step, and of the nodes an
+// expansion adds: the process sets before and after. Ranks are listed by
+// window rank (the larger set's numbering): old_ranks[w] is -1 for a process
+// an expansion starts, new_ranks[w] is -1 for a process that leaves.
+struct AdaptBegin {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;  // the engine's id; names the data epochs
+  std::int64_t step = 0;
+  std::string op;  // "expand" or "shrink"
+  int old_size = 0;
+  int new_size = 0;
+  std::vector<int> old_ranks;
+  std::vector<int> new_ranks;
+  std::vector<std::string> job_nodes;  // the job's nodes after the adaptation
+  // Added nodes only: the processes to start here (the step's command, with
+  // ranks = their new ranks and tasks = new_size).
+  std::optional<StepLaunch> launch;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("step", step);
+    v("op", op);
+    v("old_size", old_size);
+    v("new_size", new_size);
+    v("old_ranks", old_ranks);
+    v("new_ranks", new_ranks);
+    v("job_nodes", job_nodes);
+    v("launch", launch);
+  }
+};
+
+// agent → engine: every process of the adaptation on this node is in its
+// window; where each receives data (parallel lists, by window rank).
+struct AdaptReady {
+  std::string node;
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::vector<int> ranks;
+  std::vector<std::string> endpoints;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("adaptation", adaptation);
+    v("ranks", ranks);
+    v("endpoints", endpoints);
+  }
+};
+
+// engine → the agents: all are ready; the window opens. endpoints[w] is
+// where window rank w receives data.
+struct AdaptGo {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::vector<std::string> endpoints;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("endpoints", endpoints);
+  }
+};
+
+// agent → engine: every process here committed (adapt.complete), or the
+// adaptation cannot go on here (adapt.failed: a process that does not use the
+// library, one that could not start or died in the window).
+struct AdaptReport {
+  std::string node;
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::string message;  // adapt.failed: why
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("adaptation", adaptation);
+    v("message", message);
+  }
+};
+
+// engine → the agents: the adaptation is withdrawn (rolled back, or the job
+// ends); processes started for it are killed, waiting ones told.
+struct AdaptAbort {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::string reason;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("reason", reason);
+  }
+};
+
 // process → its node's agent: "I am rank R of job J's step S" (the library's
 // init). The reply says whether the process is one the job started with
 // (existing) or one an expansion added (new).
@@ -658,6 +784,66 @@ struct ProcFinalize {
   void fields(V& v) {
     v("job", job);
     v("rank", rank);
+  }
+};
+
+// agent → process notices: an adaptation waits (proc.adapt_pending), or was
+// withdrawn before its window opened (proc.adapt_abort).
+struct ProcAdaptNotice {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+  }
+};
+
+// process → agent: this process enters the adaptation window. Answered when
+// the window opens (every process of the job has entered), or with the error
+// code "aborted" when the adaptation was rolled back.
+struct ProcAdaptBegin {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  int rank = 0;  // its current rank (a new process: its new rank)
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("rank", rank);
+  }
+};
+
+struct ProcAdaptBeginReply {
+  std::uint64_t adaptation = 0;
+  int old_size = 0;
+  int new_size = 0;
+  int window_rank = 0;
+  std::vector<int> old_ranks;  // by window rank, as in adapt.begin
+  std::vector<int> new_ranks;
+  std::vector<std::string> endpoints;  // by window rank
+  template <class V>
+  void fields(V& v) {
+    v("adaptation", adaptation);
+    v("old_size", old_size);
+    v("new_size", new_size);
+    v("window_rank", window_rank);
+    v("old_ranks", old_ranks);
+    v("new_ranks", new_ranks);
+    v("endpoints", endpoints);
+  }
+};
+
+// process → agent: its data is in place; it leaves the window.
+struct ProcAdaptCommit {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  int window_rank = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("window_rank", window_rank);
   }
 };
 

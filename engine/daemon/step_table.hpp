@@ -1,0 +1,46 @@
+// Job steps under way (`sched run` inside a job, docs/protocol.md §6): who
+// ran each one, where its ranks run, and how many have yet to exit. An
+// adaptation changes a step's layout (adaptations.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sched/job.hpp"
+#include "sched/proto/messages.hpp"
+
+namespace sched::daemon {
+
+struct StepRecord {
+  std::string client;  // the `sched run` that started it: output and exits go there
+  int remaining = 0;   // tasks that have not exited yet
+  int tasks = 0;       // the step's current size
+  // What every node of it was told (command, workdir, environment); `ranks`
+  // and `nodes` of this copy mean nothing: `layout` says where ranks run.
+  proto::StepLaunch launch;
+  // The step's nodes in order, each with its ranks.
+  std::vector<std::pair<std::string, std::vector<int>>> layout;
+};
+
+class StepTable {
+ public:
+  // A new step id for the job: 1, 2, ... (never reused while schedd runs).
+  std::int64_t next_id(JobId job) { return ++last_[job]; }
+  void add(JobId job, std::int64_t step, StepRecord record) {
+    steps_[{job, step}] = std::move(record);
+  }
+  StepRecord* find(JobId job, std::int64_t step);
+  // The job's newest step that still runs, or nothing.
+  std::pair<std::int64_t, StepRecord*> newest(JobId job);
+  // One task of the step ended; the record goes once none is left.
+  void task_exited(JobId job, std::int64_t step);
+
+ private:
+  std::map<std::pair<JobId, std::int64_t>, StepRecord> steps_;
+  std::map<JobId, std::int64_t> last_;
+};
+
+}  // namespace sched::daemon
