@@ -201,8 +201,15 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
       reply.size = it->second.begin.new_size;
     }
     library_[{init.job, init.step, init.rank}] = LibraryProcess{peer, init.endpoint};
-    spdlog::debug("job {} rank {} (pid {}) initialised", init.job, init.rank, init.pid);
     proto::send_routed(local_, peer, proto::encode_reply(message.type, message.seq, reply));
+    // A process the adaptation under way was waiting for: it takes part.
+    if (auto it = adapting_.find(init.job); it != adapting_.end() && reply.status == "existing" &&
+                                            it->second.begin.step == init.step &&
+                                            it->second.expected.count(init.rank)) {
+      notify_process(peer, type::kProcAdaptPending,
+                     proto::ProcAdaptNotice{init.job, it->second.begin.adaptation});
+    }
+    spdlog::debug("job {} rank {} (pid {}) initialised", init.job, init.rank, init.pid);
   } else if (message.type == type::kProcPhase) {
     const auto phase = message.body_as<proto::ProcPhase>();
     if (phase.comm_s < 0 || phase.compute_s < 0) {
@@ -393,7 +400,8 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
         step.env.emplace_back(name, value);
       }
       const TaskId task = tasks_.launch_step(step);
-      step_tasks_[task] = StepTask{launch.job, launch.step, rank, launch.tasks, joined};
+      step_tasks_[task] =
+          StepTask{launch.job, launch.step, rank, launch.tasks, joined, Clock::now()};
       power_estimates_[launch.job] = launch.power_w;
     } catch (const std::exception& e) {
       failed.emplace_back(rank, e.what());

@@ -25,6 +25,7 @@
 #include "sched/plugins/power_meter.hpp"
 #include "sched/proto/envelope.hpp"
 #include "sched/proto/messages.hpp"
+#include "sched/proto/transport.hpp"
 
 namespace sched::agent {
 
@@ -109,8 +110,9 @@ class Agent {
     JobId job = 0;
     std::int64_t step = 0;
     int rank = 0;
-    int tasks = 0;       // of the whole step
-    bool joined = true;  // false: an expansion's new process before its commit
+    int tasks = 0;                // of the whole step
+    bool joined = true;           // false: an expansion's new process before its commit
+    Clock::time_point started{};  // when it was launched
   };
   std::map<TaskId, StepTask> step_tasks_;
   // Processes that initialised the library, by (job, step, rank).
@@ -131,6 +133,10 @@ class Agent {
     std::vector<std::string> endpoints;  // from adapt.go, by window rank
   };
   std::map<JobId, LocalAdaptation> adapting_;
+  // A step process that has not initialised the library this long after its
+  // start is taken not to use it (an adaptation then fails at once); a
+  // younger one is waited for.
+  static constexpr std::chrono::seconds kLibraryInitGrace{5};
   // Phases the job's processes here reported since its last adaptation.
   struct Phases {
     double comm_s = 0;
@@ -153,6 +159,11 @@ std::uint64_t Agent::send(std::string_view type, const Body& body) {
     log_unsent(type);
   }
   return seq;
+}
+
+template <class Body>
+void Agent::notify_process(const std::string& peer, std::string_view type, const Body& body) {
+  proto::send_routed(local_, peer, proto::encode_request(type, 0, body));
 }
 
 }  // namespace sched::agent

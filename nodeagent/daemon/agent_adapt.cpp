@@ -8,8 +8,10 @@
 //   proc.adapt_commit from each → adapt.complete to the engine
 //   adapt.abort   waiting processes get "aborted", new ones are killed
 //
-// A process of the step that never initialised the library cannot take
-// part: the adaptation fails at once (adapt.failed) and is rolled back.
+// A process of the step that has not initialised the library is waited for
+// while it is young (it may be starting); an older one does not use the
+// library and cannot take part: the adaptation fails at once (adapt.failed)
+// and is rolled back.
 #include <spdlog/spdlog.h>
 
 #include "agent.hpp"
@@ -17,11 +19,6 @@
 #include "sched/proto/transport.hpp"
 
 namespace sched::agent {
-
-template <class Body>
-void Agent::notify_process(const std::string& peer, std::string_view type, const Body& body) {
-  proto::send_routed(local_, peer, proto::encode_request(type, 0, body));
-}
 
 void Agent::adapt_report(std::string_view type, JobId job, std::uint64_t adaptation,
                          const std::string& message) {
@@ -57,7 +54,8 @@ void Agent::on_adapt_begin(const proto::AdaptBegin& begin) {
     if (step.rank < 0 || step.rank >= window) {
       return fail("rank " + std::to_string(step.rank) + " is outside the window");
     }
-    if (!library_.count({begin.job, begin.step, step.rank})) {
+    if (!library_.count({begin.job, begin.step, step.rank}) &&
+        Clock::now() - step.started > kLibraryInitGrace) {
       return fail("rank " + std::to_string(step.rank) + " (pid " +
                   std::to_string(tasks_.pid(task).value_or(0)) +
                   ") has not initialised the malleable library");

@@ -21,7 +21,9 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << agent_endpoint_ << "\"\nevent_endpoint = \"" << event_endpoint_ << "\"\nstate_dir = \""
          << state_dir_ << "\"\n\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \""
          << options_.policy
-         << "\"\npolicy_check_s = 0.2\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
+         << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
+         << "\nadapt_backoff_s = " << options_.adapt_backoff_s
+         << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""
          << options_.on_failure << "\"\n"

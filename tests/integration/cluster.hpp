@@ -21,6 +21,8 @@ struct ClusterOptions {
   double down_after_s = 1.5;
   double kill_grace_s = 1;
   std::string on_failure = "fail";
+  double adapt_timeout_s = 20;
+  double adapt_backoff_s = 30;
   std::string extra_config;  // appended to the generated sched.toml
   std::string log_level = "debug";
 };

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 namespace sched::testing {
@@ -107,6 +108,13 @@ bool pid_alive(pid_t pid) {
   std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const auto close = content.rfind(')');
   return close != std::string::npos && close + 2 < content.size() && content[close + 2] != 'Z';
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace sched::testing

@@ -53,6 +53,9 @@ class TempDir {
 };
 
 // Polls `done` until it is true or `timeout` passes; returns its last value.
+// A whole file's text ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 template <class F>
 bool eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -11,13 +11,6 @@
 namespace sched::testing {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The pid a script wrote to a file (waits until it is there).
 pid_t read_pid(const std::string& path) {
   pid_t pid = 0;

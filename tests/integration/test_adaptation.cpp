@@ -1,0 +1,275 @@
+// Live adaptations on a local cluster (DESIGN §6, docs/protocol.md §8): real
+// agents start and stop real processes of a running step, which follow the
+// expansions and shrinks through the malleable library. A policy that
+// resizes is switched in by editing the policy file once the application
+// runs, as an administrator would.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cluster.hpp"
+
+namespace sched::testing {
+namespace {
+
+// FCFS only: nothing is resized until the file is replaced.
+constexpr const char* kHoldPolicy = R"(
+local P = { name = "hold", api = 1 }
+function P.schedule(ctx)
+  for _, job in ipairs(ctx.pending) do
+    if job.nodes > ctx.nodes_idle or not ctx:start(job) then break end
+  end
+end
+return P
+)";
+
+// FCFS, then every steady malleable job grows to its largest size.
+constexpr const char* kGrowPolicy = R"(
+local P = { name = "grow", api = 1 }
+function P.schedule(ctx)
+  for _, job in ipairs(ctx.pending) do
+    if job.nodes > ctx.nodes_idle or not ctx:start(job) then break end
+  end
+  for _, job in ipairs(ctx.running) do
+    if job.kind == "malleable" and job.state == "RUNNING" and job.size < job.max_nodes and
+       ctx.nodes_idle > 0 then
+      ctx:expand(job, math.min(job.max_nodes, job.size + ctx.nodes_idle))
+    end
+  end
+end
+return P
+)";
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".new";
+  std::ofstream(temporary) << text;
+  std::filesystem::rename(temporary, path);  // the daemon never reads half a file
+}
+
+// Every process a test's jobs started (their pids, from $MALL_PROBE_PIDS),
+// killed at the end whatever happened: an agent killed with SIGKILL leaves
+// its processes behind.
+struct Pids {
+  std::string file;
+  std::vector<pid_t> read() const {
+    std::ifstream in(file);
+    std::vector<pid_t> pids;
+    for (pid_t pid = 0; in >> pid;) pids.push_back(pid);
+    return pids;
+  }
+  bool all_gone() const {
+    for (pid_t pid : read()) {
+      if (::kill(pid, 0) == 0) return false;
+    }
+    return true;
+  }
+  ~Pids() {
+    for (pid_t pid : read()) ::kill(pid, SIGKILL);
+  }
+};
+
+class Adaptation : public ::testing::Test {
+ protected:
+  void start(ClusterOptions options, std::initializer_list<const char*> nodes) {
+    // Policies here may require the shipped libraries (lib/*.lua).
+    std::filesystem::create_directory_symlink(std::string(SCHED_SOURCE_POLICY_DIR) + "/lib",
+                                              dir_.str() + "/lib");
+    options.policy = policy_;
+    write_file(policy_, kHoldPolicy);
+    cluster_ = std::make_unique<LocalCluster>(options);
+    for (const char* node : nodes) cluster_->start_agent(node);
+    ASSERT_TRUE(cluster_->wait_nodes_up(static_cast<int>(nodes.size()))) << cluster_->logs();
+    pids_.file = cluster_->work_dir() + "/pids";
+    stop_ = cluster_->work_dir() + "/stop";
+  }
+
+  // A malleable job of 1 to max_nodes nodes running mall_probe as a step.
+  std::int64_t submit_malleable(int max_nodes, int probe_ms, int nodes = 1) {
+    proto::SubmitRequest request;
+    request.job.name = "mall";
+    request.job.kind = "malleable";
+    request.job.nodes = nodes;
+    request.job.min_nodes = 1;
+    request.job.max_nodes = max_nodes;
+    request.job.workdir = cluster_->work_dir();
+    request.job.env["SCHED"] = SCHED_CLI_BIN;
+    request.job.env["APP"] = SCHED_MALL_PROBE_BIN;
+    request.job.env["MALL_PROBE_PIDS"] = pids_.file;
+    // A process left waiting by a killed agent gives up soon.
+    request.job.env["SCHED_MALL_TIMEOUT_MS"] = "5000";
+    request.job.script = "#!/bin/sh\n$SCHED run $APP " + std::to_string(probe_ms) + " " + stop_ +
+                         "\necho \"step status $?\"\n";
+    return cluster_->client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  }
+
+  std::string output(std::int64_t id) { return read_file(cluster_->job(id).output); }
+
+  // Waits until the job's application runs, then lets the policy resize.
+  void grow_once_running(std::int64_t id) {
+    ASSERT_TRUE(eventually([&] { return output(id).find("start on") != std::string::npos; }))
+        << output(id) << cluster_->logs();
+    leader_ = cluster_->job(id).nodelist.front();
+    write_file(policy_, kGrowPolicy);
+  }
+
+  std::map<std::string, std::string> node_states() {
+    std::map<std::string, std::string> states;
+    const auto nodes =
+        cluster_->client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+    for (const auto& node : nodes.nodes) states[node.name] = node.state;
+    return states;
+  }
+
+  TempDir dir_{"sched-adapt-test"};
+  std::string policy_ = dir_.str() + "/policy.lua";
+  std::unique_ptr<LocalCluster> cluster_;
+  Pids pids_;
+  std::string stop_;
+  std::string leader_;  // the job's first node
+};
+
+TEST_F(Adaptation, AStepGrowsAndShrinksWithItsJob) {
+  start({}, {"n1", "n2", "n3"});
+  const auto id = submit_malleable(3, 2);
+  grow_once_running(id);
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster_->job(id);
+    return job.state == "RUNNING" && job.nodes == 3;
+  })) << cluster_->logs();
+  EXPECT_NE(output(id).find("resized 1->3"), std::string::npos) << output(id);
+  EXPECT_EQ(pids_.read().size(), 3u) << "two processes started on the added nodes";
+  // A rigid job of two nodes waits; a policy that shrinks makes room.
+  write_file(policy_, R"(
+local P = { name = "shrink", api = 1 }
+function P.schedule(ctx)
+  local head = ctx.pending[1]
+  for _, job in ipairs(ctx.running) do
+    if head and job.kind == "malleable" and job.state == "RUNNING" and job.size > 1 then
+      ctx:shrink(job, 1)
+    end
+  end
+  for _, job in ipairs(ctx.pending) do
+    if job.nodes > ctx.nodes_idle or not ctx:start(job) then break end
+  end
+end
+return P
+)");
+  const auto rigid = cluster_->submit("#!/bin/sh\necho rigid on $SCHED_JOB_NODELIST\n", 2);
+  ASSERT_TRUE(cluster_->wait_state(rigid, "COMPLETED")) << cluster_->logs();
+  const auto job = cluster_->job(id);
+  EXPECT_EQ(job.nodes, 1);
+  EXPECT_EQ(job.nodelist, std::vector<std::string>{leader_}) << "the leader stays";
+  EXPECT_NE(output(id).find("resized 3->1"), std::string::npos) << output(id);
+  // The processes on the nodes that left have ended; the step goes on.
+  std::ofstream(stop_) << "stop\n";
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED")) << output(id) << cluster_->logs();
+  EXPECT_NE(output(id).find("done on 1\nstep status 0\n"), std::string::npos) << output(id);
+  EXPECT_TRUE(eventually([&] { return pids_.all_gone(); }));
+}
+
+TEST_F(Adaptation, PerfAwareShrinksAMalleableJobToStartAWaitingRigidOne) {
+  ClusterOptions options;
+  start(options, {"n1", "n2"});
+  const auto id = submit_malleable(2, 2);
+  ASSERT_TRUE(eventually([&] { return output(id).find("start on") != std::string::npos; }))
+      << cluster_->logs();
+  write_file(policy_, read_file(std::string(SCHED_SOURCE_POLICY_DIR) + "/perf_aware.lua"));
+  // perf_aware gives the idle node to the malleable job...
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).nodes == 2; })) << cluster_->logs();
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).state == "RUNNING"; }));
+  // ...and takes it back to start a rigid job that waits.
+  const auto rigid = cluster_->submit("#!/bin/sh\necho rigid\n", 1);
+  ASSERT_TRUE(cluster_->wait_state(rigid, "COMPLETED")) << cluster_->logs();
+  EXPECT_NE(output(id).find("resized 2->1"), std::string::npos) << output(id);
+  std::ofstream(stop_) << "stop\n";
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED")) << output(id) << cluster_->logs();
+  EXPECT_NE(output(id).find("step status 0"), std::string::npos) << output(id);
+}
+
+TEST_F(Adaptation, AnAgentKilledDuringAnExpansionRollsItBack) {
+  ClusterOptions options;
+  options.adapt_timeout_s = 60;  // the lost node, not the timeout, ends it
+  options.adapt_backoff_s = 60;  // and no second try during the test
+  start(options, {"n1", "n2", "n3"});
+  // The existing process probes every 30 s: the window cannot open before
+  // the agent is killed.
+  const auto id = submit_malleable(2, 30000);
+  grow_once_running(id);
+  std::string added;
+  ASSERT_TRUE(eventually([&] {
+    if (cluster_->job(id).state != "ADAPTING") return false;
+    for (const auto& [node, state] : node_states()) {
+      if (node != leader_ && state == "alloc") added = node;
+    }
+    return !added.empty() && pids_.read().size() == 2;  // the new process runs
+  })) << cluster_->logs();
+  cluster_->kill_agent(added, SIGKILL);
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster_->job(id);
+    return job.state == "RUNNING" && job.nodes == 1;
+  })) << cluster_->logs();
+  EXPECT_EQ(cluster_->job(id).nodelist, std::vector<std::string>{leader_});
+  const auto states = node_states();
+  EXPECT_EQ(states.at(added), "down");
+  // No node is lost to the job's bookkeeping: the third one takes work.
+  std::string other;
+  for (const char* node : {"n1", "n2", "n3"}) {
+    if (node != leader_ && node != added) other = node;
+  }
+  EXPECT_EQ(states.at(other), "idle");
+  const auto rigid = cluster_->submit("#!/bin/sh\necho rigid\n", 1);
+  ASSERT_TRUE(cluster_->wait_state(rigid, "COMPLETED")) << cluster_->logs();
+  EXPECT_EQ(cluster_->job(rigid).nodelist, std::vector<std::string>{other});
+  // The job itself never noticed.
+  std::ofstream(stop_) << "stop\n";
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED", std::chrono::seconds(40)))
+      << output(id) << cluster_->logs();
+  EXPECT_NE(output(id).find("done on 1\nstep status 0\n"), std::string::npos) << output(id);
+}
+
+TEST_F(Adaptation, AProcessThatNeverReachesItsWindowTimesOutAndIsRolledBack) {
+  ClusterOptions options;
+  options.adapt_timeout_s = 1.5;
+  options.adapt_backoff_s = 60;
+  start(options, {"n1", "n2"});
+  const auto id = submit_malleable(2, 0);  // never probes
+  grow_once_running(id);
+  ASSERT_TRUE(eventually([&] { return pids_.read().size() == 2; })) << cluster_->logs();
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster_->job(id);
+    const auto states = node_states();
+    return job.state == "RUNNING" && states.at("n1") != states.at("n2");
+  })) << cluster_->logs();
+  EXPECT_EQ(cluster_->job(id).nodes, 1);
+  // The process the expansion started is gone; the first one runs on.
+  const pid_t first = pids_.read().front();
+  const pid_t second = pids_.read().back();
+  EXPECT_TRUE(eventually([&] { return ::kill(second, 0) != 0; }));
+  EXPECT_EQ(::kill(first, 0), 0);
+  std::ofstream(stop_) << "stop\n";
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED")) << output(id) << cluster_->logs();
+  EXPECT_NE(output(id).find("done on 1\nstep status 0\n"), std::string::npos) << output(id);
+}
+
+TEST_F(Adaptation, ACancelDuringAnAdaptationEndsEveryProcessOfTheJob) {
+  ClusterOptions options;
+  options.adapt_timeout_s = 60;
+  start(options, {"n1", "n2"});
+  const auto id = submit_malleable(2, 0);
+  grow_once_running(id);
+  ASSERT_TRUE(eventually([&] {
+    return cluster_->job(id).state == "ADAPTING" && pids_.read().size() == 2;
+  })) << cluster_->logs();
+  cluster_->client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
+  ASSERT_TRUE(cluster_->wait_state(id, "CANCELLED")) << cluster_->logs();
+  EXPECT_TRUE(eventually([&] { return pids_.all_gone(); })) << cluster_->logs();
+  EXPECT_TRUE(eventually([&] {
+    const auto states = node_states();
+    return states.at("n1") == "idle" && states.at("n2") == "idle";
+  }));
+}
+
+}  // namespace
+}  // namespace sched::testing
