@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -94,6 +95,12 @@ void Agent::report_power() {
 
 void Agent::add_job_env(EnvPairs& env) const {
   env.emplace_back("SCHED_AGENT_ENDPOINT", local_endpoint_);
+  // A SCHED_MALL_BIND of the job's own wins.
+  const bool bind_set = std::any_of(
+      env.begin(), env.end(), [](const auto& pair) { return pair.first == "SCHED_MALL_BIND"; });
+  if (!options_.data_address.empty() && !bind_set) {
+    env.emplace_back("SCHED_MALL_BIND", options_.data_address);
+  }
 }
 
 void Agent::log_unsent(std::string_view type) {

@@ -40,6 +40,9 @@ struct AgentOptions {
   std::string power_meter = "auto";
   std::string power_options;  // the plugin's own options ("root=DIR" for rapl)
   double idle_w = 71;
+  // Given to job processes as SCHED_MALL_BIND: where peers on other nodes
+  // reach them (the malleable library's data sockets).
+  std::string data_address;
 };
 
 class Agent {

@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   app.add_option("--idle-watts", options.idle_w, "What this node draws idle (the model meter)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--data-address", options.data_address,
+                 "Address this node's job processes receive data on from other nodes' "
+                 "(SCHED_MALL_BIND; default: loopback, one machine)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("nodeagent 0.1.0"));
