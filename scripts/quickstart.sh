@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The main job: install what is needed, build, start a local cluster of four
-# virtual nodes (schedd plus four node agents on this machine), submit the
-# example jobs of examples/jobs/ (rigid, moldable, multi-node with steps, a
-# Slurm script, a failing one) and show them run to completion.
+# virtual nodes (schedd plus four node agents on this machine) under the
+# performance-aware policy, start the malleable heat solver of
+# examples/jobs/heat.sh on the whole cluster, then submit the other example
+# jobs (rigid, moldable, multi-node with steps, a Slurm script, a failing
+# one): perf_aware shrinks the solver to start them and grows it again as
+# they end, and `sched events` prints each resize as it happens.
 # The cluster stays up afterwards; `sched cluster down` stops it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,16 +17,24 @@ export PATH="$build/cli:$PATH"
 
 state="${SCHED_QUICKSTART_STATE:-$root/out/quickstart/state}"
 work="$root/out/quickstart/jobs"
+rm -rf "$work"
 mkdir -p "$work"
 sched cluster down --state-dir "$state" >/dev/null 2>&1 || true
-sched cluster up --nodes 4 --policy easy_backfill --state-dir "$state"
+sched cluster up --nodes 4 --policy perf_aware --state-dir "$state"
 endpoint="$(sed -n 's/.*"client_endpoint": "\(.*\)".*/\1/p' "$state/cluster.json")"
 export SCHED_ENDPOINT="$endpoint"
 
 cd "$work"
 echo
+# Resizes as they happen, one JSON object per event.
+sched events --topic job.adapting --topic job.resized &
+events=$!
+trap 'kill $events 2>/dev/null || true' EXIT
+printf '%-15s ' "heat.sh:"
+sched submit "$root/examples/jobs/heat.sh"
+sleep 2
 for job in hello steps moldable slurm_style failing; do
-  printf '%-12s ' "$job.sh:"
+  printf '%-15s ' "$job.sh:"
   sched submit "$root/examples/jobs/$job.sh"
 done
 echo
@@ -31,6 +42,8 @@ sched queue
 echo
 echo "waiting for the jobs to finish..."
 while [ -n "$(sched queue --json | grep '"id"')" ]; do sleep 1; done
+sleep 0.5
+kill $events 2>/dev/null || true
 echo
 sched acct
 echo

@@ -93,6 +93,9 @@ proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank
 proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes) {
   proto::JobInfo info = common_info(job);
   info.nodelist = nodes;
+  // An ended job's size is where it last ran (a malleable one may have ended
+  // at another size than it asked for).
+  if (!nodes.empty()) info.nodes = static_cast<int>(nodes.size());
   return info;
 }
 

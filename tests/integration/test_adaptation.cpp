@@ -169,6 +169,58 @@ return P
   EXPECT_TRUE(eventually([&] { return pids_.all_gone(); }));
 }
 
+// The heat solver moves its grid rows on every resize: grown 1→4 and shrunk
+// 4→1 while it iterates, it must end with the grid of a run on one node.
+TEST_F(Adaptation, TheHeatSolverGrowsAndShrinksAndEndsWithTheGridOfAFixedRun) {
+  start({}, {"n1", "n2", "n3", "n4"});
+  const std::string args = "--nx 48 --ny 40 --iters 1500 --probe-every 5 --sleep-ms 2";
+  auto heat_job = [&](const std::string& kind, const std::string& grid) {
+    proto::SubmitRequest request;
+    request.job.name = "heat";
+    request.job.kind = kind;
+    request.job.nodes = 1;
+    request.job.min_nodes = 1;
+    request.job.max_nodes = kind == "malleable" ? 4 : 1;
+    request.job.workdir = cluster_->work_dir();
+    request.job.env["SCHED"] = SCHED_CLI_BIN;
+    request.job.env["HEAT"] = SCHED_HEAT_BIN;
+    request.job.env["SCHED_MALL_RENDEZVOUS_DIR"] = cluster_->work_dir() + "/rendezvous-" + grid;
+    request.job.script = "#!/bin/sh\n$SCHED run $HEAT " + args + " --out " + cluster_->work_dir() +
+                         "/" + grid + "\n";
+    return cluster_->client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  };
+  const auto fixed = heat_job("rigid", "fixed.grid");
+  ASSERT_TRUE(cluster_->wait_state(fixed, "COMPLETED", std::chrono::seconds(60)))
+      << output(fixed) << cluster_->logs();
+
+  const auto id = heat_job("malleable", "resized.grid");
+  // Its phase reports (an MTCT) say the solver runs.
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).mtct.has_value(); })) << cluster_->logs();
+  write_file(policy_, kGrowPolicy);
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster_->job(id);
+    return job.state == "RUNNING" && job.nodes == 4;
+  })) << cluster_->logs();
+  write_file(policy_, R"(
+local P = { name = "one", api = 1 }
+function P.schedule(ctx)
+  for _, job in ipairs(ctx.running) do
+    if job.state == "RUNNING" and job.size > 1 then ctx:shrink(job, 1) end
+  end
+end
+return P
+)");
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).nodes == 1; })) << cluster_->logs();
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED", std::chrono::seconds(60)))
+      << output(id) << cluster_->logs();
+  const auto info = cluster_->job(id);
+  EXPECT_EQ(info.expansions, 1);
+  EXPECT_EQ(info.shrinks, 1);
+  const std::string expected = read_file(cluster_->work_dir() + "/fixed.grid");
+  ASSERT_FALSE(expected.empty()) << output(fixed);
+  EXPECT_EQ(read_file(cluster_->work_dir() + "/resized.grid"), expected) << output(id);
+}
+
 TEST_F(Adaptation, PerfAwareShrinksAMalleableJobToStartAWaitingRigidOne) {
   ClusterOptions options;
   start(options, {"n1", "n2"});

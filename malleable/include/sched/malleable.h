@@ -68,6 +68,13 @@
  * never both a shrink and an expansion. After commit, rank and size give
  * the new values and send/recv use new ranks. A leaving process finalizes
  * after its commit and exits.
+ * probe is per process: the agents' notices reach the processes at slightly
+ * different times, so one process may enter adapt_begin (and wait there)
+ * while a peer that has not seen the notice yet waits for a message from
+ * it. Programs that exchange data between probes should agree on adapting
+ * first (e.g. rank 0 collects every rank's probe result and sends back the
+ * decision, and a rank told yes probes until it sees the notice), as
+ * examples/heat/heat.c does.
  * adapt_begin fails with SCHED_MALL_EABORTED when the scheduler rolled the
  * adaptation back before the window opened (a process that did not come in
  * time, a lost node): nothing changed, carry on with the old set. It waits
