@@ -1,5 +1,5 @@
 #!/bin/sh
-#SCHED --job-name=pi --min-nodes=1 --max-nodes=4 --time=10:00
+#SCHED --job-name=pi --min-nodes=1 --max-nodes=4 --node-constraints=pof2 --time=10:00
 #SCHED --min-power=120 --max-power=200
 # The malleable Monte-Carlo pi (examples/pi/pi.c), one process per node: the
 # scheduler may resize it between chunks; the estimate does not depend on

@@ -279,6 +279,11 @@ void Agent::on_message(const proto::Envelope& message) {
       if (message.error && message.error->code == proto::code::kNotFound && registered_) {
         spdlog::info("the engine does not know this node any more; registering again");
         registered_ = false;
+        // A restarted engine has forgotten its adaptations: undo ours, so
+        // that no process waits for a window that will never open.
+        std::vector<JobId> adapting;
+        for (const auto& [job, here] : adapting_) adapting.push_back(job);
+        for (JobId job : adapting) adapt_drop(job, "the engine restarted");
         next_register_ = Clock::now();
       }
     }

@@ -221,6 +221,29 @@ return P
   EXPECT_EQ(read_file(cluster_->work_dir() + "/resized.grid"), expected) << output(id);
 }
 
+TEST_F(Adaptation, TwoJobsAdaptAtTheSameTime) {
+  start({}, {"n1", "n2", "n3", "n4"});
+  const auto a = submit_malleable(2, 2);
+  const auto b = submit_malleable(2, 2);
+  for (auto id : {a, b}) {
+    ASSERT_TRUE(eventually([&] { return output(id).find("start on") != std::string::npos; }))
+        << cluster_->logs();
+  }
+  write_file(policy_, kGrowPolicy);  // one pass grows both
+  for (auto id : {a, b}) {
+    ASSERT_TRUE(eventually([&] {
+      const auto job = cluster_->job(id);
+      return job.state == "RUNNING" && job.nodes == 2;
+    })) << cluster_->logs();
+    EXPECT_NE(output(id).find("resized 1->2"), std::string::npos) << output(id);
+  }
+  std::ofstream(stop_) << "stop\n";
+  for (auto id : {a, b}) {
+    ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED")) << output(id) << cluster_->logs();
+    EXPECT_NE(output(id).find("done on 2\nstep status 0\n"), std::string::npos) << output(id);
+  }
+}
+
 TEST_F(Adaptation, PerfAwareShrinksAMalleableJobToStartAWaitingRigidOne) {
   ClusterOptions options;
   start(options, {"n1", "n2"});
