@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("nodeagent 0.1.0"));
+  // The same options from a file (conf/nodeagent.toml: `power-meter = "rapl"`);
+  // the command line wins, and a key that is no option is an error.
+  app.set_config("--config", "", "Read options from this TOML file");
+  app.allow_config_extras(CLI::config_extras_mode::error);
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_default_logger(spdlog::stderr_color_mt("nodeagent"));
