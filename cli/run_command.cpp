@@ -57,15 +57,20 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
   request.workdir = std::filesystem::current_path().string();
   request.env = propagated_environment();
   const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
-  int ended = 0;
-  int expected = started.tasks;  // grows as adaptations add processes
   int worst = 0;
+  bool done = false;
   auto quiet_since = std::chrono::steady_clock::now();
-  while (ended < expected) {
+  // Since when schedd has not known the step ({}: it knows it).
+  std::chrono::steady_clock::time_point unknown_since{};
+  while (!done) {
     auto message = client().receive(std::chrono::milliseconds(500));
     if (!message) {
-      // Nothing for a while: is the job still there?
-      if (std::chrono::steady_clock::now() - quiet_since > std::chrono::seconds(2)) {
+      // Nothing for a while: is the job still there, and does schedd still
+      // know the step (after a restart it learns it again from the agents,
+      // and this connection must say it is the step's)?
+      const auto now = std::chrono::steady_clock::now();
+      if (now - quiet_since > std::chrono::seconds(2)) {
+        quiet_since = now;
         const auto info =
             client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{job}).job;
         if (info.state != "RUNNING" && info.state != "ADAPTING") {
@@ -73,7 +78,19 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
                     << " is over\n";
           return 1;
         }
-        quiet_since = std::chrono::steady_clock::now();
+        try {
+          client().call<proto::Empty>(proto::type::kStepAttach, proto::StepRef{job, started.step});
+          unknown_since = {};
+        } catch (const proto::ProtoError& e) {
+          if (e.code() != proto::code::kNotFound) throw;
+          if (unknown_since == std::chrono::steady_clock::time_point{}) unknown_since = now;
+          // The agents re-register within a few heartbeats of a restart.
+          if (now - unknown_since > std::chrono::seconds(20)) {
+            std::cerr << "sched: schedd no longer knows step " << started.step << " of job " << job
+                      << " (it ended while schedd was away?)\n";
+            return 1;
+          }
+        }
       }
       continue;
     }
@@ -82,13 +99,11 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
       const auto out = message->body_as<proto::StepOutput>();
       if (out.step != started.step) continue;
       (out.stream == "err" ? std::cerr : std::cout) << out.data << std::flush;
-    } else if (message->type == proto::type::kStepResized) {
-      const auto resized = message->body_as<proto::StepResized>();
-      if (resized.step == started.step) expected += resized.joined;
+    } else if (message->type == proto::type::kStepDone) {
+      done = message->body_as<proto::StepRef>().step == started.step;
     } else if (message->type == proto::type::kStepExited) {
       const auto exited = message->body_as<proto::StepExited>();
       if (exited.step != started.step) continue;
-      ++ended;
       if (!exited.message.empty()) {
         std::cerr << "sched: task " << exited.rank << " on " << exited.node << ": "
                   << exited.message << "\n";

@@ -181,7 +181,7 @@ std::optional<std::string> Adaptations::on_complete(const proto::AdaptReport& re
     step->remaining += joined;  // leavers report their exit as usual
     step->tasks = live->begin.new_size;
     step->layout = live->layout;
-    if (notify_client_) {
+    if (notify_client_ && !step->client.empty()) {
       notify_client_(step->client,
                      proto::StepResized{report.job, live->begin.step, step->tasks, joined});
     }

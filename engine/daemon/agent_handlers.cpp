@@ -136,15 +136,36 @@ void Daemon::handle_agent(const std::string& peer, const proto::Envelope& messag
   } else if (t == type::kStepOutput) {
     const auto body = message.body_as<proto::StepOutput>();
     from_node(body.node);
-    if (const StepRecord* step = steps_.find(body.job, body.step)) {
+    if (const StepRecord* step = steps_.find(body.job, body.step); step && !step->client.empty()) {
       outbox_.post(clients_, step->client, proto::encode_request(type::kStepOutput, 0, body));
     }
   } else if (t == type::kStepExited) {
     const auto body = message.body_as<proto::StepExited>();
     from_node(body.node);
     if (const StepRecord* step = steps_.find(body.job, body.step)) {
-      outbox_.post(clients_, step->client, proto::encode_request(type::kStepExited, 0, body));
-      steps_.task_exited(body.job, body.step);
+      const std::string client = step->client;
+      if (!client.empty()) {
+        outbox_.post(clients_, client, proto::encode_request(type::kStepExited, 0, body));
+      }
+      if (auto done = steps_.task_exited(body.job, body.step); done && !done->empty()) {
+        outbox_.post(
+            clients_, *done,
+            proto::encode_request(type::kStepDone, 0, proto::StepRef{body.job, body.step}));
+      }
+    }
+  } else if (t == type::kStepRunning) {
+    const auto body = message.body_as<proto::StepRunning>();
+    from_node(body.node);
+    const Job* job = engine_.find_job(body.launch.job);
+    const auto index = engine_.cluster().find(body.node);
+    const bool here =
+        job && index && !is_terminal(job->state) &&
+        std::find(job->allocation.begin(), job->allocation.end(), *index) != job->allocation.end();
+    // A step of a job that is not this node's any more is killed with it
+    // (on_register); nothing to adopt.
+    if (here && steps_.adopt(body.node, body.launch)) {
+      spdlog::info("job {}: step {} adopted on {} ({} tasks)", body.launch.job, body.launch.step,
+                   body.node, body.launch.ranks.size());
     }
   } else {
     throw proto::ProtoError(proto::code::kUnknownType, "unknown message type '" + t + "'");

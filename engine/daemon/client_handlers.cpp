@@ -325,6 +325,16 @@ void Daemon::handle_client(const std::string& peer, const proto::Envelope& reque
     reply(clients_, peer, request, stats);
   } else if (t == type::kStepRun) {
     run_step(peer, request);
+  } else if (t == type::kStepAttach) {
+    const auto body = request.body_as<proto::StepRef>();
+    StepRecord* step = steps_.find(body.job, body.step);
+    if (!step) {
+      throw proto::ProtoError(proto::code::kNotFound, "job " + std::to_string(body.job) +
+                                                          " has no step " +
+                                                          std::to_string(body.step) + " running");
+    }
+    step->client = peer;  // a new connection after a restart of either side
+    reply(clients_, peer, request, proto::Empty{});
   } else if (t == type::kAcct) {
     const auto query = request.body_as<proto::AcctQuery>();
     AcctQuery q;

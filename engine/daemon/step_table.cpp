@@ -1,5 +1,7 @@
 #include "step_table.hpp"
 
+#include <algorithm>
+
 namespace sched::daemon {
 
 StepRecord* StepTable::find(JobId job, std::int64_t step) {
@@ -16,9 +18,30 @@ std::pair<std::int64_t, StepRecord*> StepTable::newest(JobId job) {
   return {it->first.second, &it->second};
 }
 
-void StepTable::task_exited(JobId job, std::int64_t step) {
+std::optional<std::string> StepTable::task_exited(JobId job, std::int64_t step) {
   auto it = steps_.find({job, step});
-  if (it != steps_.end() && --it->second.remaining <= 0) steps_.erase(it);
+  if (it == steps_.end() || --it->second.remaining > 0) return std::nullopt;
+  std::string client = std::move(it->second.client);
+  steps_.erase(it);
+  return client;
+}
+
+bool StepTable::adopt(const std::string& node, const proto::StepLaunch& launch) {
+  auto [it, created] = steps_.try_emplace({launch.job, launch.step});
+  StepRecord& record = it->second;
+  if (created) record.launch = launch;
+  for (const auto& [known, ranks] : record.layout) {
+    if (known == node) return false;
+  }
+  record.layout.emplace_back(node, launch.ranks);
+  // The layout lists nodes in rank order, as the engine laid the step out.
+  std::sort(record.layout.begin(), record.layout.end(), [](const auto& a, const auto& b) {
+    return a.second.empty() || (!b.second.empty() && a.second.front() < b.second.front());
+  });
+  record.remaining += static_cast<int>(launch.ranks.size());
+  record.tasks = launch.tasks;
+  last_[launch.job] = std::max(last_[launch.job], launch.step);
+  return true;
 }
 
 }  // namespace sched::daemon

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,8 +36,13 @@ class StepTable {
   StepRecord* find(JobId job, std::int64_t step);
   // The job's newest step that still runs, or nothing.
   std::pair<std::int64_t, StepRecord*> newest(JobId job);
-  // One task of the step ended; the record goes once none is left.
-  void task_exited(JobId job, std::int64_t step);
+  // One task of the step ended; the record goes once none is left, and then
+  // the client to tell is returned ("" when none attached).
+  std::optional<std::string> task_exited(JobId job, std::int64_t step);
+  // A step an agent runs (after a restart of the engine, which forgot it):
+  // its processes on `node` join the step's record, created when missing
+  // (with no client until one attaches). False when that node was known.
+  bool adopt(const std::string& node, const proto::StepLaunch& launch);
 
  private:
   std::map<std::pair<JobId, std::int64_t>, StepRecord> steps_;

@@ -122,8 +122,26 @@ void Agent::send_register() {
   std::map<std::uint64_t, proto::TaskExited> again;
   for (auto& [seq, report] : unacked_exits_) again[send(proto::type::kTaskExited, report)] = report;
   unacked_exits_ = std::move(again);
+  report_steps();
   next_register_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(options_.register_retry_s));
+}
+
+void Agent::report_steps() {
+  for (const auto& [key, launch] : step_launches_) {
+    proto::StepRunning running;
+    running.node = options_.node_name;
+    running.launch = launch;
+    running.launch.ranks.clear();
+    for (const auto& [task, step] : step_tasks_) {
+      if (step.job != key.first || step.step != key.second || !step.joined) continue;
+      running.launch.ranks.push_back(step.rank);
+      running.launch.tasks = step.tasks;
+    }
+    if (running.launch.ranks.empty()) continue;
+    std::sort(running.launch.ranks.begin(), running.launch.ranks.end());
+    send(proto::type::kStepRunning, running);
+  }
 }
 
 void Agent::send_heartbeat() {
@@ -412,6 +430,7 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
         step.env.emplace_back(name, value);
       }
       const TaskId task = tasks_.launch_step(step);
+      step_launches_.try_emplace({launch.job, launch.step}, launch);
       step_tasks_[task] =
           StepTask{launch.job, launch.step, rank, launch.tasks, joined, Clock::now()};
       power_estimates_[launch.job] = launch.power_w;
@@ -453,6 +472,11 @@ void Agent::report_exits() {
       send_output(exit.task, exit.output);
       const StepTask ended = step->second;
       step_tasks_.erase(step);
+      if (std::none_of(step_tasks_.begin(), step_tasks_.end(), [&](const auto& entry) {
+            return entry.second.job == ended.job && entry.second.step == ended.step;
+          })) {
+        step_launches_.erase({ended.job, ended.step});
+      }
       adapt_task_exited(ended.job, ended.step, ended.rank, exit.status);
       // A process an expansion started and that never joined is not the
       // step's (the engine counts it in only at the adaptation's end).

@@ -118,6 +118,10 @@ class Agent {
     Clock::time_point started{};  // when it was launched
   };
   std::map<TaskId, StepTask> step_tasks_;
+  // How each step with processes here was launched (command, environment),
+  // for step.running after a registration.
+  std::map<std::pair<JobId, std::int64_t>, proto::StepLaunch> step_launches_;
+  void report_steps();
   // Processes that initialised the library, by (job, step, rank).
   struct LibraryProcess {
     std::string peer;      // routing id on local_

@@ -88,12 +88,22 @@ Envelope Client::receive_reply(std::uint64_t seq) {
     zmq::message_t message;
     if (!socket_.recv(message, zmq::recv_flags::dontwait)) continue;
     Envelope envelope = decode(message.data(), message.size());
-    // A late answer to an earlier request that timed out is skipped.
-    if (envelope.seq == seq || (seq == 0 && envelope.is_reply())) return envelope;
+    // A late answer to an earlier request that timed out is skipped; what
+    // the server sends unasked waits for receive().
+    if (!envelope.is_reply()) {
+      unasked_.push_back(std::move(envelope));
+      continue;
+    }
+    if (envelope.seq == seq || seq == 0) return envelope;
   }
 }
 
 std::optional<Envelope> Client::receive(std::chrono::milliseconds timeout) {
+  if (!unasked_.empty()) {
+    Envelope envelope = std::move(unasked_.front());
+    unasked_.pop_front();
+    return envelope;
+  }
   zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
   zmq::poll(&item, 1, timeout);
   if (!(item.revents & ZMQ_POLLIN)) return std::nullopt;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -127,6 +128,31 @@ $SCHED run -N 1 sh -c 'exit 7'; echo "status $?"
             "task 0 of 3 on node 0\ntask 1 of 3 on node 1\ntask 2 of 3 on node 2\n"
             "0 1 2 3 4 5 \n"
             "status 7\n");
+}
+
+// schedd forgets its steps when it dies; the agents tell the new one which
+// steps run, and `sched run` attaches to its step again: the step's output
+// and end still reach the job.
+TEST(Jobs, AStepRunsOnThroughASchedRestart) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  cluster.start_agent("n2");
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  proto::SubmitRequest request;
+  request.job.name = "restart";
+  request.job.nodes = 2;
+  request.job.workdir = cluster.work_dir();
+  request.job.env["SCHED"] = SCHED_CLI_BIN;
+  const std::string began = cluster.work_dir() + "/began";
+  request.job.script = "#!/bin/sh\n$SCHED run sh -c 'touch " + began +
+                       "; sleep 4; echo task $SCHED_PROCID done' | sort\necho \"status $?\"\n";
+  const auto id = cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(began); })) << cluster.logs();
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  ASSERT_TRUE(cluster.wait_state(id, "COMPLETED", std::chrono::seconds(30)))
+      << read_file(cluster.job(id).output) << cluster.logs();
+  EXPECT_EQ(read_file(cluster.job(id).output), "task 0 done\ntask 1 done\nstatus 0\n");
 }
 
 TEST(Jobs, AKilledAgentsNodeGoesDownAndItsJobFailsWhileOthersRun) {

@@ -39,6 +39,9 @@ inline constexpr std::string_view kStepLaunch = "step.launch";
 inline constexpr std::string_view kStepOutput = "step.output";
 inline constexpr std::string_view kStepExited = "step.exited";
 inline constexpr std::string_view kStepResized = "step.resized";
+inline constexpr std::string_view kStepDone = "step.done";
+inline constexpr std::string_view kStepAttach = "step.attach";
+inline constexpr std::string_view kStepRunning = "step.running";
 inline constexpr std::string_view kPerfRequest = "perf.request";
 inline constexpr std::string_view kPerfReport = "perf.report";
 inline constexpr std::string_view kPowerReport = "power.report";
@@ -554,6 +557,33 @@ struct StepOutput {
     v("rank", rank);
     v("stream", stream);
     v("data", data);
+  }
+};
+
+// agent → engine, after each registration: a step with processes here (so
+// that a restarted engine knows its steps again). `launch` is the step as
+// this node runs it now: its ranks here, tasks = the step's size.
+struct StepRunning {
+  std::string node;
+  StepLaunch launch;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("launch", launch);
+  }
+};
+
+// client → engine: "I am the `sched run` of this step" (after the engine
+// restarted, its output and exits go to the new connection). Reply {}, or
+// not_found when the engine knows no such running step.
+// engine → client, step.done: every task of the step has ended.
+struct StepRef {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,7 @@ class Client {
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
   std::uint64_t seq_ = 0;
+  std::deque<Envelope> unasked_;  // came while a call waited for its reply
 };
 
 // A free TCP port on 127.0.0.1 (binds port 0 and reads what the system
