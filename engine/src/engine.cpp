@@ -107,6 +107,8 @@ void Engine::transition(Job& job, JobState to, EventType type, std::string messa
   job.state = to;
   touch(job);
   event.nodes = job.size();
+  // An adaptation's start: its size before (the target is in the message).
+  if (type == EventType::JobAdapting) event.prev_nodes = event.nodes;
   event.message = std::move(message);
   emit(std::move(event));
 }
