@@ -294,50 +294,13 @@ static adapt_result adapt(state* s) {
   return ADAPT_STAY;
 }
 
-static long timeout_ms(void) {
-  const char* t = getenv("SCHED_MALL_TIMEOUT_MS");
-  return t && atol(t) > 0 ? atol(t) : 30000;
-}
-
-/* 1 when any process says 1, on every process: rank 0 gathers the flags
- * and sends back their OR. */
-static int any_process(state* s, int flag) {
-  unsigned char byte = (unsigned char)(flag != 0);
-  const int peers = s->rank == 0 ? s->size : 0;
-  if (s->rank != 0) check(s->m, sched_mall_send(s->m, 0, &byte, 1), "send");
-  for (int r = 1; r < peers; ++r) {
-    void* data = NULL;
-    size_t size = 0;
-    check(s->m, sched_mall_recv(s->m, r, &data, &size), "recv");
-    if (size == 1 && *(unsigned char*)data) byte = 1;
-    sched_mall_free(data);
-  }
-  for (int r = 1; r < peers; ++r) check(s->m, sched_mall_send(s->m, r, &byte, 1), "send");
-  if (s->rank != 0) {
-    void* data = NULL;
-    size_t size = 0;
-    check(s->m, sched_mall_recv(s->m, 0, &data, &size), "recv");
-    byte = size == 1 && *(unsigned char*)data;
-    sched_mall_free(data);
-  }
-  return byte;
-}
-
 /* Do all processes adapt now? A notice may reach the processes at
  * different probes, and a process that went on to the halo exchange while
- * the others wait in adapt_begin would stall them all; so the processes
- * agree first. One told yes whose own probe has not seen the notice yet
- * waits for it, up to the library's timeout (if it never comes, the others'
- * adapt_begin is rolled back meanwhile and all carry on). */
+ * the others wait in adapt_begin would stall them all: the collective probe
+ * gives every process the same answer. */
 static int agree_pending(state* s) {
   int pending = 0;
-  check(s->m, sched_mall_probe(s->m, &pending), "probe");
-  if (!any_process(s, pending)) return 0;
-  const double deadline = now_s() + timeout_ms() / 1000.0;
-  while (!pending && now_s() < deadline) {
-    sleep_ms(5);
-    check(s->m, sched_mall_probe(s->m, &pending), "probe");
-  }
+  check(s->m, sched_mall_probe_all(s->m, &pending), "probe_all");
   return pending;
 }
 

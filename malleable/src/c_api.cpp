@@ -89,6 +89,14 @@ int sched_mall_probe(sched_mall* m, int* pending) {
   });
 }
 
+int sched_mall_probe_all(sched_mall* m, int* pending) {
+  if (!m) return SCHED_MALL_EINVAL;
+  return guarded(m->error, [&] {
+    if (!pending) throw Failure(SCHED_MALL_EINVAL, "sched_mall_probe_all: pending is NULL");
+    *pending = m->session->probe_all() ? 1 : 0;
+  });
+}
+
 int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* out) {
   if (!m) return SCHED_MALL_EINVAL;
   return guarded(m->error, [&] {

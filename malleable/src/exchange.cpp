@@ -26,16 +26,17 @@ void Exchange::set_peer(int rank, const std::string& endpoint) {
   peer.socket = zmq::socket_t();  // reconnects to the new endpoint at the next send
 }
 
-void Exchange::reset(std::uint32_t epoch, int rank, const std::map<int, std::string>& peers) {
+void Exchange::reset(std::uint32_t new_epoch, int rank, const std::map<int, std::string>& peers) {
   drain_inbox();
-  epoch_ = epoch;
+  epoch_ = new_epoch;
   rank_ = rank;
   outbound_.clear();  // each socket's linger delivers what it still holds
   for (const auto& [peer, endpoint] : peers) outbound_[peer].endpoint = endpoint;
   // The set is complete: ranks not in it are errors, not files to wait for.
   resolver_ = nullptr;
-  std::erase_if(inbound_, [epoch](const auto& entry) {
-    return entry.first.first != epoch && entry.first.first != epoch + 1;
+  std::erase_if(inbound_, [new_epoch](const auto& entry) {
+    const std::uint32_t e = entry.first.first & ~kControlBit;
+    return e != new_epoch && e != new_epoch + 1;
   });
 }
 
@@ -63,9 +64,10 @@ Exchange::Outbound& Exchange::outbound(int to) {
   return peer;
 }
 
-void Exchange::send(int to, const void* data, std::size_t size) {
+void Exchange::send(int to, const void* data, std::size_t size, bool control) {
   Outbound& peer = outbound(to);
-  const auto header = encode_frame_header({epoch_, rank_, peer.next_seq});
+  std::uint64_t& seq = control ? peer.next_control_seq : peer.next_seq;
+  const auto header = encode_frame_header({epoch(control), rank_, seq});
   // Only the first frame can wait for room: ZeroMQ takes a message whole.
   if (!peer.socket.send(zmq::buffer(header), zmq::send_flags::sndmore)) {
     throw Failure(SCHED_MALL_ETIMEDOUT, "rank " + std::to_string(to) + " at " + peer.endpoint +
@@ -73,11 +75,11 @@ void Exchange::send(int to, const void* data, std::size_t size) {
                                             std::to_string(timeout_.count()) + " ms");
   }
   peer.socket.send(zmq::message_t(data, size), zmq::send_flags::none);
-  ++peer.next_seq;
+  ++seq;
 }
 
-zmq::message_t Exchange::recv(int from) {
-  Inbound& in = inbound_[{epoch_, from}];
+zmq::message_t Exchange::recv(int from, bool control) {
+  Inbound& in = inbound_[{epoch(control), from}];
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (true) {
     if (auto it = in.early.find(in.next_seq); it != in.early.end()) {

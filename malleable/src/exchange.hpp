@@ -39,27 +39,39 @@ class Exchange {
   // process is `rank` of `epoch`, and `peers` (rank → endpoint) is the whole
   // table. Messages queued to the old set are still delivered; messages of
   // the new epoch that came early are kept, older ones dropped.
-  void reset(std::uint32_t epoch, int rank, const std::map<int, std::string>& peers);
+  void reset(std::uint32_t new_epoch, int rank, const std::map<int, std::string>& peers);
 
   // Queues a copy of the data for `to`; waits only while its queue is full.
   // Throws Failure: SCHED_MALL_ENOPEER, SCHED_MALL_ETIMEDOUT (still full
   // after the timeout; nothing was sent), SCHED_MALL_ECOMM.
-  void send(int to, const void* data, std::size_t size);
+  void send(int to, const void* data, std::size_t size) { send(to, data, size, false); }
 
   // The next message from `from`, waiting up to the timeout. Throws
   // Failure(SCHED_MALL_ETIMEDOUT); the message is then kept for a later call.
-  zmq::message_t recv(int from);
+  zmq::message_t recv(int from) { return recv(from, false); }
+
+  // The library's own messages (sched_mall_probe_all) travel apart from the
+  // application's, so that neither takes the other's place in the order.
+  void send_control(int to, const void* data, std::size_t size) { send(to, data, size, true); }
+  zmq::message_t recv_control(int from) { return recv(from, true); }
 
  private:
   struct Outbound {
     std::string endpoint;
     zmq::socket_t socket;  // none until the first send
     std::uint64_t next_seq = 0;
+    std::uint64_t next_control_seq = 0;
   };
   struct Inbound {
     std::uint64_t next_seq = 0;
     std::map<std::uint64_t, zmq::message_t> early;  // arrived before their turn
   };
+
+  void send(int to, const void* data, std::size_t size, bool control);
+  zmq::message_t recv(int from, bool control);
+  // Control messages of a set carry its epoch with the top bit set.
+  std::uint32_t epoch(bool control) const { return control ? epoch_ | kControlBit : epoch_; }
+  static constexpr std::uint32_t kControlBit = 0x80000000u;
 
   Outbound& outbound(int to);
   // Moves every message waiting on the inbox into `inbound_`.

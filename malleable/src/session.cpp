@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
+#include <utility>
 
 #include "failure.hpp"
 #include "sched/proto/messages.hpp"
@@ -58,8 +61,10 @@ void Session::on_notice(const proto::Envelope& notice) {
     if (body.job != env_.job) return;
     if (notice.type == proto::type::kProcAdaptPending) {
       pending_ = body.adaptation;
+      withdrawn_ = false;
     } else if (notice.type == proto::type::kProcAdaptAbort && pending_ == body.adaptation) {
       pending_.reset();
+      withdrawn_ = true;
     }
   } catch (const proto::ProtoError&) {
     // Not a notice this library knows: nothing to do with it.
@@ -82,10 +87,53 @@ std::uint32_t window_epoch(std::uint64_t adaptation) {
 
 }  // namespace
 
+bool Session::probe_all() {
+  if (left_) throw Failure(SCHED_MALL_EINVAL, "this process left the job at its last adaptation");
+  if (window_ || status_ == SCHED_MALL_NEW) {
+    throw Failure(SCHED_MALL_EINVAL,
+                  "probe_all is for the processes of the current set outside a window");
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const bool mine = probe();
+  bool any = mine;
+  const unsigned char byte = mine ? 1 : 0;
+  if (size_ > 1) {
+    if (rank_ == 0) {
+      for (int r = 1; r < size_; ++r) {
+        const zmq::message_t answer = exchange_.recv_control(r);
+        any = any || (answer.size() == 1 && *answer.data<unsigned char>() != 0);
+      }
+      const unsigned char decision = any ? 1 : 0;
+      for (int r = 1; r < size_; ++r) exchange_.send_control(r, &decision, 1);
+    } else {
+      exchange_.send_control(0, &byte, 1);
+      const zmq::message_t decision = exchange_.recv_control(0);
+      any = decision.size() == 1 && *decision.data<unsigned char>() != 0;
+    }
+  }
+  // Told yes before this process's own notice came: wait for it (or for its
+  // withdrawal, which adapt_begin then reports as SCHED_MALL_EABORTED).
+  while (any && !pending_ && !withdrawn_) {
+    if (std::chrono::steady_clock::now() - started > env_.timeout) {
+      throw Failure(SCHED_MALL_ETIMEDOUT,
+                    "another process saw an adaptation this one was not told of within " +
+                        std::to_string(env_.timeout.count()) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    agent_.poll();
+  }
+  return any;
+}
+
 sched_mall_adaptation Session::adapt_begin() {
   if (left_) throw Failure(SCHED_MALL_EINVAL, "this process left the job at its last adaptation");
   if (window_) throw Failure(SCHED_MALL_EINVAL, "adapt_begin again before adapt_commit");
-  if (!probe()) throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation is pending");
+  if (!probe()) {
+    if (std::exchange(withdrawn_, false)) {
+      throw Failure(SCHED_MALL_EABORTED, "the adaptation was withdrawn before this process came");
+    }
+    throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation is pending");
+  }
   proto::ProcAdaptBegin request;
   request.job = env_.job;
   request.step = env_.step;

@@ -28,6 +28,7 @@ class Session {
   sched_mall_status status() const { return status_; }
 
   bool probe();
+  bool probe_all();
   sched_mall_adaptation adapt_begin();
   int adapt_window_rank(int new_rank) const;
   void adapt_commit();
@@ -61,6 +62,7 @@ class Session {
   int size_;
   sched_mall_status status_ = SCHED_MALL_EXISTING;
   std::optional<std::uint64_t> pending_;  // an adaptation the agent announced
+  bool withdrawn_ = false;                // one announced was withdrawn since
   std::optional<Window> window_;
   bool left_ = false;  // committed as a leaving process
 };

@@ -58,6 +58,13 @@ class FakeAgent {
   std::vector<proto::ProcPhase> phases() const { return locked(phases_); }
   std::vector<proto::ProcFinalize> finalizes() const { return locked(finalizes_); }
 
+  // Sends the process of this rank an adaptation notice (proc.adapt_pending,
+  // or proc.adapt_abort when `withdrawn`), from the agent's thread.
+  void announce(int rank, std::uint64_t adaptation, bool withdrawn = false) {
+    std::lock_guard lock(mutex_);
+    notices_.push_back({rank, adaptation, withdrawn});
+  }
+
   // Waits until `count` phases have arrived (they get no reply to wait for).
   bool wait_phases(std::size_t count) {
     std::unique_lock lock(mutex_);
@@ -78,6 +85,15 @@ class FakeAgent {
       while (auto routed = proto::receive_routed(socket_)) {
         handle(routed->peer, proto::decode(routed->payload.data(), routed->payload.size()));
       }
+      std::lock_guard lock(mutex_);
+      for (const Notice& notice : notices_) {
+        const auto type =
+            notice.withdrawn ? proto::type::kProcAdaptAbort : proto::type::kProcAdaptPending;
+        proto::send_routed(
+            socket_, peers_.at(notice.rank),
+            proto::encode_request(type, 0, proto::ProcAdaptNotice{42, notice.adaptation}));
+      }
+      notices_.clear();
     }
   }
 
@@ -85,6 +101,7 @@ class FakeAgent {
     std::lock_guard lock(mutex_);
     if (message.type == proto::type::kProcInit) {
       inits_.push_back(message.body_as<proto::ProcInit>());
+      peers_[inits_.back().rank] = peer;
       if (config_.refuse) {
         proto::send_routed(socket_, peer,
                            proto::encode_error(message.type, message.seq, proto::code::kNotFound,
@@ -115,6 +132,13 @@ class FakeAgent {
   std::vector<proto::ProcInit> inits_;
   std::vector<proto::ProcPhase> phases_;
   std::vector<proto::ProcFinalize> finalizes_;
+  std::map<int, std::string> peers_;  // rank → routing id, from proc.init
+  struct Notice {
+    int rank;
+    std::uint64_t adaptation;
+    bool withdrawn;
+  };
+  std::vector<Notice> notices_;
 };
 
 struct Finalizer {
@@ -205,6 +229,16 @@ std::string recv_text(sched_mall* m, int from) {
   std::string text(static_cast<const char*>(data), size);
   sched_mall_free(data);
   return text;
+}
+
+// Probes until the agent's notice has arrived (up to 5 s).
+bool eventually_pending(sched_mall* m) {
+  for (int i = 0; i < 500; ++i) {
+    int pending = 0;
+    if (sched_mall_probe(m, &pending) == SCHED_MALL_OK && pending) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
 }
 
 TEST_F(MalleableLib, InitSendsProcInitFromTheEnvironment) {
@@ -371,6 +405,58 @@ TEST_F(MalleableLib, NoAdaptationIsPendingYet) {
   EXPECT_EQ(sched_mall_adapt_begin(m.get(), &adaptation), SCHED_MALL_ENOTPENDING);
   EXPECT_EQ(sched_mall_adapt_commit(m.get()), SCHED_MALL_ENOTPENDING);
   EXPECT_EQ(sched_mall_probe(m.get(), nullptr), SCHED_MALL_EINVAL);
+}
+
+// Both ranks call the collective probe; rank 1's answer comes from a thread.
+std::pair<int, int> probe_all_both(sched_mall* r0, sched_mall* r1) {
+  int p0 = -1;
+  int p1 = -1;
+  int rc1 = SCHED_MALL_OK;
+  std::thread other([&] { rc1 = sched_mall_probe_all(r1, &p1); });
+  const int rc0 = sched_mall_probe_all(r0, &p0);
+  other.join();
+  EXPECT_EQ(rc0, SCHED_MALL_OK) << sched_mall_error(r0);
+  EXPECT_EQ(rc1, SCHED_MALL_OK) << sched_mall_error(r1);
+  return {p0, p1};
+}
+
+TEST_F(MalleableLib, ProbeAllGivesEveryRankTheSameAnswer) {
+  FakeAgent& agent = start_agent(2);
+  use_rendezvous();
+  Handle r0 = init_rank(0);
+  Handle r1 = init_rank(1);
+  EXPECT_EQ(probe_all_both(r0.get(), r1.get()), std::make_pair(0, 0));
+
+  // Only rank 0 has heard of an adaptation: both are told, and rank 1 waits
+  // for its own notice, which comes a little later.
+  agent.announce(0, 7);
+  ASSERT_TRUE(eventually_pending(r0.get()));
+  std::thread late([&] {
+    std::this_thread::sleep_for(100ms);
+    agent.announce(1, 7);
+  });
+  EXPECT_EQ(probe_all_both(r0.get(), r1.get()), std::make_pair(1, 1));
+  late.join();
+  int pending = 0;
+  EXPECT_EQ(sched_mall_probe(r1.get(), &pending), SCHED_MALL_OK);
+  EXPECT_EQ(pending, 1) << "rank 1 saw its own notice before answering";
+}
+
+TEST_F(MalleableLib, AWithdrawnAdaptationIsAbortedAtAdaptBegin) {
+  FakeAgent& agent = start_agent(2);
+  use_rendezvous();
+  Handle r0 = init_rank(0);
+  Handle r1 = init_rank(1);
+  agent.announce(0, 8);
+  agent.announce(1, 8);
+  agent.announce(1, 8, true);  // withdrawn before rank 1 came to it
+  ASSERT_TRUE(eventually_pending(r0.get()));
+  EXPECT_EQ(probe_all_both(r0.get(), r1.get()), std::make_pair(1, 1));
+  sched_mall_adaptation adaptation{};
+  EXPECT_EQ(sched_mall_adapt_begin(r1.get(), &adaptation), SCHED_MALL_EABORTED)
+      << sched_mall_error(r1.get());
+  // Only once: afterwards nothing is pending.
+  EXPECT_EQ(sched_mall_adapt_begin(r1.get(), &adaptation), SCHED_MALL_ENOTPENDING);
 }
 
 TEST_F(MalleableLib, SendRecvBetweenTwoRanksInOrder) {

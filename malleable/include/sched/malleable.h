@@ -71,10 +71,9 @@
  * probe is per process: the agents' notices reach the processes at slightly
  * different times, so one process may enter adapt_begin (and wait there)
  * while a peer that has not seen the notice yet waits for a message from
- * it. Programs that exchange data between probes should agree on adapting
- * first (e.g. rank 0 collects every rank's probe result and sends back the
- * decision, and a rank told yes probes until it sees the notice), as
- * examples/heat/heat.c does.
+ * it. Programs that exchange data between probes should use probe_all, a
+ * collective probe that gives every process the same answer (or agree on
+ * adapting their own way).
  * adapt_begin fails with SCHED_MALL_EABORTED when the scheduler rolled the
  * adaptation back before the window opened (a process that did not come in
  * time, a lost node): nothing changed, carry on with the old set. It waits
@@ -139,6 +138,15 @@ SCHED_MALL_API int sched_mall_size(const sched_mall* m);
 /* Sets *pending to 1 when an adaptation waits for this process, else 0.
  * Does not block. */
 SCHED_MALL_API int sched_mall_probe(sched_mall* m, int* pending);
+
+/* Collective: every process of the current set calls it at the same point
+ * of the program. Sets *pending to 1 on all of them when an adaptation waits
+ * for any, else 0 on all; a process told 1 whose own notice has not come
+ * yet waits for it (SCHED_MALL_ETIMEDOUT after the timeout). After a 1,
+ * every process calls adapt_begin (which may still return
+ * SCHED_MALL_EABORTED). SCHED_MALL_EINVAL in a window and in a process an
+ * expansion started (it calls adapt_begin directly). */
+SCHED_MALL_API int sched_mall_probe_all(sched_mall* m, int* pending);
 
 /* Enters the adaptation window (see above) and describes it in *out.
  * SCHED_MALL_ENOTPENDING when no adaptation waits. */

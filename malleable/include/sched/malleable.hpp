@@ -55,6 +55,8 @@ class Process {
 
   // Is an adaptation waiting (or is this a new process)?
   bool probe();
+  // The same answer on every process of the set (collective).
+  bool probe_all();
   // Throws Error(SCHED_MALL_ENOTPENDING) when none is pending, and
   // Error(SCHED_MALL_EABORTED) when it was rolled back.
   Adaptation adapt_begin();
@@ -144,6 +146,12 @@ inline Process& Process::operator=(Process&& other) noexcept {
 inline bool Process::probe() {
   int pending = 0;
   check(sched_mall_probe(handle_, &pending));
+  return pending != 0;
+}
+
+inline bool Process::probe_all() {
+  int pending = 0;
+  check(sched_mall_probe_all(handle_, &pending));
   return pending != 0;
 }
 
