@@ -1,4 +1,4 @@
-// lp.solve (sched.lp) on the power-aware policy's Equation 1 (DESIGN §1):
+// lp.solve (sched.lp) on the power-aware policy's Equation 1 (docs/design.md §1):
 // a policy builds the integer program from ctx — the running malleable jobs'
 // sizes k_i (min 1, max 14), the waiting job's size m_j and the idle nodes —
 // and solves it. Two sizes: the power experiment's 14 nodes with 10 running

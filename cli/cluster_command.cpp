@@ -116,7 +116,7 @@ void up(const UpArgs& args) {
   const std::string client = "tcp://127.0.0.1:" + std::to_string(args.port);
   const std::string agents = "tcp://127.0.0.1:" + std::to_string(args.port + 1);
   const std::string events = "tcp://127.0.0.1:" + std::to_string(args.port + 2);
-  std::vector<std::string> schedd_argv = {find_program("schedd", "engine/daemon").string(),
+  std::vector<std::string> schedd_argv = {find_program("schedd", "schedd").string(),
                                           "--state-dir",
                                           state.string(),
                                           "--client-endpoint",

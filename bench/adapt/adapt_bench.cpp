@@ -34,7 +34,7 @@
 #include <zmq.hpp>
 
 #include "cluster.hpp"
-#include "sched/sim/svg_plot.hpp"
+#include "sched/plot/svg_plot.hpp"
 
 namespace {
 
@@ -161,22 +161,22 @@ std::string ms(double value) {
 // Figure 5: time per step against the number of nodes in the window (the
 // larger of the two sizes: the new size of an expansion, the old size of a
 // shrink), next to the paper's worst cases.
-sched::sim::Figure figure(const std::vector<Step>& steps, int nodes) {
-  sched::sim::Series expand{"expand", {}, false, true};
-  sched::sim::Series shrink{"shrink", {}, false, true};
+sched::plot::Figure figure(const std::vector<Step>& steps, int nodes) {
+  sched::plot::Series expand{"expand", {}, false, true};
+  sched::plot::Series shrink{"shrink", {}, false, true};
   for (const Step& s : steps) {
     if (!s.changed()) continue;
     auto& series = s.op == "expand" ? expand : shrink;
     series.points.emplace_back(std::max(s.from, s.to), s.event_ms());
   }
-  sched::sim::Panel ours;
+  sched::plot::Panel ours;
   ours.title = "Time per adaptation step (loopback)";
   ours.x_label = "nodes (the larger size of the step)";
   ours.y_label = "milliseconds";
   ours.y_min = 0;
   ours.series = {expand, shrink};
 
-  sched::sim::Panel paper;
+  sched::plot::Panel paper;
   paper.title = "Beside the paper's worst case";
   paper.x_label = "nodes (the larger size of the step)";
   paper.y_label = "seconds";
@@ -191,7 +191,7 @@ sched::sim::Figure figure(const std::vector<Step>& steps, int nodes) {
   paper.series.push_back(
       {"paper, worst shrink (1.8 s)", {{x0, kPaperShrinkS}, {x1, kPaperShrinkS}}, false, false});
 
-  sched::sim::Figure fig;
+  sched::plot::Figure fig;
   fig.title = "Adaptation latency: one malleable job grown 1 → " + std::to_string(nodes) +
               " and shrunk back, one node per step";
   fig.columns = 2;
@@ -496,7 +496,7 @@ exit $status
 
   if (!out_svg.empty()) {
     try {
-      sched::sim::write_svg(out_svg, figure(steps, nodes));
+      sched::plot::write_svg(out_svg, figure(steps, nodes));
     } catch (const std::exception& e) {
       std::cerr << "adapt_bench: " << e.what() << "\n";
       return 1;

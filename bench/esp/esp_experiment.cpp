@@ -21,7 +21,7 @@
 #include "sched/policy_host.hpp"
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/simulator.hpp"
-#include "sched/sim/svg_plot.hpp"
+#include "sched/plot/svg_plot.hpp"
 
 namespace {
 
@@ -125,7 +125,7 @@ std::string markdown(const std::vector<Row>& rows, std::uint64_t seed) {
   return md;
 }
 
-sim::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>& policies) {
+plot::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>& policies) {
   struct Metric {
     const char* title;
     const char* unit;
@@ -137,16 +137,16 @@ sim::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>&
       {"(c) Average waiting time", "seconds", [](const sim::Metrics& m) { return m.avg_wait; }},
       {"(d) Average response time", "seconds", [](const sim::Metrics& m) { return m.avg_response; }},
   };
-  sim::Figure fig;
+  plot::Figure fig;
   fig.title = "ESP on 32 nodes: rigid and malleable jobs";
   fig.columns = 2;
   for (const Metric& metric : metrics) {
-    sim::Panel panel;
+    plot::Panel panel;
     panel.title = metric.title;
     panel.x_label = "malleable jobs (%)";
     panel.y_label = metric.unit;
     for (const std::string& policy : policies) {
-      sim::Series series;
+      plot::Series series;
       series.name = policy;
       for (const Row& r : rows) {
         if (r.policy == policy) series.points.emplace_back(r.fraction * 100, metric.value(r.metrics));
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
     write_csv(std::filesystem::path(out_dir) / "results.csv", rows);
     const std::string md = markdown(rows, seed);
     std::ofstream(std::filesystem::path(out_dir) / "results.md") << md;
-    sim::write_svg((std::filesystem::path(out_dir) / "figure3.svg").string(), figure(rows, policies));
+    plot::write_svg((std::filesystem::path(out_dir) / "figure3.svg").string(), figure(rows, policies));
     std::cout << md << "\nwritten to " << out_dir << "/ (results.csv, results.md, figure3.svg)\n";
   } catch (const std::exception& e) {
     std::cerr << "esp_experiment: " << e.what() << "\n";

@@ -21,7 +21,7 @@
 #include "sched/policy_host.hpp"
 #include "sched/sim/power_workload.hpp"
 #include "sched/sim/simulator.hpp"
-#include "sched/sim/svg_plot.hpp"
+#include "sched/plot/svg_plot.hpp"
 
 namespace {
 
@@ -121,13 +121,13 @@ std::string markdown(const std::vector<ScenarioRun> &outcomes,
   return md;
 }
 
-sim::Figure figure(const std::vector<ScenarioRun> &outcomes) {
-  sim::Panel panel;
+plot::Figure figure(const std::vector<ScenarioRun> &outcomes) {
+  plot::Panel panel;
   panel.title = "Cluster power and the power corridor";
   panel.x_label = "time (min)";
   panel.y_label = "watts";
   panel.y_min = 0;
-  sim::Band band;
+  plot::Band band;
   band.name = "corridor";
   for (const sim::PowerSample &s : outcomes.front().result.power) {
     if (band.spans.empty() || std::get<1>(band.spans.back()) != s.lower_w ||
@@ -137,7 +137,7 @@ sim::Figure figure(const std::vector<ScenarioRun> &outcomes) {
   }
   panel.band = band;
   for (const ScenarioRun &o : outcomes) {
-    sim::Series series;
+    plot::Series series;
     series.name = "scenario " + o.scenario->label;
     series.step = true;
     series.markers = false;
@@ -148,7 +148,7 @@ sim::Figure figure(const std::vector<ScenarioRun> &outcomes) {
     }
     panel.series.push_back(std::move(series));
   }
-  sim::Figure fig;
+  plot::Figure fig;
   fig.title = "Power experiment: 14 nodes, 20 Pi and heat jobs";
   fig.panel_width = 900;
   fig.panel_height = 420;
@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
     if (!csv) throw std::runtime_error("cannot write " + (dir / "table.csv").string());
     const std::string md = markdown(outcomes, options);
     std::ofstream(dir / "table.md") << md;
-    sim::write_svg((dir / "figure4.svg").string(), figure(outcomes));
+    plot::write_svg((dir / "figure4.svg").string(), figure(outcomes));
     std::cout << md << "\nwritten to " << out_dir << "/\n";
   } catch (const std::exception &e) {
     std::cerr << "power_experiment: " << e.what() << "\n";

@@ -85,7 +85,7 @@ std::optional<std::string> apply_arguments(SubmitOptions& options,
 SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over);
 
 // The kind a submission asks for: --kind when given; else malleable when
-// --min-nodes or --max-nodes is given (DESIGN §3); else moldable when -N is a
+// --min-nodes or --max-nodes is given (docs/design.md §3); else moldable when -N is a
 // range; else rigid.
 JobKind infer_kind(const SubmitOptions& options);
 

@@ -1,4 +1,4 @@
-// The ctx object's methods (DESIGN §4 actions) and its lazily built lists.
+// The ctx object's methods (docs/design.md §4 actions) and its lazily built lists.
 #include <cmath>
 
 #include "lua_runtime.hpp"

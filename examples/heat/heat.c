@@ -2,7 +2,7 @@
  * edges hold fixed temperatures (the top edge 100, the others 0). The rows
  * are split over the job's processes in consecutive blocks; each iteration
  * exchanges the block's edge rows with the neighbours, updates the interior
- * and reports its communication and computation times (MTCT, DESIGN §6).
+ * and reports its communication and computation times (MTCT, docs/design.md §6).
  * Every K iterations the processes ask whether the scheduler resizes the
  * job and, when it does, hand the rows over to the new process set.
  *

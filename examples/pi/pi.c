@@ -5,7 +5,7 @@
  * current processes. The count is thus the same on any number of processes
  * and across resizes: the estimate is reproducible bit for bit. After each
  * chunk rank 0 sums the counts, and the processes ask whether the scheduler
- * resizes the job (DESIGN §6); the state to hand over is only the chunk
+ * resizes the job (docs/design.md §6); the state to hand over is only the chunk
  * counter and rank 0's running totals.
  *
  *   pi [--samples N] [--chunks C] [--blocks B] [--seed S] [--out FILE]

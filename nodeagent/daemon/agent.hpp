@@ -1,4 +1,4 @@
-// The nodeagent daemon's loop (DESIGN §2, §5): one DEALER connection to the
+// The nodeagent daemon's loop (docs/design.md §2, §5): one DEALER connection to the
 // engine's agent endpoint; registers the node, heartbeats, runs what the
 // engine asks (job.launch, job.kill, step.launch) through the ProcessTable,
 // and reports how tasks started and ended. Reports of ended tasks are kept

@@ -1,4 +1,4 @@
-// This node's part of an adaptation (DESIGN §6, docs/protocol.md §8):
+// This node's part of an adaptation (docs/design.md §6, docs/protocol.md §8):
 //
 //   adapt.begin   start the new processes (an added node), tell the existing
 //                 ones (proc.adapt_pending); each enters its window with

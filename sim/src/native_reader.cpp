@@ -255,7 +255,7 @@ class NativeParser {
       }
       spec.kind = *parsed;
     } else if (table.contains("min_nodes") || table.contains("max_nodes")) {
-      // DESIGN §3: a job with min_nodes/max_nodes given is malleable unless
+      // docs/design.md §3: a job with min_nodes/max_nodes given is malleable unless
       // it says otherwise.
       spec.kind = JobKind::Malleable;
     }

@@ -63,7 +63,7 @@ void write_resizes_csv(const std::string& path, const std::vector<ResizeRecord>&
 }
 
 void write_metrics_json(const std::string& path, const Metrics& metrics) {
-  // ordered_json keeps the keys in the order DESIGN §8 lists them.
+  // ordered_json keeps the keys in the order docs/design.md §8 lists them.
   nlohmann::ordered_json json;
   json["jobs"] = metrics.jobs;
   json["skipped"] = metrics.skipped;

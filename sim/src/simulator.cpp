@@ -10,7 +10,7 @@
 namespace sched::sim {
 namespace {
 
-// Within one timestamp (DESIGN §7). A time limit comes after completions so
+// Within one timestamp (docs/design.md §7). A time limit comes after completions so
 // that a job whose work ends exactly at its limit completes.
 constexpr int kOrderCompletion = 0;
 constexpr int kOrderWalltime = 1;

@@ -169,7 +169,7 @@ class SwfParser {
     return fields[static_cast<std::size_t>(number - 1)];
   }
 
-  // The job as DESIGN §7 replays it, or nothing when a skip rule applies.
+  // The job as docs/design.md §7 replays it, or nothing when a skip rule applies.
   std::optional<WorkloadJob> make_job(const Fields& fields) const {
     const double runtime = field(fields, kRunTime);
     const double requested = field(fields, kRequestedProcs);

@@ -1,4 +1,4 @@
-// Live adaptations on a local cluster (DESIGN §6, docs/protocol.md §8): real
+// Live adaptations on a local cluster (docs/design.md §6, docs/protocol.md §8): real
 // agents start and stop real processes of a running step, which follow the
 // expansions and shrinks through the malleable library. A policy that
 // resizes is switched in by editing the policy file once the application

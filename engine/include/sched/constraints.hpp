@@ -1,4 +1,4 @@
-// Node-count constraints of malleable jobs (DESIGN §3): pof2 = 1,2,4,8…;
+// Node-count constraints of malleable jobs (docs/design.md §3): pof2 = 1,2,4,8…;
 // even = 2,4,6…; odd = 1,3,5…; ncube = 1,8,27,64…; always within
 // [min_nodes, max_nodes]. Shared by the engine's checks and the Lua helper
 // sched.constraints.

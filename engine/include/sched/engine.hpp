@@ -29,7 +29,7 @@ namespace sched {
 struct EngineConfig {
   // A job on a node that fails goes back to the queue (true) or fails.
   bool requeue_on_node_failure = false;
-  // Power drawn by an idle node, watts (DESIGN §7: 71 W on the paper's system).
+  // Power drawn by an idle node, watts (docs/design.md §7: 71 W on the paper's system).
   double idle_w_per_node = 71;
   // After an adaptation is rolled back, the job is not resized again for this
   // long (seconds), so that a policy does not retry what just failed at

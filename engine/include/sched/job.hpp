@@ -1,4 +1,4 @@
-// The job model of DESIGN §3: what a job asks for (JobSpec) and what the
+// The job model of docs/design.md §3: what a job asks for (JobSpec) and what the
 // engine knows about it while it lives (Job).
 #pragma once
 

@@ -1,4 +1,4 @@
-// A scheduling policy written in Lua 5.4 (DESIGN §4, policy API version 1).
+// A scheduling policy written in Lua 5.4 (docs/design.md §4, policy API version 1).
 //
 // Each policy lives in its own sandboxed lua_State: only the base, string,
 // table, math and utf8 libraries; no io, os, package or C modules; `load`

@@ -1,6 +1,6 @@
 // One scheduling pass's view of the engine: a read-only snapshot plus the
 // tentative state the pass's accepted actions have built so far. Every
-// action is checked at once against that tentative state (DESIGN §4) and,
+// action is checked at once against that tentative state (docs/design.md §4) and,
 // when accepted, recorded; the engine enacts the record in call order after
 // the policy returns, or drops it if the policy failed.
 #pragma once

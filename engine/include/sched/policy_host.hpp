@@ -1,4 +1,4 @@
-// Keeps the engine's Lua policy and swaps in edits safely (DESIGN §4 hot
+// Keeps the engine's Lua policy and swaps in edits safely (docs/design.md §4 hot
 // reload): a changed file is loaded into a fresh state, handed the old
 // policy's saved state, and given a dry pass on the current snapshot; it
 // replaces the running policy only if all of that works. Otherwise the last

@@ -1,4 +1,4 @@
-/* The application side of malleability (DESIGN §6): the routines of iMPI for
+/* The application side of malleability (docs/design.md §6): the routines of iMPI for
  * a program started by `sched run`. Pure C; the C++ wrapper is
  * sched/malleable.hpp.
  *
@@ -53,7 +53,7 @@
  * job or step are stale and ignored). Without it, sending fails with
  * SCHED_MALL_ENOPEER until the agent hands out the step's endpoints.
  *
- * Adaptations (DESIGN §6). When the scheduler grows or shrinks the job, the
+ * Adaptations (docs/design.md §6). When the scheduler grows or shrinks the job, the
  * node agents tell the processes of the job's running step: an existing
  * process learns of it at sched_mall_probe; a process an expansion starts
  * gets SCHED_MALL_NEW from init and calls sched_mall_adapt_begin directly.

@@ -1,5 +1,5 @@
 // What a node agent tells the engine about its machine when it registers
-// (agent.register, DESIGN §5): counts from hwloc, or a slice of the machine
+// (agent.register, docs/design.md §5): counts from hwloc, or a slice of the machine
 // when several agents share one host as virtual nodes (`--cores`).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Loading power meter plugins by name (DESIGN §2): "rapl" is
+// Loading power meter plugins by name (docs/design.md §2): "rapl" is
 // libsched_power_rapl.so, looked for in a list of folders.
 #pragma once
 

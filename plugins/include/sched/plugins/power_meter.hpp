@@ -1,4 +1,4 @@
-// The power meter interface (DESIGN §2): the node agent measures its node's
+// The power meter interface (docs/design.md §2): the node agent measures its node's
 // power through a plugin loaded by name at run time (loader.hpp). A plugin is
 // a shared object, libsched_power_<name>.so, that exports one C function,
 // sched_power_meter_create, so that dlsym finds it under a plain name.

@@ -1,4 +1,4 @@
-// The power model (DESIGN §7) and the split of a node's power over its jobs,
+// The power model (docs/design.md §7) and the split of a node's power over its jobs,
 // shared by the meters.
 //
 // A node draws idle_w when it runs no job and a job's per-node watts when it

@@ -1,4 +1,4 @@
-// The envelope every message travels in (DESIGN §5, docs/protocol.md §2):
+// The envelope every message travels in (docs/design.md §5, docs/protocol.md §2):
 //
 //   request:  {v = 1, type, seq, body}
 //   reply:    {v = 1, type, seq, ok = true,  body}

@@ -1,4 +1,4 @@
-// The messages of the wire protocol (DESIGN §5) and their bodies. Every
+// The messages of the wire protocol (docs/design.md §5) and their bodies. Every
 // body lists its fields once (proto/fields.hpp); docs/protocol.md is the
 // reference for people and names the same fields. Times are UNIX epoch
 // seconds, sizes are nodes, power is watts.
@@ -45,7 +45,7 @@ inline constexpr std::string_view kStepRunning = "step.running";
 inline constexpr std::string_view kPerfRequest = "perf.request";
 inline constexpr std::string_view kPerfReport = "perf.report";
 inline constexpr std::string_view kPowerReport = "power.report";
-// The six-step adaptation (DESIGN §6, docs/protocol.md §8).
+// The six-step adaptation (docs/design.md §6, docs/protocol.md §8).
 inline constexpr std::string_view kAdaptBegin = "adapt.begin";
 inline constexpr std::string_view kAdaptReady = "adapt.ready";
 inline constexpr std::string_view kAdaptGo = "adapt.go";
@@ -67,7 +67,7 @@ inline constexpr std::string_view kProcAdaptAbort = "proc.adapt_abort";
 
 // ------------------------------------------------------------ client bodies
 
-// What a user asks for (DESIGN §3). Names as in job scripts: kind rigid |
+// What a user asks for (docs/design.md §3). Names as in job scripts: kind rigid |
 // moldable | malleable | evolving; node_constraint none | pof2 | even | odd |
 // ncube. Zero min/max nodes mean "same as nodes".
 struct JobSpecMsg {
@@ -139,7 +139,7 @@ struct JobInfo {
   std::string name;
   std::string user;
   std::string kind;
-  std::string state;  // PENDING, RUNNING, ... (DESIGN §3)
+  std::string state;  // PENDING, RUNNING, ... (docs/design.md §3)
   int nodes = 0;      // current size (requested size while pending)
   int req_nodes = 0;  // requested size
   int min_nodes = 0;

@@ -18,7 +18,7 @@
 
 namespace sched::proto {
 
-// Default endpoints (DESIGN §5); the config may change them.
+// Default endpoints (docs/design.md §5); the config may change them.
 inline constexpr std::string_view kDefaultClientEndpoint = "tcp://127.0.0.1:7100";
 inline constexpr std::string_view kDefaultAgentEndpoint = "tcp://127.0.0.1:7101";
 inline constexpr std::string_view kDefaultEventEndpoint = "tcp://127.0.0.1:7102";

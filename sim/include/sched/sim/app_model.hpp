@@ -1,4 +1,4 @@
-// The simulated application of a job (DESIGN §7, docs/app-model.md): how
+// The simulated application of a job (docs/design.md §7, docs/app-model.md): how
 // fast it progresses on n nodes, its MTCT ratio, what an adaptation costs,
 // and, for an evolving job, when it asks to grow or shrink.
 //

@@ -1,4 +1,4 @@
-// Making part of a workload malleable (DESIGN §7): the ESP variant of the
+// Making part of a workload malleable (docs/design.md §7): the ESP variant of the
 // paper's Figure 3 and the elastic traces of Lina et al. Both draw with their
 // own seeded generators, so the same seed gives the same jobs and the same
 // submission order for every policy, and the malleable jobs of a smaller

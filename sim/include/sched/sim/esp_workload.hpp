@@ -1,5 +1,5 @@
 // The ESP (Effective System Performance) benchmark as modified in the paper
-// (DESIGN §7, Table I): 230 jobs of 14 types, each a fixed fraction of the
+// (docs/design.md §7, Table I): 230 jobs of 14 types, each a fixed fraction of the
 // system running for a fixed time, submitted in a seeded random order.
 //
 // The order is drawn with std::mt19937_64 and our own shuffle, so a seed

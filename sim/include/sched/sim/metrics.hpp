@@ -1,4 +1,4 @@
-// The metrics of a run, with the one definition of DESIGN §8 that the
+// The metrics of a run, with the one definition of docs/design.md §8 that the
 // simulator, the daemon's reports and the benchmarks all share.
 #pragma once
 

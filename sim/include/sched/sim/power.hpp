@@ -1,4 +1,4 @@
-// Cluster power over a simulated run (DESIGN §7, §8): the series the
+// Cluster power over a simulated run (docs/design.md §7, §8): the series the
 // simulator samples after every instant, its violations of the power
 // corridor, its energy, and power.csv.
 #pragma once

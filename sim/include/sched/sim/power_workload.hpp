@@ -1,4 +1,4 @@
-// The power experiment of Chadha et al. (DESIGN §7, Table II, Figure 4):
+// The power experiment of Chadha et al. (docs/design.md §7, Table II, Figure 4):
 // 14 nodes, 20 jobs alternating a Pi job (170 W per node) and a heat solver
 // (250 W per node), 1–4 requested nodes, min 1 and max 14, one submission
 // every 2 s, idle nodes at 71 W, and a power corridor that changes twice.

@@ -1,4 +1,4 @@
-// The discrete-event simulator (DESIGN §7): a virtual clock and an event
+// The discrete-event simulator (docs/design.md §7): a virtual clock and an event
 // queue drive the real engine with its real Lua policy. The simulator is the
 // engine's enactor: a started job progresses through its work at the rate
 // its application model gives for its size (sim/app_model.hpp), stops for
@@ -34,7 +34,7 @@ struct SimConfig {
   // that changed nothing gives no pass anyway.
   double tick_s = 60;
   // How long cluster power may stay outside the corridor before it counts
-  // as a violation (DESIGN §8); negative: one tick.
+  // as a violation (docs/design.md §8); negative: one tick.
   double power_grace_s = -1;
   EngineConfig engine;
 };

@@ -1,4 +1,4 @@
-// Rigid replay of traces in the Standard Workload Format (DESIGN §7).
+// Rigid replay of traces in the Standard Workload Format (docs/design.md §7).
 //
 // An SWF file has ';' header comments ("; MaxProcs: 256") and one job per
 // line with 18 whitespace-separated numeric fields. We keep what a rigid

@@ -1,5 +1,5 @@
 // A workload for the simulator: the jobs to submit, when, and how long each
-// runs, plus timed events (DESIGN §7). Readers for SWF, ESP and the native
+// runs, plus timed events (docs/design.md §7). Readers for SWF, ESP and the native
 // TOML format all produce this.
 #pragma once
 

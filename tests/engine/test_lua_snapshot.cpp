@@ -1,4 +1,4 @@
-// What a Lua policy sees in a pass (DESIGN §4): every field of ctx and of a
+// What a Lua policy sees in a pass (docs/design.md §4): every field of ctx and of a
 // job table, typed policy parameters, read-only job tables that keep their
 // identity across passes, the read-only pending sequence and the sortable
 // running list, and the tentative idle count.

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "sched/sim/svg_plot.hpp"
+#include "sched/plot/svg_plot.hpp"
 
-namespace sched::sim {
+namespace sched::plot {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -482,4 +482,4 @@ TEST(SvgPlot, WriteSvgToAnUnwritablePathNamesThePath) {
 }
 
 }  // namespace
-}  // namespace sched::sim
+}  // namespace sched::plot

@@ -1,4 +1,4 @@
-// schedd: the engine in real time (DESIGN §2, §5). One thread, one loop:
+// schedd: the engine in real time (docs/design.md §2, §5). One thread, one loop:
 //
 //   poll the client and agent sockets (until the next timer)
 //   → each message becomes an engine input (or a query answered from state)

@@ -1,4 +1,4 @@
-// Node-count constraints (DESIGN §3) and the helpers policies use to pick sizes.
+// Node-count constraints (docs/design.md §3) and the helpers policies use to pick sizes.
 #include <gtest/gtest.h>
 
 #include <vector>

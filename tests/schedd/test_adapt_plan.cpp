@@ -1,4 +1,4 @@
-// The process sets of a live adaptation (engine/daemon/adaptations.hpp):
+// The process sets of a live adaptation (schedd/adaptations.hpp):
 // which ranks join, which leave, and how the others are renumbered.
 #include <gtest/gtest.h>
 

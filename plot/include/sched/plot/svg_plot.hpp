@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace sched::sim {
+namespace sched::plot {
 
 // One line of a panel. Points are drawn in the given order; non-finite
 // points (NaN, ±inf) are skipped and the line joins their neighbours.
@@ -67,4 +67,4 @@ std::string render_svg(const Figure& figure);
 // render_svg to a file; throws std::runtime_error naming the path on failure.
 void write_svg(const std::string& path, const Figure& figure);
 
-}  // namespace sched::sim
+}  // namespace sched::plot

@@ -1,5 +1,5 @@
 // `sched sim` end to end: runs the built `sched` binary (build/cli/sched,
-// found beside this test binary, build/tests/sched_unit_tests) and checks
+// named by the build as SCHED_CLI_BIN) and checks
 // its exit status, messages and output files.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,11 +25,7 @@ using luatest::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-fs::path sched_binary() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return self.parent_path().parent_path() / "cli" / "sched";
-}
+fs::path sched_binary() { return SCHED_CLI_BIN; }
 
 std::string quote(const std::string& text) {
   std::string out = "'";

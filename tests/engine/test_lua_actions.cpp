@@ -1,4 +1,4 @@
-// Actions from Lua (DESIGN §4): ctx:start/expand/shrink/request_perf/
+// Actions from Lua (docs/design.md §4): ctx:start/expand/shrink/request_perf/
 // preempt/reserve answer true, or false and a refusal table; they take a job
 // table or an id; bad arguments are Lua errors; accepted actions are enacted
 // in call order after the pass, and all dropped when the pass fails.

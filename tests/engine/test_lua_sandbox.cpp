@@ -1,4 +1,4 @@
-// The Lua policy sandbox (DESIGN §4): what a policy may reach, locked
+// The Lua policy sandbox (docs/design.md §4): what a policy may reach, locked
 // globals, deterministic randomness, the instruction and memory bounds, and
 // the errors of a policy file that cannot be loaded.
 #include <gmock/gmock.h>

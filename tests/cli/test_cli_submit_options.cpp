@@ -119,7 +119,7 @@ TEST(CliSubmitOptions, KindAndSizesFollowTheOptions) {
       {{"-N", "2-8"}, K::Moldable, 8, 2, 8},  // a range: moldable, asking for the most
       {{"-N", "2-8", "--kind", "malleable"}, K::Malleable, 8, 2, 8},  // starts at the max
       {{"-N", "2-8", "--kind", "evolving"}, K::Evolving, 8, 2, 8},
-      {{"--min-nodes", "2", "--max-nodes", "8"}, K::Malleable, 8, 2, 8},  // DESIGN §3
+      {{"--min-nodes", "2", "--max-nodes", "8"}, K::Malleable, 8, 2, 8},  // docs/design.md §3
       {{"--max-nodes", "8"}, K::Malleable, 8, 8, 8},
       {{"-N", "4", "--min-nodes", "2", "--max-nodes", "8"}, K::Malleable, 4, 2, 8},
       {{"-N", "4", "--max-nodes", "8"}, K::Malleable, 4, 4, 8},    // grows only

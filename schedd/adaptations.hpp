@@ -1,4 +1,4 @@
-// The engine's side of live adaptations (DESIGN §6, docs/protocol.md §8).
+// The engine's side of live adaptations (docs/design.md §6, docs/protocol.md §8).
 // An expand or shrink the engine decided acts on the job's newest running
 // step: adapt.begin tells every agent of the step (and of the nodes an
 // expansion adds, which start the new processes) the process sets before and

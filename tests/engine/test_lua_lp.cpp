@@ -1,6 +1,6 @@
 // sched.lp (docs/policy-api.md §10): lp.solve from a policy pass — known
 // optima of small LPs and integer programs, the statuses, integer values as
-// Lua integers, bad models as Lua errors, and an Equation-1 model (DESIGN §1)
+// Lua integers, bad models as Lua errors, and an Equation-1 model (docs/design.md §1)
 // checked against enumeration.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

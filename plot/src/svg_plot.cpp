@@ -1,4 +1,4 @@
-#include "sched/sim/svg_plot.hpp"
+#include "sched/plot/svg_plot.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace sched::sim {
+namespace sched::plot {
 namespace {
 
 // Okabe–Ito colours: distinguishable under the common colour-vision
@@ -641,4 +641,4 @@ void write_svg(const std::string& path, const Figure& figure) {
   if (!out) throw std::runtime_error("error writing SVG file '" + path + "'");
 }
 
-}  // namespace sched::sim
+}  // namespace sched::plot

@@ -1,4 +1,4 @@
-// Hot reload through PolicyHost (DESIGN §4): a good edit swaps in; a broken
+// Hot reload through PolicyHost (docs/design.md §4): a good edit swaps in; a broken
 // one keeps the old policy and says why; P.save → P.restore carries plain
 // data from the old state to the new one.
 #include <gmock/gmock.h>

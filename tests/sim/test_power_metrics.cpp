@@ -112,7 +112,7 @@ upper_w = 600
   EXPECT_DOUBLE_EQ(result.power[3].time, 150);
   EXPECT_DOUBLE_EQ(result.power[3].watts, 284);
   // Above from 0 to 100, then below from 100 to the end: the power never
-  // comes back inside, so it is one maximal interval outside (DESIGN §8).
+  // comes back inside, so it is one maximal interval outside (docs/design.md §8).
   EXPECT_EQ(result.metrics.violations, 1);
   EXPECT_DOUBLE_EQ(result.metrics.energy_j, 642 * 50 + 741 * 50 + 383 * 50);
 }

@@ -1,4 +1,4 @@
-// Job state transitions of DESIGN §3, driven through the Engine's inputs.
+// Job state transitions of docs/design.md §3, driven through the Engine's inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>

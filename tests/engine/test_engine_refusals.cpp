@@ -1,4 +1,4 @@
-// The refusals of DESIGN §4, through PassContext inside a scripted pass: the
+// The refusals of docs/design.md §4, through PassContext inside a scripted pass: the
 // engine never trusts a policy.
 #include <gtest/gtest.h>
 
