@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
+  clang-format             # style check in the test command
   liblua5.4-dev            # policy host
   libzmq3-dev cppzmq-dev   # wire transport
   libmsgpack-cxx-dev       # wire encoding
