@@ -1,5 +1,5 @@
 // The metrics of a run, with the one definition of docs/design.md §8 that the
-// simulator, the daemon's reports and the benchmarks all share.
+// simulator, its reports and the benchmarks all share.
 #pragma once
 
 #include <vector>
