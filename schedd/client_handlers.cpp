@@ -7,7 +7,7 @@
 #include <set>
 
 #include "schedd.hpp"
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
 namespace {

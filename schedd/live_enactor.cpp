@@ -2,7 +2,7 @@
 
 #include <csignal>
 
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
 

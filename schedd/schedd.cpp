@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
 namespace {

@@ -1,4 +1,4 @@
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
 
