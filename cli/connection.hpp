@@ -11,7 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sched/proto/messages.hpp"
+#include "sched/proto/client_messages.hpp"
+#include "sched/proto/event_messages.hpp"
 #include "sched/proto/transport.hpp"
 
 namespace sched::cli {

@@ -12,6 +12,7 @@
 #include "connection.hpp"
 #include "job_commands.hpp"
 #include "job_script.hpp"
+#include "sched/convert/wire_convert.hpp"
 #include "submit_options.hpp"
 
 namespace sched::cli {
@@ -29,27 +30,6 @@ std::string read_script(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-proto::JobSpecMsg to_wire(const JobSpec& spec) {
-  proto::JobSpecMsg out;
-  out.name = spec.name;
-  out.user = spec.user;
-  out.kind = std::string(to_string(spec.kind));
-  out.nodes = spec.nodes;
-  out.min_nodes = spec.min_nodes;
-  out.max_nodes = spec.max_nodes;
-  out.node_constraint = std::string(to_string(spec.constraint));
-  out.tasks_per_node = spec.tasks_per_node;
-  out.walltime = spec.walltime;
-  out.power_min_w = spec.power_min_w;
-  out.power_max_w = spec.power_max_w;
-  out.urgent = spec.urgent;
-  out.script = spec.command;
-  out.workdir = spec.workdir;
-  for (const auto& [name, value] : spec.environment) out.env[name] = value;
-  if (!spec.output.empty()) out.output = spec.output;
-  return out;
 }
 
 struct SubmitArgs {
@@ -124,7 +104,7 @@ void add_submit_command(CLI::App& app) {
         spec.output = (std::filesystem::path(spec.workdir) / spec.output).string();
       }
       proto::SubmitRequest request;
-      request.job = to_wire(spec);
+      request.job = convert::spec_to_wire(spec);
       const auto reply = client().call<proto::SubmitReply>(proto::type::kSubmit, request);
       if (args->json) {
         std::cout << nlohmann::json{{"id", reply.id}}.dump() << "\n";

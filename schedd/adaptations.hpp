@@ -25,6 +25,7 @@
 #include "agent_directory.hpp"
 #include "sched/enactor.hpp"
 #include "sched/engine.hpp"
+#include "sched/proto/client_messages.hpp"  // step.resized
 #include "step_table.hpp"
 
 namespace sched::daemon {

@@ -9,7 +9,7 @@
 #include <zmq.hpp>
 
 #include "outbox.hpp"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/agent_messages.hpp"
 
 namespace sched::daemon {
 

@@ -2,7 +2,7 @@
 
 #include <csignal>
 
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
 
@@ -20,17 +20,7 @@ std::vector<std::string> LiveEnactor::node_names(const Job& job) const {
 }
 
 void LiveEnactor::start(const Job& job) {
-  proto::JobLaunch launch;
-  launch.job = job.id;
-  launch.name = job.spec.name;
-  launch.user = job.spec.user;
-  launch.script = job.spec.command;
-  launch.workdir = job.spec.workdir;
-  launch.output = output_path(job);
-  for (const auto& [name, value] : job.spec.environment) launch.env[name] = value;
-  launch.nodes = node_names(job);
-  launch.tasks_per_node = job.spec.tasks_per_node;
-  launch.power_w = power_estimate(job.spec);
+  const proto::JobLaunch launch = convert::job_launch(job, engine_->cluster());
   const JobId id = job.id;
   if (launch.nodes.empty() ||
       !agents_.send(launch.nodes.front(), proto::type::kJobLaunch, launch)) {

@@ -12,9 +12,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
+
+using convert::event_msg;
+
 namespace {
 
 // Binds `socket` and returns the endpoint it got (a port of 0 or * becomes

@@ -17,6 +17,8 @@
 
 #include "agent_directory.hpp"
 #include "daemon_config.hpp"
+#include "handlers/context.hpp"
+#include "handlers/route_table.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
 #include "sched/engine.hpp"
@@ -52,16 +54,9 @@ class Daemon : private EventSink {
   void settle();
   void commit();
 
-  // ---- messages (client_handlers.cpp, agent_handlers.cpp)
-  void handle_client(const std::string& peer, const proto::Envelope& request);
-  void handle_agent(const std::string& peer, const proto::Envelope& message);
-  void reply_error(zmq::socket_t& socket, const std::string& peer, const proto::Envelope& request,
-                   std::string_view code, const std::string& message);
-  template <class Body>
-  void reply(zmq::socket_t& socket, const std::string& peer, const proto::Envelope& request,
-             const Body& body);
+  // ---- messages (daemon_messages.cpp; their handlers are in handlers/)
+  DaemonParts parts();
 
-  void on_register(const std::string& peer, const proto::AgentRegister& reg, std::uint64_t seq);
   void node_lost(const std::string& node, const std::string& why);
   bool feed_results();  // what the enactor knew at once, into the engine
 
@@ -73,7 +68,6 @@ class Daemon : private EventSink {
   void lock_state_dir();
 
   std::vector<std::string> node_names(const Job& job) const;
-  proto::JobInfo info_of(const Job& job, int pending_rank) const;
 
   DaemonConfig config_;
   SystemClock clock_;
@@ -100,26 +94,19 @@ class Daemon : private EventSink {
   // whether it runs them: job → when they count as lost.
   std::map<JobId, double> awaiting_agent_;
   // The latest perf.report of each node of a job: MTCT = Σ comm / Σ compute.
-  struct NodePhases {
-    double comm_s = 0;
-    double compute_s = 0;
-  };
   std::map<JobId, std::map<std::string, NodePhases>> phases_;
   // Why a node is down or drained, for `sched nodes`.
   std::map<std::string, std::string> node_reasons_;
-  void run_step(const std::string& peer, const proto::Envelope& request);
   // Where jobs that hold nodes run, for their record once they have ended.
   std::map<JobId, std::vector<std::string>> last_nodes_;
   std::uint64_t messages_ = 0;
   std::uint64_t bad_messages_ = 0;
   std::uint64_t submitted_ = 0;
   std::uint64_t agent_seq_ = 0;
+  // Message type → handler, one table per socket; built with the daemon, so
+  // that a type routed twice stops it at start-up.
+  const RouteTable client_routes_ = client_routes();
+  const RouteTable agent_routes_ = agent_routes();
 };
-
-template <class Body>
-void Daemon::reply(zmq::socket_t& socket, const std::string& peer, const proto::Envelope& request,
-                   const Body& body) {
-  outbox_.post(socket, peer, proto::encode_reply(request.type, request.seq, body));
-}
 
 }  // namespace sched::daemon

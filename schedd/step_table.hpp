@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sched/job.hpp"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/agent_messages.hpp"
 
 namespace sched::daemon {
 

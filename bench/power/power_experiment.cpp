@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -44,21 +43,6 @@ std::string fmt(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
-}
-
-std::string param_text(const ParamValue &value) {
-  return std::visit(
-      [](const auto &v) -> std::string {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, bool>) {
-          return v ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          return v;
-        } else {
-          return std::to_string(v);
-        }
-      },
-      value);
 }
 
 sim::SimResult run(const Scenario &scenario, const sim::PowerExperimentOptions &options) {

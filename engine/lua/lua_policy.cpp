@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <type_traits>
 
 #include "lua_runtime.hpp"
 #include "sched/event.hpp"
@@ -27,6 +28,21 @@ std::optional<std::pair<std::string, ParamValue>> parse_param(const std::string&
     if (errno == 0 && *end == '\0') return std::pair{key, ParamValue{number}};
   }
   return std::pair{key, ParamValue{value}};
+}
+
+std::string param_text(const ParamValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return v;
+        } else {
+          return std::to_string(v);
+        }
+      },
+      value);
 }
 
 LuaPolicy::LuaPolicy(std::string path, std::unique_ptr<LuaRuntime> runtime)

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "failure.hpp"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/process_messages.hpp"
 
 namespace sched::mall {
 

@@ -12,7 +12,7 @@
 #include "exchange.hpp"
 #include "rendezvous.hpp"
 #include "sched/malleable.h"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/process_messages.hpp"
 #include "step_env.hpp"
 
 namespace sched::mall {

@@ -328,15 +328,6 @@ void Agent::on_message(const proto::Envelope& message) {
 
 void Agent::on_launch(const proto::JobLaunch& launch) {
   if (batch_.count(launch.job)) return;  // a repeated launch: it runs already
-  JobEnvInput in;
-  in.job_id = launch.job;
-  in.job_name = launch.name;
-  in.nodes = launch.nodes;
-  in.this_node = options_.node_name;
-  in.tasks_per_node = launch.tasks_per_node;
-  in.submit_dir = launch.workdir;
-  in.cluster_endpoint = client_endpoint_;
-  for (const auto& [name, value] : launch.env) in.user_env.emplace_back(name, value);
   BatchLaunch batch;
   batch.job = launch.job;
   batch.script = launch.script;
@@ -344,7 +335,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
   batch.output_path = launch.output;
   batch.spool_dir = options_.spool_dir;
   try {
-    batch.env = job_environment(in);
+    batch.env = job_environment(launch, options_.node_name, client_endpoint_);
     add_job_env(batch.env);
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
@@ -398,15 +389,6 @@ void Agent::on_step(const proto::StepLaunch& launch) {
 
 std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLaunch& launch,
                                                              bool joined) {
-  JobEnvInput in;
-  in.job_id = launch.job;
-  in.job_name = launch.job_name;
-  in.nodes = launch.job_nodes;
-  in.this_node = options_.node_name;
-  in.tasks_per_node = launch.tasks_per_node;
-  in.submit_dir = launch.workdir;
-  in.cluster_endpoint = client_endpoint_;
-  for (const auto& [name, value] : launch.env) in.user_env.emplace_back(name, value);
   std::vector<std::pair<int, std::string>> failed;
   int local = 0;
   for (int rank : launch.ranks) {
@@ -415,7 +397,7 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
     step.argv = launch.argv;
     step.workdir = launch.workdir;
     try {
-      step.env = job_environment(in);
+      step.env = job_environment(launch, options_.node_name, client_endpoint_);
       add_job_env(step.env);
       // The task's place in the step, as srun gives it.
       for (const auto& [name, value] :

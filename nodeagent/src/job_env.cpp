@@ -22,6 +22,22 @@ std::string join(const std::vector<std::string>& items, char sep) {
   return out;
 }
 
+// job.launch and step.launch name the job and its nodes differently; the
+// rest they share.
+template <class Launch>
+EnvPairs launch_environment(const Launch& launch, const std::string& job_name,
+                            const std::vector<std::string>& job_nodes,
+                            const std::string& this_node, const std::string& cluster_endpoint) {
+  return job_environment(JobEnvInput{.job_id = launch.job,
+                                     .job_name = job_name,
+                                     .nodes = job_nodes,
+                                     .this_node = this_node,
+                                     .tasks_per_node = launch.tasks_per_node,
+                                     .submit_dir = launch.workdir,
+                                     .cluster_endpoint = cluster_endpoint,
+                                     .user_env = EnvPairs(launch.env.begin(), launch.env.end())});
+}
+
 }  // namespace
 
 EnvPairs job_environment(const JobEnvInput& in) {
@@ -75,6 +91,18 @@ EnvPairs job_environment(const JobEnvInput& in) {
     }
   }
   return env;
+}
+
+EnvPairs job_environment(const proto::JobLaunch& launch, const std::string& this_node,
+                         const std::string& cluster_endpoint) {
+  return launch_environment(launch, launch.name, launch.nodes, this_node, cluster_endpoint);
+}
+
+EnvPairs job_environment(const proto::StepLaunch& launch, const std::string& this_node,
+                         const std::string& cluster_endpoint) {
+  // A step runs in the job's environment: the job's nodes, not the step's.
+  return launch_environment(launch, launch.job_name, launch.job_nodes, this_node,
+                            cluster_endpoint);
 }
 
 }  // namespace sched::agent

@@ -25,7 +25,7 @@
 #include "sched/malleable.h"
 #include "sched/malleable.hpp"
 #include "sched/proto/envelope.hpp"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/process_messages.hpp"
 #include "sched/proto/transport.hpp"
 
 namespace {

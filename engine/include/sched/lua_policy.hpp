@@ -29,6 +29,8 @@ using PolicyParams = std::map<std::string, ParamValue>;
 // "key=value" → (key, value typed as boolean, integer, number or string).
 // Returns nothing when the text has no '=' or an empty key.
 std::optional<std::pair<std::string, ParamValue>> parse_param(const std::string& text);
+// The value as text, as parse_param reads it back ("true", "3", "0.500000").
+std::string param_text(const ParamValue& value);
 
 struct LuaPolicyOptions {
   // Folder of shared helpers: require("lib.name") loads <lib_dir>/name.lua.

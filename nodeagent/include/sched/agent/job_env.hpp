@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sched/agent/types.hpp"
+#include "sched/proto/agent_messages.hpp"
 
 namespace sched::agent {
 
@@ -30,5 +31,14 @@ struct JobEnvInput {
 // of repeated user names the last wins.
 // Throws std::invalid_argument when this_node is not in nodes.
 EnvPairs job_environment(const JobEnvInput& in);
+
+// The same for what schedd sent: the batch script of a job.launch, or the
+// tasks of a step.launch (before the step's own variables), on `this_node`,
+// whose agent gives job processes `cluster_endpoint` to reach schedd. The
+// one place where the launches' fields become the environment's.
+EnvPairs job_environment(const proto::JobLaunch& launch, const std::string& this_node,
+                         const std::string& cluster_endpoint);
+EnvPairs job_environment(const proto::StepLaunch& launch, const std::string& this_node,
+                         const std::string& cluster_endpoint);
 
 }  // namespace sched::agent

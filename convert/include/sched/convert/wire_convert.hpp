@@ -1,15 +1,22 @@
-// Between the engine's types and the wire's (proto/messages.hpp): the wire
+// Between the engine's types and the wire's (docs/protocol.md): the wire
 // speaks names ("malleable", "RUNNING", node names), the engine enums and
-// node indices.
+// node indices. The one place where these fields are mapped, for schedd and
+// the sched CLI alike.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sched/engine.hpp"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/agent_messages.hpp"
+#include "sched/proto/client_messages.hpp"
+#include "sched/proto/event_messages.hpp"
 
-namespace sched::daemon {
+namespace sched::convert {
+
+// A job spec as the CLI submits it.
+proto::JobSpecMsg spec_to_wire(const JobSpec& spec);
 
 // A submitted spec; an error for people when a name is unknown. Sizes and
 // limits are checked afterwards by the engine (normalize_spec).
@@ -22,7 +29,13 @@ proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank
 // its node names.
 proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes);
 
+// The batch script's launch, for the agent of the job's leader node.
+proto::JobLaunch job_launch(const Job& job, const Cluster& cluster);
+
 proto::EventMsg event_msg(const Event& event);
+
+// The names of a job's nodes, leader first.
+std::vector<std::string> node_names(const Job& job, const Cluster& cluster);
 
 // A job's per-node power estimate: the midpoint of its min and max, the one
 // given, or 0 (as Engine::cluster_power_w counts it).
@@ -31,4 +44,4 @@ double power_estimate(const JobSpec& spec);
 // The output file of a job: its own, else <workdir>/sched-<id>.out.
 std::string output_path(const Job& job);
 
-}  // namespace sched::daemon
+}  // namespace sched::convert

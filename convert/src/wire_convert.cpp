@@ -1,6 +1,38 @@
-#include "wire_convert.hpp"
+#include "sched/convert/wire_convert.hpp"
 
-namespace sched::daemon {
+namespace sched::convert {
+
+namespace {
+
+// The fields a job spec and its wire form share, each pair once: `copy(spec
+// field, wire field)` copies one way or the other.
+template <class Spec, class Msg, class Copy>
+void shared_spec_fields(Spec& spec, Msg& msg, Copy copy) {
+  copy(spec.name, msg.name);
+  copy(spec.user, msg.user);
+  copy(spec.nodes, msg.nodes);
+  copy(spec.min_nodes, msg.min_nodes);
+  copy(spec.max_nodes, msg.max_nodes);
+  copy(spec.tasks_per_node, msg.tasks_per_node);
+  copy(spec.walltime, msg.walltime);
+  copy(spec.power_min_w, msg.power_min_w);
+  copy(spec.power_max_w, msg.power_max_w);
+  copy(spec.urgent, msg.urgent);
+  copy(spec.command, msg.script);
+  copy(spec.workdir, msg.workdir);
+}
+
+}  // namespace
+
+proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
+  proto::JobSpecMsg out;
+  shared_spec_fields(spec, out, [](const auto& from, auto& to) { to = from; });
+  out.kind = std::string(to_string(spec.kind));
+  out.node_constraint = std::string(to_string(spec.constraint));
+  for (const auto& [name, value] : spec.environment) out.env[name] = value;
+  if (!spec.output.empty()) out.output = spec.output;
+  return out;
+}
 
 std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& out) {
   const auto kind = parse_job_kind(in.kind);
@@ -10,23 +42,33 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
     return "unknown node constraint '" + in.node_constraint + "' (none, pof2, even, odd or ncube)";
   }
   out = JobSpec{};
-  out.name = in.name;
-  out.user = in.user;
+  shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });
   out.kind = *kind;
-  out.nodes = in.nodes;
-  out.min_nodes = in.min_nodes;
-  out.max_nodes = in.max_nodes;
   out.constraint = *constraint;
-  out.tasks_per_node = in.tasks_per_node;
-  out.walltime = in.walltime;
-  out.power_min_w = in.power_min_w;
-  out.power_max_w = in.power_max_w;
-  out.urgent = in.urgent;
-  out.command = in.script;
-  out.workdir = in.workdir;
   out.output = in.output.value_or("");
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
+}
+
+std::vector<std::string> node_names(const Job& job, const Cluster& cluster) {
+  std::vector<std::string> names;
+  for (NodeIndex n : job.allocation) names.push_back(cluster.node(n).name);
+  return names;
+}
+
+proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
+  proto::JobLaunch launch;
+  launch.job = job.id;
+  launch.name = job.spec.name;
+  launch.user = job.spec.user;
+  launch.script = job.spec.command;
+  launch.workdir = job.spec.workdir;
+  launch.output = output_path(job);
+  for (const auto& [name, value] : job.spec.environment) launch.env[name] = value;
+  launch.nodes = node_names(job, cluster);
+  launch.tasks_per_node = job.spec.tasks_per_node;
+  launch.power_w = power_estimate(job.spec);
+  return launch;
 }
 
 double power_estimate(const JobSpec& spec) {
@@ -81,7 +123,7 @@ proto::JobInfo common_info(const Job& job) {
 
 proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank) {
   proto::JobInfo info = common_info(job);
-  for (NodeIndex n : job.allocation) info.nodelist.push_back(cluster.node(n).name);
+  info.nodelist = node_names(job, cluster);
   if (job.state == JobState::Pending) {
     // Slurm's reasons: the head waits for nodes, the others for their turn.
     info.reason = pending_rank == 0 ? "Resources" : "Priority";
@@ -120,4 +162,4 @@ proto::EventMsg event_msg(const Event& event) {
   return msg;
 }
 
-}  // namespace sched::daemon
+}  // namespace sched::convert

@@ -1,0 +1,342 @@
+// node agent ↔ schedd (docs/protocol.md §5-§8), on the agent socket:
+// registration and heartbeats, the commands schedd gives (launch, kill,
+// steps, adaptations) and what the agents report back. Every body lists its
+// fields once (proto/fields.hpp). Times are UNIX epoch seconds, power watts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sched/proto/step_messages.hpp"
+
+namespace sched::proto {
+
+namespace type {
+inline constexpr std::string_view kAgentRegister = "agent.register";
+inline constexpr std::string_view kAgentHeartbeat = "agent.heartbeat";
+inline constexpr std::string_view kJobLaunch = "job.launch";
+inline constexpr std::string_view kJobKill = "job.kill";
+inline constexpr std::string_view kTaskStarted = "task.started";
+inline constexpr std::string_view kTaskExited = "task.exited";
+inline constexpr std::string_view kStepLaunch = "step.launch";
+inline constexpr std::string_view kStepRunning = "step.running";
+inline constexpr std::string_view kPerfRequest = "perf.request";
+inline constexpr std::string_view kPerfReport = "perf.report";
+inline constexpr std::string_view kPowerReport = "power.report";
+// The six-step adaptation (docs/design.md §6, docs/protocol.md §8).
+inline constexpr std::string_view kAdaptBegin = "adapt.begin";
+inline constexpr std::string_view kAdaptReady = "adapt.ready";
+inline constexpr std::string_view kAdaptGo = "adapt.go";
+inline constexpr std::string_view kAdaptComplete = "adapt.complete";
+inline constexpr std::string_view kAdaptFailed = "adapt.failed";
+inline constexpr std::string_view kAdaptAbort = "adapt.abort";
+}  // namespace type
+
+// --------------------------------------------------------- registration
+
+struct AgentRegister {
+  std::string node;  // the name the node has in the cluster
+  std::string hostname;
+  int sockets = 0;
+  int cores = 0;
+  int pus = 0;
+  std::int64_t memory_bytes = 0;
+  int gpus = 0;
+  std::vector<std::int64_t> jobs;  // jobs whose processes run here (re-adoption)
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("hostname", hostname);
+    v("sockets", sockets);
+    v("cores", cores);
+    v("pus", pus);
+    v("memory_bytes", memory_bytes);
+    v("gpus", gpus);
+    v("jobs", jobs);
+  }
+};
+
+struct RegisterReply {
+  double heartbeat_s = 0;       // how often the engine expects a heartbeat
+  std::string client_endpoint;  // where job processes reach the engine (sched run)
+  template <class V>
+  void fields(V& v) {
+    v("heartbeat_s", heartbeat_s);
+    v("client_endpoint", client_endpoint);
+  }
+};
+
+struct AgentHeartbeat {
+  std::string node;
+  double load = 0;  // 1-minute load average
+  std::optional<double> power_w;
+  std::vector<std::int64_t> jobs;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("load", load);
+    v("power_w", power_w);
+    v("jobs", jobs);
+  }
+};
+
+// ------------------------------------------------------------------ jobs
+
+// engine → the agent of the job's leader node: run the batch script.
+struct JobLaunch {
+  std::int64_t job = 0;
+  std::string name;
+  std::string user;
+  std::string script;
+  std::string workdir;
+  std::string output;
+  std::map<std::string, std::string> env;  // the user's; the agent adds SCHED_*
+  std::vector<std::string> nodes;          // the allocation, leader first
+  int tasks_per_node = 1;
+  double power_w = 0;  // per-node power estimate (for the model power meter); 0: none
+  template <class V>
+  void fields(V& v) {
+    v("power_w", power_w);
+    v("job", job);
+    v("name", name);
+    v("user", user);
+    v("script", script);
+    v("workdir", workdir);
+    v("output", output);
+    v("env", env);
+    v("nodes", nodes);
+    v("tasks_per_node", tasks_per_node);
+  }
+};
+
+// engine → every agent of the job: end its processes there.
+struct JobKill {
+  std::int64_t job = 0;
+  double grace_s = 0;  // SIGTERM, then SIGKILL after this
+  std::string reason;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("grace_s", grace_s);
+    v("reason", reason);
+  }
+};
+
+struct TaskStarted {  // agent → engine
+  std::string node;
+  std::int64_t job = 0;
+  std::int64_t pid = 0;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("pid", pid);
+  }
+};
+
+struct TaskExited {  // agent → engine
+  std::string node;
+  std::int64_t job = 0;
+  int status = 0;       // exit code >= 0, or minus the signal number
+  std::string message;  // a launch failure's reason, else empty
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("status", status);
+    v("message", message);
+  }
+};
+
+// -------------------------------------------------------------- job steps
+
+// engine → the agent of each node of the step: start its tasks.
+struct StepLaunch {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  std::vector<std::string> argv;
+  std::string workdir;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> job_nodes;  // the job's allocation (for SCHED_JOB_NODELIST)
+  std::vector<std::string> nodes;      // the step's nodes
+  std::vector<int> ranks;              // the tasks this node runs (SCHED_PROCID)
+  int tasks = 0;                       // in all (SCHED_NTASKS)
+  std::string job_name;
+  int tasks_per_node = 1;
+  double power_w = 0;  // as in job.launch
+  template <class V>
+  void fields(V& v) {
+    v("power_w", power_w);
+    v("job", job);
+    v("step", step);
+    v("argv", argv);
+    v("workdir", workdir);
+    v("env", env);
+    v("job_nodes", job_nodes);
+    v("nodes", nodes);
+    v("ranks", ranks);
+    v("tasks", tasks);
+    v("job_name", job_name);
+    v("tasks_per_node", tasks_per_node);
+  }
+};
+
+// agent → engine, after each registration: a step with processes here (so
+// that a restarted engine knows its steps again). `launch` is the step as
+// this node runs it now: its ranks here, tasks = the step's size.
+struct StepRunning {
+  std::string node;
+  StepLaunch launch;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("launch", launch);
+  }
+};
+
+// ----------------------------------------------------------- measurements
+
+// engine → the agents of a job: send fresh MTCT data.
+struct PerfRequest {
+  std::int64_t job = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+  }
+};
+
+// agent → engine: a job's phases on this node since the last report (or
+// since the job's last adaptation), summed over its processes here.
+struct PerfReport {
+  std::string node;
+  std::int64_t job = 0;
+  double comm_s = 0;
+  double compute_s = 0;
+  std::uint64_t phases = 0;  // how many report_phase calls the sums hold
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("comm_s", comm_s);
+    v("compute_s", compute_s);
+    v("phases", phases);
+  }
+};
+
+// agent → engine: measured power of this node and of the jobs on it.
+struct PowerReport {
+  std::string node;
+  double node_w = 0;
+  std::string source;                    // the meter: "rapl", "model", ...
+  std::map<std::string, double> jobs_w;  // job id (as text) → watts on this node
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("node_w", node_w);
+    v("source", source);
+    v("jobs_w", jobs_w);
+  }
+};
+
+// ------------------------------------------------------------ adaptations
+
+// engine → every agent of an adapting job's step, and of the nodes an
+// expansion adds: the process sets before and after. Ranks are listed by
+// window rank (the larger set's numbering): old_ranks[w] is -1 for a process
+// an expansion starts, new_ranks[w] is -1 for a process that leaves.
+struct AdaptBegin {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;  // the engine's id; names the data epochs
+  std::int64_t step = 0;
+  std::string op;  // "expand" or "shrink"
+  int old_size = 0;
+  int new_size = 0;
+  std::vector<int> old_ranks;
+  std::vector<int> new_ranks;
+  std::vector<std::string> job_nodes;  // the job's nodes after the adaptation
+  // Added nodes only: the processes to start here (the step's command, with
+  // ranks = their new ranks and tasks = new_size).
+  std::optional<StepLaunch> launch;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("step", step);
+    v("op", op);
+    v("old_size", old_size);
+    v("new_size", new_size);
+    v("old_ranks", old_ranks);
+    v("new_ranks", new_ranks);
+    v("job_nodes", job_nodes);
+    v("launch", launch);
+  }
+};
+
+// agent → engine: every process of the adaptation on this node is in its
+// window; where each receives data (parallel lists, by window rank).
+struct AdaptReady {
+  std::string node;
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::vector<int> ranks;
+  std::vector<std::string> endpoints;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("adaptation", adaptation);
+    v("ranks", ranks);
+    v("endpoints", endpoints);
+  }
+};
+
+// engine → the agents: all are ready; the window opens. endpoints[w] is
+// where window rank w receives data.
+struct AdaptGo {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::vector<std::string> endpoints;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("endpoints", endpoints);
+  }
+};
+
+// agent → engine: every process here committed (adapt.complete), or the
+// adaptation cannot go on here (adapt.failed: a process that does not use the
+// library, one that could not start or died in the window).
+struct AdaptReport {
+  std::string node;
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::string message;  // adapt.failed: why
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("job", job);
+    v("adaptation", adaptation);
+    v("message", message);
+  }
+};
+
+// engine → the agents: the adaptation is withdrawn (rolled back, or the job
+// ends); processes started for it are killed, waiting ones told.
+struct AdaptAbort {
+  std::int64_t job = 0;
+  std::uint64_t adaptation = 0;
+  std::string reason;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("adaptation", adaptation);
+    v("reason", reason);
+  }
+};
+
+}  // namespace sched::proto

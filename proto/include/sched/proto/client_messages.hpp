@@ -1,0 +1,406 @@
+// client ↔ schedd (docs/protocol.md §4, §6): what the sched CLI and
+// monitoring tools ask on the client socket, and what schedd tells the
+// client that runs a job step. Every body lists its fields once
+// (proto/fields.hpp); docs/protocol.md names the same fields. Times are UNIX
+// epoch seconds, sizes are nodes, power is watts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sched/proto/step_messages.hpp"
+
+namespace sched::proto {
+
+// Requests, each answered once with a reply of the same type.
+namespace type {
+inline constexpr std::string_view kSubmit = "submit";
+inline constexpr std::string_view kCancel = "cancel";
+inline constexpr std::string_view kJobsQuery = "jobs.query";
+inline constexpr std::string_view kJobShow = "job.show";
+inline constexpr std::string_view kNodesQuery = "nodes.query";
+inline constexpr std::string_view kNodeUpdate = "node.update";
+inline constexpr std::string_view kPolicyInfo = "policy.info";
+inline constexpr std::string_view kPolicyReload = "policy.reload";
+inline constexpr std::string_view kCorridorSet = "corridor.set";
+inline constexpr std::string_view kCorridorShow = "corridor.show";
+inline constexpr std::string_view kStats = "stats";
+inline constexpr std::string_view kAcct = "acct";
+inline constexpr std::string_view kStepRun = "step.run";
+inline constexpr std::string_view kStepAttach = "step.attach";
+// schedd → the client that ran a step (no reply); step.output and
+// step.exited too (step_messages.hpp).
+inline constexpr std::string_view kStepResized = "step.resized";
+inline constexpr std::string_view kStepDone = "step.done";
+}  // namespace type
+
+// ------------------------------------------------------------------ jobs
+
+// What a user asks for (docs/design.md §3). Names as in job scripts: kind rigid |
+// moldable | malleable | evolving; node_constraint none | pof2 | even | odd |
+// ncube. Zero min/max nodes mean "same as nodes".
+struct JobSpecMsg {
+  std::string name;
+  std::string user;
+  std::string kind = "rigid";
+  int nodes = 1;
+  int min_nodes = 0;
+  int max_nodes = 0;
+  std::string node_constraint = "none";
+  int tasks_per_node = 1;
+  double walltime = 0;  // seconds; 0 = none
+  double power_min_w = 0;
+  double power_max_w = 0;
+  bool urgent = false;
+  std::string script;  // the batch script's text
+  std::string workdir;
+  std::map<std::string, std::string> env;
+  std::optional<std::string> output;  // default: <workdir>/sched-<id>.out
+
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("user", user);
+    v("kind", kind);
+    v("nodes", nodes);
+    v("min_nodes", min_nodes);
+    v("max_nodes", max_nodes);
+    v("node_constraint", node_constraint);
+    v("tasks_per_node", tasks_per_node);
+    v("walltime", walltime);
+    v("power_min_w", power_min_w);
+    v("power_max_w", power_max_w);
+    v("urgent", urgent);
+    v("script", script);
+    v("workdir", workdir);
+    v("env", env);
+    v("output", output);
+  }
+};
+
+struct SubmitRequest {
+  JobSpecMsg job;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+  }
+};
+
+struct SubmitReply {
+  std::int64_t id = 0;
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+  }
+};
+
+struct JobRef {  // cancel, job.show
+  std::int64_t id = 0;
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+  }
+};
+
+// What the engine knows about a job (jobs.query, job.show, acct).
+struct JobInfo {
+  std::int64_t id = 0;
+  std::string name;
+  std::string user;
+  std::string kind;
+  std::string state;  // PENDING, RUNNING, ... (docs/design.md §3)
+  int nodes = 0;      // current size (requested size while pending)
+  int req_nodes = 0;  // requested size
+  int min_nodes = 0;
+  int max_nodes = 0;
+  std::string node_constraint;
+  int tasks_per_node = 1;
+  double walltime = 0;
+  bool urgent = false;
+  double submit_time = 0;
+  std::optional<double> start_time;
+  std::optional<double> end_time;
+  std::optional<double> est_end;         // start + limit (with adaptations)
+  std::optional<double> expected_start;  // from the policy's ctx:reserve
+  std::vector<std::string> nodelist;     // leader first
+  std::optional<int> exit_status;        // >= 0 exit code, < 0 minus the signal
+  std::string reason;                    // why pending (or how it ended)
+  int expansions = 0;
+  int shrinks = 0;
+  int requeues = 0;
+  std::optional<double> mtct;
+  std::optional<double> power_w;
+  std::string workdir;
+  std::string output;
+
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("name", name);
+    v("user", user);
+    v("kind", kind);
+    v("state", state);
+    v("nodes", nodes);
+    v("req_nodes", req_nodes);
+    v("min_nodes", min_nodes);
+    v("max_nodes", max_nodes);
+    v("node_constraint", node_constraint);
+    v("tasks_per_node", tasks_per_node);
+    v("walltime", walltime);
+    v("urgent", urgent);
+    v("submit_time", submit_time);
+    v("start_time", start_time);
+    v("end_time", end_time);
+    v("est_end", est_end);
+    v("expected_start", expected_start);
+    v("nodelist", nodelist);
+    v("exit_status", exit_status);
+    v("reason", reason);
+    v("expansions", expansions);
+    v("shrinks", shrinks);
+    v("requeues", requeues);
+    v("mtct", mtct);
+    v("power_w", power_w);
+    v("workdir", workdir);
+    v("output", output);
+  }
+};
+
+struct JobsQuery {
+  std::optional<std::vector<std::string>> states;  // default: every non-terminal state
+  std::optional<std::string> user;
+  std::optional<std::vector<std::int64_t>> ids;
+  template <class V>
+  void fields(V& v) {
+    v("states", states);
+    v("user", user);
+    v("ids", ids);
+  }
+};
+
+struct JobList {  // reply of jobs.query and acct
+  std::vector<JobInfo> jobs;
+  template <class V>
+  void fields(V& v) {
+    v("jobs", jobs);
+  }
+};
+
+struct JobReply {  // reply of job.show
+  JobInfo job;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+  }
+};
+
+struct AcctQuery {
+  std::optional<std::string> user;
+  std::optional<std::vector<std::string>> states;  // default: every terminal state
+  std::optional<double> since;                     // end time window
+  std::optional<double> until;
+  std::optional<std::vector<std::int64_t>> ids;
+  std::optional<std::int64_t> limit;
+  template <class V>
+  void fields(V& v) {
+    v("user", user);
+    v("states", states);
+    v("since", since);
+    v("until", until);
+    v("ids", ids);
+    v("limit", limit);
+  }
+};
+
+// ----------------------------------------------------------------- nodes
+
+struct NodeInfo {
+  std::string name;
+  std::string state;  // idle, alloc, down, drain (idle and draining), draining (busy)
+  std::string hostname;
+  int sockets = 0;
+  int cores = 0;
+  int pus = 0;
+  std::int64_t memory_bytes = 0;
+  int gpus = 0;
+  std::vector<std::int64_t> jobs;
+  std::optional<double> power_w;
+  std::optional<double> last_heartbeat;
+  std::string reason;  // why down or drained
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("state", state);
+    v("hostname", hostname);
+    v("sockets", sockets);
+    v("cores", cores);
+    v("pus", pus);
+    v("memory_bytes", memory_bytes);
+    v("gpus", gpus);
+    v("jobs", jobs);
+    v("power_w", power_w);
+    v("last_heartbeat", last_heartbeat);
+    v("reason", reason);
+  }
+};
+
+struct NodeList {
+  std::vector<NodeInfo> nodes;
+  template <class V>
+  void fields(V& v) {
+    v("nodes", nodes);
+  }
+};
+
+struct NodeUpdate {
+  std::string name;
+  std::string state;  // drain | resume
+  std::optional<std::string> reason;
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("state", state);
+    v("reason", reason);
+  }
+};
+
+// ------------------------------------------------------ policy and cluster
+
+struct PolicyInfoReply {
+  std::string name;
+  std::string path;
+  std::uint64_t reloads = 0;
+  std::uint64_t failed_reloads = 0;
+  std::optional<std::string> last_error;
+  std::map<std::string, std::string> params;
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("path", path);
+    v("reloads", reloads);
+    v("failed_reloads", failed_reloads);
+    v("last_error", last_error);
+    v("params", params);
+  }
+};
+
+struct Corridor {  // corridor.set request, corridor.show reply
+  double lower_w = 0;
+  double upper_w = 0;
+  std::optional<double> current_w;  // replies only
+  template <class V>
+  void fields(V& v) {
+    v("lower_w", lower_w);
+    v("upper_w", upper_w);
+    v("current_w", current_w);
+  }
+};
+
+struct StatsReply {
+  double server_time = 0;
+  double uptime_s = 0;
+  std::uint64_t passes = 0;
+  std::uint64_t failed_passes = 0;
+  std::uint64_t actions = 0;
+  std::uint64_t refusals = 0;
+  double last_pass_s = 0;
+  double mean_pass_s = 0;
+  double max_pass_s = 0;
+  std::uint64_t pending = 0;
+  std::uint64_t running = 0;
+  std::uint64_t jobs_submitted = 0;
+  std::uint64_t nodes = 0;
+  std::uint64_t nodes_up = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bad_messages = 0;
+  std::string event_endpoint;  // where to subscribe to events
+  template <class V>
+  void fields(V& v) {
+    v("event_endpoint", event_endpoint);
+    v("server_time", server_time);
+    v("uptime_s", uptime_s);
+    v("passes", passes);
+    v("failed_passes", failed_passes);
+    v("actions", actions);
+    v("refusals", refusals);
+    v("last_pass_s", last_pass_s);
+    v("mean_pass_s", mean_pass_s);
+    v("max_pass_s", max_pass_s);
+    v("pending", pending);
+    v("running", running);
+    v("jobs_submitted", jobs_submitted);
+    v("nodes", nodes);
+    v("nodes_up", nodes_up);
+    v("messages", messages);
+    v("bad_messages", bad_messages);
+  }
+};
+
+// -------------------------------------------------------------- job steps
+
+// client (inside a job) → engine: run a command across the job's nodes.
+struct StepRun {
+  std::int64_t job = 0;
+  int nodes = 0;  // 0: all of the job's nodes
+  int tasks = 0;  // processes in all; 0: nodes × the job's tasks per node
+  std::vector<std::string> argv;
+  std::string workdir;
+  std::map<std::string, std::string> env;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("nodes", nodes);
+    v("tasks", tasks);
+    v("argv", argv);
+    v("workdir", workdir);
+    v("env", env);
+  }
+};
+
+struct StepStarted {  // reply to step.run
+  std::int64_t step = 0;
+  std::vector<std::string> nodes;
+  int tasks = 0;
+  template <class V>
+  void fields(V& v) {
+    v("step", step);
+    v("nodes", nodes);
+    v("tasks", tasks);
+  }
+};
+
+// client → engine: "I am the `sched run` of this step" (after the engine
+// restarted, its output and exits go to the new connection). Reply {}, or
+// not_found when the engine knows no such running step.
+// engine → client, step.done: every task of the step has ended.
+struct StepRef {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+  }
+};
+
+// engine → the client that ran a step: an adaptation changed the step's
+// processes; `joined` of them are new (their exits will come too).
+struct StepResized {
+  std::int64_t job = 0;
+  std::int64_t step = 0;
+  int tasks = 0;
+  int joined = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("step", step);
+    v("tasks", tasks);
+    v("joined", joined);
+  }
+};
+
+}  // namespace sched::proto

@@ -1,0 +1,169 @@
+// Node agents: registration (and re-adoption of running jobs after a
+// restart), heartbeats, what became of the batch scripts the engine asked
+// them to run, and their measurements.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "handlers/handlers.hpp"
+#include "sched/proto/agent_messages.hpp"
+
+namespace sched::daemon::handlers {
+namespace {
+
+// Jobs restored from the journal and led from this node: running here
+// (adopted) or not (lost; its end, if it came while schedd was away, is the
+// agent's to report next).
+void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex index) {
+  const std::set<std::int64_t> running(reg.jobs.begin(), reg.jobs.end());
+  auto& awaiting = daemon.awaiting_agent;
+  for (auto it = awaiting.begin(); it != awaiting.end();) {
+    const Job* job = daemon.engine.find_job(it->first);
+    if (!job || job->allocation.empty() || job->allocation.front() != index) {
+      ++it;
+      continue;
+    }
+    if (running.count(job->id)) {
+      spdlog::info("job {} re-adopted from node {}", job->id, reg.node);
+      it = awaiting.erase(it);
+    } else {
+      // Give the agent a moment to report an exit it kept while we were away.
+      it->second = std::min(it->second, daemon.clock.now() + 5);
+      ++it;
+    }
+  }
+}
+
+// Processes of jobs that are over, or not this node's any more (failed while
+// the node was out of touch): they must not run on unseen.
+void kill_strays(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex index) {
+  for (std::int64_t id : reg.jobs) {
+    const Job* job = daemon.engine.find_job(id);
+    const bool here =
+        job && !is_terminal(job->state) &&
+        std::find(job->allocation.begin(), job->allocation.end(), index) != job->allocation.end();
+    if (!here) {
+      spdlog::info("node {} runs job {}, which is not its any more: killing it", reg.node, id);
+      proto::JobKill kill;
+      kill.job = id;
+      kill.grace_s = daemon.config.kill_grace_s;
+      kill.reason = "not running here any more";
+      daemon.agents.send(reg.node, proto::type::kJobKill, kill);
+    }
+  }
+}
+
+}  // namespace
+
+void agent_register(const Message& m) {
+  const auto reg = m.body<proto::AgentRegister>();
+  DaemonParts& daemon = m.daemon;
+  if (reg.node.empty()) {
+    // Answered, not refused: an agent's bad configuration is not a bad message.
+    m.reply_error(proto::code::kInvalid, "the node name is empty");
+    return;
+  }
+  AgentState& agent = daemon.agents.upsert(reg.node);
+  if (agent.connected && agent.peer != m.peer) {
+    spdlog::info("node {}: a new agent connection replaces the old one", reg.node);
+  }
+  agent.peer = m.peer;
+  agent.info = reg;
+  agent.last_seen = daemon.clock.now();
+  agent.connected = true;
+
+  Engine& engine = daemon.engine;
+  if (!engine.cluster().find(reg.node)) {
+    engine.add_node(reg.node, std::max(reg.cores, 1));
+    Event event;
+    event.type = EventType::NodeUp;
+    event.node = reg.node;
+    event.message = "registered";
+    engine.publish(std::move(event));
+    engine.request_pass(PassReason::Manual);
+    daemon.save_nodes();
+  } else {
+    engine.set_node_up(reg.node, true, "agent registered");
+    // Back from a failure; an administrator's drain stays.
+    const Node& node = engine.cluster().node(*engine.cluster().find(reg.node));
+    if (!node.draining) daemon.node_reasons.erase(reg.node);
+  }
+  const NodeIndex index = *engine.cluster().find(reg.node);
+  adopt_restored_jobs(daemon, reg, index);
+  kill_strays(daemon, reg, index);
+  m.reply(proto::RegisterReply{daemon.config.heartbeat_s, daemon.client_endpoint});
+}
+
+void agent_heartbeat(const Message& m) {
+  const auto body = m.body<proto::AgentHeartbeat>();
+  AgentState& agent = m.from_node(body.node);
+  agent.load = body.load;
+  agent.power_w = body.power_w;
+  m.reply(proto::Empty{});
+}
+
+void task_started(const Message& m) {
+  const auto body = m.body<proto::TaskStarted>();
+  m.from_node(body.node);
+  m.daemon.engine.job_started(body.job);
+  m.reply(proto::Empty{});
+}
+
+void task_exited(const Message& m) {
+  const auto body = m.body<proto::TaskExited>();
+  m.from_node(body.node);
+  // Acknowledged once journaled: until then the agent keeps the report and
+  // sends it again after a reconnection.
+  m.reply(proto::Empty{});
+  Engine& engine = m.daemon.engine;
+  const Job* job = engine.find_job(body.job);
+  // Only the leader runs the batch script; its end is the job's end.
+  if (!job || job->allocation.empty() ||
+      engine.cluster().node(job->allocation.front()).name != body.node) {
+    return;
+  }
+  if (!body.message.empty()) spdlog::warn("job {}: {}", body.job, body.message);
+  m.daemon.enactor.forget_kill(body.job);
+  m.daemon.awaiting_agent.erase(body.job);
+  engine.job_ended(body.job, body.status);
+}
+
+void perf_report(const Message& m) {
+  const auto body = m.body<proto::PerfReport>();
+  m.from_node(body.node);
+  Engine& engine = m.daemon.engine;
+  const Job* job = engine.find_job(body.job);
+  if (!job || is_terminal(job->state)) return;
+  if (body.comm_s < 0 || body.compute_s < 0) {
+    throw proto::ProtoError(proto::code::kInvalid, "phase times must not be negative");
+  }
+  auto& nodes = m.daemon.phases[body.job];
+  nodes[body.node] = NodePhases{body.comm_s, body.compute_s};
+  double comm = 0;
+  double compute = 0;
+  for (const auto& [node, sums] : nodes) {
+    comm += sums.comm_s;
+    compute += sums.compute_s;
+  }
+  // No phase measured yet is no data, not an MTCT of zero.
+  if (compute > 0) engine.perf_report(body.job, comm / compute);
+}
+
+void power_report(const Message& m) {
+  const auto body = m.body<proto::PowerReport>();
+  AgentState& agent = m.from_node(body.node);
+  agent.power_w = body.node_w;
+  for (const auto& [id, watts] : body.jobs_w) {
+    char* end = nullptr;
+    const long long job = std::strtoll(id.c_str(), &end, 10);
+    if (end == id.c_str() || *end != '\0' || watts < 0) {
+      throw proto::ProtoError(proto::code::kBadField,
+                              "body.jobs_w: '" + id + "' is not a job id with watts >= 0");
+    }
+    m.daemon.engine.power_report(job, watts);
+  }
+}
+
+}  // namespace sched::daemon::handlers

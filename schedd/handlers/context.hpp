@@ -1,0 +1,87 @@
+// What a message handler gets (docs/design.md §5): the daemon's parts it may
+// use, the peer the message came from and the decoded message. A handler
+// answers through it, or throws proto::ProtoError, which the receive loop
+// answers as an error reply (receive.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <zmq.hpp>
+
+#include "agent_directory.hpp"
+#include "daemon_config.hpp"
+#include "live_enactor.hpp"
+#include "outbox.hpp"
+#include "sched/engine.hpp"
+#include "sched/env.hpp"
+#include "sched/policy_host.hpp"
+#include "sched/proto/envelope.hpp"
+#include "state_store.hpp"
+#include "step_table.hpp"
+
+namespace sched::daemon {
+
+// A node's latest perf.report of a job: MTCT = Σ comm / Σ compute.
+struct NodePhases {
+  double comm_s = 0;
+  double compute_s = 0;
+};
+
+// The daemon's parts, as references to the Daemon's own members
+// (Daemon::parts builds it for each turn of the receive loop).
+struct DaemonParts {
+  const DaemonConfig& config;
+  const Clock& clock;
+  Engine& engine;
+  StateStore& store;
+  PolicyHost& policy;
+  AgentDirectory& agents;
+  StepTable& steps;
+  LiveEnactor& enactor;
+  Outbox& outbox;
+  zmq::socket_t& clients;  // agents' step output goes on to the client of the step
+  zmq::socket_t& agents_socket;
+  const std::string& client_endpoint;  // told to agents when they register
+  const std::string& event_endpoint;
+  double started_at;
+  std::map<std::string, std::string>& node_reasons;  // why a node is down or drained
+  // Restored jobs whose leader's agent has not yet said whether it runs them.
+  std::map<JobId, double>& awaiting_agent;
+  std::map<JobId, std::map<std::string, NodePhases>>& phases;
+  std::uint64_t& submitted;
+  std::uint64_t& messages;
+  std::uint64_t& bad_messages;
+  std::function<void()> save_nodes;  // journals the node list (a node registered)
+};
+
+// One message received on a socket.
+struct Message {
+  DaemonParts& daemon;
+  zmq::socket_t& socket;  // where it came from: replies go back there
+  const std::string& peer;
+  const proto::Envelope& envelope;
+
+  // The body as `Body`; a ProtoError (bad_field) names what is wrong.
+  template <class Body>
+  Body body() const {
+    return envelope.body_as<Body>();
+  }
+  // Answers the message (sent once the journal has committed).
+  template <class Body>
+  void reply(const Body& body) const {
+    daemon.outbox.post(socket, peer, proto::encode_reply(envelope.type, envelope.seq, body));
+  }
+  void reply_error(std::string_view code, const std::string& message) const {
+    daemon.outbox.post(socket, peer,
+                       proto::encode_error(envelope.type, envelope.seq, code, message));
+  }
+
+  // An agent's message about `node`: the node's agent must have registered
+  // through this peer (not_found otherwise, and the agent registers again).
+  // Marks the agent as heard from now.
+  AgentState& from_node(const std::string& node) const;
+};
+
+}  // namespace sched::daemon

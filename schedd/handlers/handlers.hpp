@@ -1,0 +1,50 @@
+// The handlers of schedd's messages, by service; routes.cpp gives each its
+// message type. A handler answers through its Message or throws
+// proto::ProtoError (answered with that error).
+#pragma once
+
+#include "handlers/context.hpp"
+
+namespace sched::daemon::handlers {
+
+// jobs.cpp: submit, cancel and what clients ask of jobs.
+void submit(const Message& m);
+void cancel(const Message& m);
+void jobs_query(const Message& m);
+void job_show(const Message& m);
+void acct(const Message& m);
+
+// nodes.cpp
+void nodes_query(const Message& m);
+void node_update(const Message& m);
+
+// policy.cpp
+void policy_info(const Message& m);
+void policy_reload(const Message& m);
+
+// cluster.cpp: the power corridor and the daemon's counters.
+void corridor_set(const Message& m);
+void corridor_show(const Message& m);
+void stats(const Message& m);
+
+// steps.cpp: `sched run` (clients), and the agents' reports of steps' tasks.
+void step_run(const Message& m);
+void step_attach(const Message& m);
+void step_output(const Message& m);
+void step_exited(const Message& m);
+void step_running(const Message& m);
+
+// adaptations.cpp: the agents' side of the six-step adaptation.
+void adapt_ready(const Message& m);
+void adapt_complete(const Message& m);
+void adapt_failed(const Message& m);
+
+// agents.cpp: registration, heartbeats, batch scripts and measurements.
+void agent_register(const Message& m);
+void agent_heartbeat(const Message& m);
+void task_started(const Message& m);
+void task_exited(const Message& m);
+void perf_report(const Message& m);
+void power_report(const Message& m);
+
+}  // namespace sched::daemon::handlers

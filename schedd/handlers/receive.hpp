@@ -1,0 +1,44 @@
+// The daemon's receive loop, one for both of its ROUTER sockets: a bounded
+// batch of messages per loop turn (so that the other socket and the timers
+// are never starved), each decoded and handed to its route table. What
+// cannot be decoded, and what a handler refuses, is answered with an error
+// reply and counted.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <string_view>
+#include <zmq.hpp>
+
+#include "handlers/context.hpp"
+#include "handlers/route_table.hpp"
+
+namespace sched::daemon {
+
+// What differs between the sockets.
+struct ReceiveRules {
+  std::string_view peers;  // "client" or "agent", in the log
+  // Log levels of a message that does not decode, and of one its handler
+  // refuses.
+  spdlog::level::level_enum undecodable = spdlog::level::info;
+  spdlog::level::level_enum refused = spdlog::level::debug;
+  // Replies are dropped unread (agents answer nothing schedd needs).
+  bool drop_replies = false;
+  // Every refusal counts in stats.bad_messages, not only those of messages
+  // that are malformed (bad_field, unknown_type): our own agents should
+  // never be refused.
+  bool every_refusal_is_bad = false;
+};
+
+inline constexpr ReceiveRules kClientRules{.peers = "client"};
+inline constexpr ReceiveRules kAgentRules{.peers = "agent",
+                                          .undecodable = spdlog::level::warn,
+                                          .refused = spdlog::level::warn,
+                                          .drop_replies = true,
+                                          .every_refusal_is_bad = true};
+
+// Handles the messages waiting on `socket`, at most `batch` of them.
+void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const ReceiveRules& rules,
+                      DaemonParts& daemon, int batch = 1000);
+
+}  // namespace sched::daemon

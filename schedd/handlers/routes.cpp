@@ -1,0 +1,48 @@
+// Which handler answers which message, one table per socket: a new message
+// is one line here and its handler.
+#include "handlers/handlers.hpp"
+#include "handlers/route_table.hpp"
+#include "sched/proto/agent_messages.hpp"
+#include "sched/proto/client_messages.hpp"
+
+namespace sched::daemon {
+
+RouteTable client_routes() {
+  namespace type = proto::type;
+  RouteTable routes("client");
+  routes.add(type::kSubmit, handlers::submit)
+      .add(type::kCancel, handlers::cancel)
+      .add(type::kJobsQuery, handlers::jobs_query)
+      .add(type::kJobShow, handlers::job_show)
+      .add(type::kAcct, handlers::acct)
+      .add(type::kNodesQuery, handlers::nodes_query)
+      .add(type::kNodeUpdate, handlers::node_update)
+      .add(type::kPolicyInfo, handlers::policy_info)
+      .add(type::kPolicyReload, handlers::policy_reload)
+      .add(type::kCorridorSet, handlers::corridor_set)
+      .add(type::kCorridorShow, handlers::corridor_show)
+      .add(type::kStats, handlers::stats)
+      .add(type::kStepRun, handlers::step_run)
+      .add(type::kStepAttach, handlers::step_attach);
+  return routes;
+}
+
+RouteTable agent_routes() {
+  namespace type = proto::type;
+  RouteTable routes("agent");
+  routes.add(type::kAgentRegister, handlers::agent_register)
+      .add(type::kAgentHeartbeat, handlers::agent_heartbeat)
+      .add(type::kTaskStarted, handlers::task_started)
+      .add(type::kTaskExited, handlers::task_exited)
+      .add(type::kPerfReport, handlers::perf_report)
+      .add(type::kPowerReport, handlers::power_report)
+      .add(type::kStepOutput, handlers::step_output)
+      .add(type::kStepExited, handlers::step_exited)
+      .add(type::kStepRunning, handlers::step_running)
+      .add(type::kAdaptReady, handlers::adapt_ready)
+      .add(type::kAdaptComplete, handlers::adapt_complete)
+      .add(type::kAdaptFailed, handlers::adapt_failed);
+  return routes;
+}
+
+}  // namespace sched::daemon

@@ -1,0 +1,137 @@
+// Job steps (`sched run`): a client inside a job runs a command across the
+// job's nodes; the agents report the tasks' output and exits, which go on to
+// that client, and the steps they run after each registration.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "handlers/handlers.hpp"
+#include "sched/convert/wire_convert.hpp"
+#include "sched/proto/agent_messages.hpp"
+#include "sched/proto/client_messages.hpp"
+
+namespace sched::daemon::handlers {
+
+void step_run(const Message& m) {
+  const auto body = m.body<proto::StepRun>();
+  DaemonParts& daemon = m.daemon;
+  const Job* job = daemon.engine.find_job(body.job);
+  if (!job) throw proto::ProtoError(proto::code::kNotFound, "no job " + std::to_string(body.job));
+  if (job->state != JobState::Running && job->state != JobState::Adapting) {
+    throw proto::ProtoError(proto::code::kConflict, "job " + std::to_string(body.job) + " is " +
+                                                        std::string(to_string(job->state)) +
+                                                        ", not running");
+  }
+  if (body.argv.empty()) throw proto::ProtoError(proto::code::kInvalid, "no command to run");
+  const std::vector<std::string> job_nodes = convert::node_names(*job, daemon.engine.cluster());
+  const int size = static_cast<int>(job_nodes.size());
+  int nodes = body.nodes;
+  if (nodes == 0) nodes = body.tasks > 0 ? std::min(size, body.tasks) : size;
+  if (nodes < 1 || nodes > size) {
+    throw proto::ProtoError(
+        proto::code::kInvalid,
+        "the job has " + std::to_string(size) + " nodes; cannot run on " + std::to_string(nodes));
+  }
+  const int tasks = body.tasks > 0 ? body.tasks : nodes * job->spec.tasks_per_node;
+  if (tasks < nodes) {
+    throw proto::ProtoError(proto::code::kInvalid, std::to_string(tasks) + " tasks cannot use " +
+                                                       std::to_string(nodes) + " nodes");
+  }
+  const std::vector<std::string> step_nodes(job_nodes.begin(), job_nodes.begin() + nodes);
+  for (const std::string& node : step_nodes) {
+    const AgentState* agent = daemon.agents.find(node);
+    if (!agent || !agent->connected) {
+      throw proto::ProtoError(proto::code::kUnavailable, "node " + node + " has no agent");
+    }
+  }
+  StepRecord record;
+  record.client = m.peer;
+  record.remaining = record.tasks = tasks;
+  proto::StepLaunch& launch = record.launch;
+  launch.job = job->id;
+  launch.step = daemon.steps.next_id(job->id);
+  launch.argv = body.argv;
+  launch.workdir = body.workdir.empty() ? job->spec.workdir : body.workdir;
+  launch.env = body.env;
+  launch.job_nodes = job_nodes;
+  launch.nodes = step_nodes;
+  launch.tasks = tasks;
+  launch.job_name = job->spec.name;
+  launch.tasks_per_node = job->spec.tasks_per_node;
+  launch.power_w = convert::power_estimate(job->spec);
+  // Block distribution: consecutive ranks per node, counts differing by one.
+  int rank = 0;
+  for (int i = 0; i < nodes; ++i) {
+    std::vector<int> ranks;
+    const int count = tasks / nodes + (i < tasks % nodes ? 1 : 0);
+    for (int k = 0; k < count; ++k) ranks.push_back(rank++);
+    record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)], ranks);
+  }
+  for (const auto& [node, ranks] : record.layout) {
+    launch.ranks = ranks;
+    daemon.agents.send(node, proto::type::kStepLaunch, launch);
+  }
+  const std::int64_t step = launch.step;
+  daemon.steps.add(job->id, step, std::move(record));
+  m.reply(proto::StepStarted{step, step_nodes, tasks});
+}
+
+void step_attach(const Message& m) {
+  const auto body = m.body<proto::StepRef>();
+  StepRecord* step = m.daemon.steps.find(body.job, body.step);
+  if (!step) {
+    throw proto::ProtoError(proto::code::kNotFound, "job " + std::to_string(body.job) +
+                                                        " has no step " +
+                                                        std::to_string(body.step) + " running");
+  }
+  step->client = m.peer;  // a new connection after a restart of either side
+  m.reply(proto::Empty{});
+}
+
+void step_output(const Message& m) {
+  const auto body = m.body<proto::StepOutput>();
+  m.from_node(body.node);
+  DaemonParts& daemon = m.daemon;
+  if (const StepRecord* step = daemon.steps.find(body.job, body.step);
+      step && !step->client.empty()) {
+    daemon.outbox.post(daemon.clients, step->client,
+                       proto::encode_request(proto::type::kStepOutput, 0, body));
+  }
+}
+
+void step_exited(const Message& m) {
+  const auto body = m.body<proto::StepExited>();
+  m.from_node(body.node);
+  DaemonParts& daemon = m.daemon;
+  const StepRecord* step = daemon.steps.find(body.job, body.step);
+  if (!step) return;
+  const std::string client = step->client;
+  if (!client.empty()) {
+    daemon.outbox.post(daemon.clients, client,
+                       proto::encode_request(proto::type::kStepExited, 0, body));
+  }
+  if (auto done = daemon.steps.task_exited(body.job, body.step); done && !done->empty()) {
+    daemon.outbox.post(
+        daemon.clients, *done,
+        proto::encode_request(proto::type::kStepDone, 0, proto::StepRef{body.job, body.step}));
+  }
+}
+
+void step_running(const Message& m) {
+  const auto body = m.body<proto::StepRunning>();
+  m.from_node(body.node);
+  const Engine& engine = m.daemon.engine;
+  const Job* job = engine.find_job(body.launch.job);
+  const auto index = engine.cluster().find(body.node);
+  const bool here =
+      job && index && !is_terminal(job->state) &&
+      std::find(job->allocation.begin(), job->allocation.end(), *index) != job->allocation.end();
+  // A step of a job that is not this node's any more is killed with it
+  // (agent.register); nothing to adopt.
+  if (here && m.daemon.steps.adopt(body.node, body.launch)) {
+    spdlog::info("job {}: step {} adopted on {} ({} tasks)", body.launch.job, body.launch.step,
+                 body.node, body.launch.ranks.size());
+  }
+}
+
+}  // namespace sched::daemon::handlers

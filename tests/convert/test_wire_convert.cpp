@@ -1,0 +1,150 @@
+// The conversion layer between engine and wire types (convert/): a job spec
+// survives the trip to the wire and back, through msgpack too; unknown names
+// are refused without touching the result.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "sched/cluster.hpp"
+#include "sched/convert/wire_convert.hpp"
+#include "sched/lua_policy.hpp"
+#include "sched/proto/envelope.hpp"
+
+namespace sched::convert {
+namespace {
+
+JobSpec full_spec() {
+  JobSpec spec;
+  spec.name = "heat";
+  spec.user = "ada";
+  spec.kind = JobKind::Malleable;
+  spec.nodes = 4;
+  spec.min_nodes = 2;
+  spec.max_nodes = 8;
+  spec.constraint = NodeConstraint::Pof2;
+  spec.tasks_per_node = 3;
+  spec.walltime = 3600;
+  spec.power_min_w = 150;
+  spec.power_max_w = 250;
+  spec.urgent = true;
+  spec.command = "#!/bin/sh\nsrun ./heat\n";
+  spec.workdir = "/home/ada/run";
+  spec.output = "/home/ada/run/heat.log";
+  // Sorted and unique, as the wire's map gives them back.
+  spec.environment = {{"A", "1"}, {"OMP_NUM_THREADS", "2"}};
+  return spec;
+}
+
+auto fields(const JobSpec& s) {
+  return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
+                  s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
+                  s.workdir, s.output, s.environment);
+}
+
+TEST(WireConvert, SpecRoundTrip) {
+  const JobSpec spec = full_spec();
+  const proto::JobSpecMsg wire = spec_to_wire(spec);
+  EXPECT_EQ(wire.kind, "malleable");
+  EXPECT_EQ(wire.node_constraint, "pof2");
+  EXPECT_EQ(wire.script, spec.command);
+  ASSERT_TRUE(wire.output.has_value());
+  JobSpec back;
+  ASSERT_EQ(spec_from_wire(wire, back), std::nullopt);
+  EXPECT_EQ(fields(back), fields(spec));
+}
+
+TEST(WireConvert, SpecRoundTripThroughMsgpack) {
+  const JobSpec spec = full_spec();
+  const std::string bytes =
+      proto::encode_request("submit", 1, proto::SubmitRequest{spec_to_wire(spec)});
+  const proto::Envelope envelope = proto::decode(bytes.data(), bytes.size());
+  JobSpec back;
+  ASSERT_EQ(spec_from_wire(envelope.body_as<proto::SubmitRequest>().job, back), std::nullopt);
+  EXPECT_EQ(fields(back), fields(spec));
+}
+
+TEST(WireConvert, NoOutputStaysAbsent) {
+  JobSpec spec = full_spec();
+  spec.output.clear();
+  const proto::JobSpecMsg wire = spec_to_wire(spec);
+  EXPECT_FALSE(wire.output.has_value()) << "the daemon chooses the default file";
+  JobSpec back;
+  ASSERT_EQ(spec_from_wire(wire, back), std::nullopt);
+  EXPECT_EQ(back.output, "");
+}
+
+TEST(WireConvert, UnknownNamesAreRefusedAndChangeNothing) {
+  proto::JobSpecMsg wire = spec_to_wire(full_spec());
+  wire.kind = "stretchy";
+  JobSpec out;
+  out.name = "untouched";
+  const auto kind_error = spec_from_wire(wire, out);
+  ASSERT_TRUE(kind_error.has_value());
+  EXPECT_EQ(*kind_error, "unknown kind 'stretchy' (rigid, moldable, malleable or evolving)");
+  EXPECT_EQ(out.name, "untouched");
+
+  wire.kind = "rigid";
+  wire.node_constraint = "prime";
+  const auto constraint_error = spec_from_wire(wire, out);
+  ASSERT_TRUE(constraint_error.has_value());
+  EXPECT_EQ(*constraint_error,
+            "unknown node constraint 'prime' (none, pof2, even, odd or ncube)");
+  EXPECT_EQ(out.name, "untouched");
+}
+
+TEST(WireConvert, JobLaunchCarriesTheSpecAndTheNodes) {
+  Cluster cluster;
+  cluster.add_node("n1");
+  const NodeIndex n2 = cluster.add_node("n2");
+  const NodeIndex n3 = cluster.add_node("n3");
+  Job job;
+  job.id = 7;
+  job.spec = full_spec();
+  job.spec.output.clear();
+  job.allocation = {n3, n2};  // leader first
+  const proto::JobLaunch launch = job_launch(job, cluster);
+  EXPECT_EQ(launch.job, 7);
+  EXPECT_EQ(launch.name, "heat");
+  EXPECT_EQ(launch.user, "ada");
+  EXPECT_EQ(launch.script, job.spec.command);
+  EXPECT_EQ(launch.workdir, "/home/ada/run");
+  EXPECT_EQ(launch.output, "/home/ada/run/sched-7.out");
+  EXPECT_EQ(launch.env, (std::map<std::string, std::string>{{"A", "1"}, {"OMP_NUM_THREADS", "2"}}));
+  EXPECT_EQ(launch.nodes, (std::vector<std::string>{"n3", "n2"}));
+  EXPECT_EQ(launch.tasks_per_node, 3);
+  EXPECT_DOUBLE_EQ(launch.power_w, 200);
+}
+
+TEST(WireConvert, JobInfoNamesTheNodes) {
+  Cluster cluster;
+  const NodeIndex n1 = cluster.add_node("n1");
+  const NodeIndex n2 = cluster.add_node("n2");
+  Job job;
+  job.id = 3;
+  job.spec = full_spec();
+  job.state = JobState::Running;
+  job.start_time = 10;
+  job.allocation = {n2, n1};
+  const proto::JobInfo info = job_info(job, cluster);
+  EXPECT_EQ(info.state, "RUNNING");
+  EXPECT_EQ(info.kind, "malleable");
+  EXPECT_EQ(info.nodes, 2);
+  EXPECT_EQ(info.req_nodes, 4);
+  EXPECT_EQ(info.nodelist, (std::vector<std::string>{"n2", "n1"}));
+  EXPECT_EQ(info.output, "/home/ada/run/heat.log");
+}
+
+TEST(ParamText, IsReadBackByParseParam) {
+  for (const ParamValue& value :
+       {ParamValue{true}, ParamValue{false}, ParamValue{42LL}, ParamValue{0.5},
+        ParamValue{std::string("fast")}}) {
+    const auto parsed = parse_param("key=" + param_text(value));
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(parsed->second, value) << param_text(value);
+  }
+  EXPECT_EQ(param_text(ParamValue{true}), "true");
+  EXPECT_EQ(param_text(ParamValue{3LL}), "3");
+}
+
+}  // namespace
+}  // namespace sched::convert
