@@ -24,7 +24,8 @@ class DeferredResults {
  public:
   // One engine input, e.g. [id](Engine& e) { e.job_started(id); }. Small
   // captures (an id and a flag, or `this` and an id) fit in the function's
-  // own storage: queueing one allocates nothing once the queue has grown.
+  // small-object buffer in the usual standard libraries, so the simulator's
+  // many results allocate nothing once the queue has grown.
   using Result = std::function<void(Engine&)>;
 
   void push(Result result) { queue_.push_back(std::move(result)); }
