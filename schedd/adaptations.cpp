@@ -246,12 +246,12 @@ void Adaptations::end(JobId job, const std::string& why) {
   // The processes were moving their data: no consistent state to go back to.
   spdlog::error("job {}: adaptation {} failed in its window: {}; the job fails", job, adaptation,
                 why);
-  results_.push_back([job, why](Engine& engine) { engine.fail(job, "adaptation failed: " + why); });
+  results_.push([job, why](Engine& engine) { engine.fail(job, "adaptation failed: " + why); });
 }
 
 void Adaptations::done(JobId job, bool ok) {
   live_.erase(job);
-  results_.push_back([job, ok](Engine& engine) { engine.adaptation_done(job, ok); });
+  results_.push([job, ok](Engine& engine) { engine.adaptation_done(job, ok); });
 }
 
 }  // namespace sched::daemon

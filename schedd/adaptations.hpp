@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "agent_directory.hpp"
+#include "sched/driver.hpp"
 #include "sched/enactor.hpp"
 #include "sched/engine.hpp"
 #include "sched/proto/client_messages.hpp"  // step.resized
@@ -52,11 +53,11 @@ WindowPlan plan_window(const StepLayout& layout, Resize::Op op,
 class Adaptations {
  public:
   // What to feed the engine, once its current call has returned.
-  using Result = std::function<void(Engine&)>;
+  using Result = DeferredResults::Result;
 
   // `notify_client(peer, resized)` tells a step's `sched run` its new size.
   using ClientNotice = std::function<void(const std::string&, const proto::StepResized&)>;
-  Adaptations(AgentDirectory& agents, StepTable& steps, std::vector<Result>& results)
+  Adaptations(AgentDirectory& agents, StepTable& steps, DeferredResults& results)
       : agents_(agents), steps_(steps), results_(results) {}
   void set_client_notice(ClientNotice notice) { notify_client_ = std::move(notice); }
   void set_timeout(double seconds) { timeout_s_ = seconds; }
@@ -105,7 +106,7 @@ class Adaptations {
 
   AgentDirectory& agents_;
   StepTable& steps_;
-  std::vector<Result>& results_;
+  DeferredResults& results_;
   double timeout_s_ = 20;
   std::uint64_t last_id_ = 0;
   std::map<JobId, Live> live_;

@@ -25,7 +25,7 @@ void LiveEnactor::start(const Job& job) {
   if (launch.nodes.empty() ||
       !agents_.send(launch.nodes.front(), proto::type::kJobLaunch, launch)) {
     // The leader's agent is gone: the launch failed; the job ends FAILED.
-    results_.push_back([id](Engine& engine) { engine.job_ended(id, 127); });
+    results_.push([id](Engine& engine) { engine.job_ended(id, 127); });
   }
 }
 
@@ -70,7 +70,7 @@ void LiveEnactor::stop(const Job& job, StopReason reason) {
   const JobId id = job.id;
   if (!leader_reached) {
     // Nobody will report the batch script's end: it ends now.
-    results_.push_back([id](Engine& engine) { engine.job_ended(id, -SIGKILL); });
+    results_.push([id](Engine& engine) { engine.job_ended(id, -SIGKILL); });
     return;
   }
   kills_[id] = engine_->now() + kill_grace_s_ + kill_timeout_s_;
@@ -82,12 +82,6 @@ void LiveEnactor::request_perf(const Job& job) {
   for (const std::string& node : node_names(job)) {
     agents_.send(node, proto::type::kPerfRequest, proto::PerfRequest{job.id});
   }
-}
-
-std::vector<LiveEnactor::Result> LiveEnactor::take_results() {
-  std::vector<Result> out;
-  out.swap(results_);
-  return out;
 }
 
 std::vector<JobId> LiveEnactor::overdue_kills(double now) {

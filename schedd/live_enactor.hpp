@@ -3,18 +3,18 @@
 // resizes through the adaptation protocol of adaptations.hpp). Results come
 // back later as agent messages, which the daemon turns into engine inputs.
 // Results known without an agent's answer (no agent for the leader, a
-// resize with no step to adapt, an adaptation rolled back) are queued and
-// handed to the daemon after the engine call returns: the engine is never
-// re-entered.
+// resize with no step to adapt, an adaptation rolled back) are queued in a
+// DeferredResults (sched/driver.hpp) that the daemon feeds to the engine
+// after the engine call returns: the engine is never re-entered.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "adaptations.hpp"
 #include "agent_directory.hpp"
+#include "sched/driver.hpp"
 #include "sched/enactor.hpp"
 #include "sched/engine.hpp"
 
@@ -33,9 +33,8 @@ class LiveEnactor : public Enactor {
 
   Adaptations& adaptations() { return adaptations_; }
 
-  // Results known without an agent's answer, to feed to the engine now.
-  using Result = Adaptations::Result;
-  std::vector<Result> take_results();
+  // Results known without an agent's answer, for the daemon to feed.
+  DeferredResults& results() { return results_; }
   // Jobs killed whose agents never reported the end: after kill_timeout_s
   // they end anyway (status -9), so that no job stays COMPLETING forever.
   std::vector<JobId> overdue_kills(double now);
@@ -48,7 +47,7 @@ class LiveEnactor : public Enactor {
   Engine* engine_ = nullptr;
   double kill_grace_s_;
   double kill_timeout_s_;
-  std::vector<Result> results_;
+  DeferredResults results_;
   Adaptations adaptations_;
   std::map<JobId, double> kills_;  // job → when its kill is overdue
 };

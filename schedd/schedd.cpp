@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -44,6 +45,10 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.resize_backoff_s = config.adapt_backoff_s;
   return out;
 }
+
+// Passes and enactment results that chain without settling are bounded: a
+// policy that keeps acting is a bug, not a reason to stop serving.
+constexpr int kMaxSettleRounds = 100;
 
 constexpr const char* kNodesMeta = "nodes";
 constexpr const char* kCorridorMeta = "corridor";
@@ -157,8 +162,10 @@ void Daemon::run(const std::atomic<bool>& stop) {
                              {agents_socket_.handle(), 0, ZMQ_POLLIN, 0}};
   while (!stop.load()) {
     const double now = clock_.now();
-    const double until = std::min(next_tick_, next_policy_check_) - now;
-    const long wait_ms = std::clamp(static_cast<long>(until * 1000), 0L, 100L);
+    double next = std::min(next_tick_, next_policy_check_);
+    // A time limit is enforced when it is due, not at the next tick.
+    if (const auto limit = engine_.next_time_limit()) next = std::min(next, *limit);
+    const long wait_ms = std::clamp(static_cast<long>(std::ceil((next - now) * 1000)), 0L, 100L);
     try {
       zmq::poll(items, 2, std::chrono::milliseconds(wait_ms));
     } catch (const zmq::error_t& e) {
@@ -170,7 +177,7 @@ void Daemon::run(const std::atomic<bool>& stop) {
       if (items[1].revents & ZMQ_POLLIN) drain_agents();
       if (items[0].revents & ZMQ_POLLIN) drain_clients();
       on_timers(clock_.now());
-      settle();
+      settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
       commit();
     } catch (const std::exception& e) {
       // A journal that cannot be written (disk full, ...): nothing of this
@@ -182,42 +189,18 @@ void Daemon::run(const std::atomic<bool>& stop) {
   }
 }
 
-void Daemon::settle() {
-  // Passes until none is due; results the enactor knew at once go in first.
-  for (int round = 0; round < 100; ++round) {
-    const bool fed = feed_results();
-    const bool ran = engine_.run_pass_if_due();
-    if (!fed && !ran) return;
-  }
-  spdlog::error("schedd: passes kept acting without settling; moving on");
-}
-
-bool Daemon::feed_results() {
-  bool fed = false;
-  for (auto& result : enactor_.take_results()) {
-    result(engine_);
-    fed = true;
-  }
-  return fed;
-}
-
 void Daemon::commit() {
   if (store_->in_transaction()) store_->commit();
   outbox_.flush();
 }
 
 void Daemon::on_timers(double now) {
+  // Time limits, the engine's rule (an adapting job is not timed out); the
+  // poll wakes for the next one.
+  engine_.expire_time_limits();
   if (now >= next_tick_) {
     next_tick_ = now + config_.tick_s;
     engine_.tick();
-    // Time limits.
-    for (const Job* job : engine_.running_jobs()) {
-      const double end = job->est_end();
-      if (end >= 0 && end <= now &&
-          (job->state == JobState::Running || job->state == JobState::Starting)) {
-        engine_.walltime_reached(job->id);
-      }
-    }
     // Silent agents.
     std::vector<std::string> silent;
     for (const auto& [node, agent] : agents_.all()) {
@@ -257,7 +240,7 @@ void Daemon::node_lost(const std::string& node, const std::string& why) {
   // Adaptations it took part in end first: an expansion rolled back gives
   // the node back before it goes down, so its job keeps running.
   enactor_.adaptations().node_lost(node);
-  feed_results();
+  enactor_.results().feed(engine_);
   engine_.set_node_up(node, false, why);
   // Jobs led from that node that were already being stopped: their end will
   // never be reported.

@@ -2,8 +2,10 @@
 //
 //   poll the client and agent sockets (until the next timer)
 //   → each message becomes an engine input (or a query answered from state)
-//   → timers: tick, time limits, node health, policy file edits, kill timeouts
+//   → timers: time limits (when due), tick, node health, policy file edits,
+//     kill timeouts
 //   → scheduling passes while one is due; enactor results fed back
+//     (sched::settle, sched/driver.hpp)
 //   → the journal commits; then replies and agent commands go out
 //
 // Every engine event is journaled (SQLite) and published on the PUB socket.
@@ -51,14 +53,12 @@ class Daemon : private EventSink {
   void drain_clients();
   void drain_agents();
   void on_timers(double now);
-  void settle();
   void commit();
 
   // ---- messages (daemon_messages.cpp; their handlers are in handlers/)
   DaemonParts parts();
 
   void node_lost(const std::string& node, const std::string& why);
-  bool feed_results();  // what the enactor knew at once, into the engine
 
   // ---- journal and events
   void on_event(const Event& event) override;

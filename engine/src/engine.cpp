@@ -249,15 +249,6 @@ void Engine::job_ended(JobId id, int exit_status) {
   finish(*job);
 }
 
-void Engine::walltime_reached(JobId id) {
-  Job* job = job_mut(id);
-  if (!job) return;
-  if (job->state == JobState::Starting || job->state == JobState::Running ||
-      job->state == JobState::Adapting) {
-    begin_stop(*job, JobState::Timeout, StopReason::Timeout);
-  }
-}
-
 void Engine::fail(JobId id, const std::string& why) {
   Job* job = job_mut(id);
   if (!job) return;
@@ -441,6 +432,54 @@ void Engine::adaptation_done(JobId id, bool ok) {
   event.message = ok ? "" : "adaptation rolled back";
   emit(std::move(event));
   request_pass(PassReason::Adaptation);
+}
+
+// ---------------------------------------------------------------- time limits
+
+namespace {
+
+// A job whose limit runs: not while it adapts (the adaptation's time is
+// added to the limit when it ends), nor once it is being stopped.
+double running_limit(const Job& job) {
+  if (job.state != JobState::Starting && job.state != JobState::Running) return -1;
+  return job.est_end();
+}
+
+}  // namespace
+
+bool Engine::expire_time_limit(JobId id) {
+  Job* job = job_mut(id);
+  if (!job) return false;
+  const double limit = running_limit(*job);
+  if (limit < 0 || limit > clock_.now()) return false;
+  begin_stop(*job, JobState::Timeout, StopReason::Timeout);
+  return true;
+}
+
+std::vector<JobId> Engine::expire_time_limits() {
+  const double now = clock_.now();
+  std::vector<JobId> due;
+  for (const auto& [start, id] : running_) {
+    const Job* job = find_job(id);
+    const double limit = job ? running_limit(*job) : -1;
+    if (limit >= 0 && limit <= now) due.push_back(id);
+  }
+  // Stopped after the walk: a stop may change running_.
+  std::vector<JobId> stopped;
+  for (JobId id : due) {
+    if (expire_time_limit(id)) stopped.push_back(id);
+  }
+  return stopped;
+}
+
+std::optional<double> Engine::next_time_limit() const {
+  std::optional<double> next;
+  for (const auto& [start, id] : running_) {
+    const Job* job = find_job(id);
+    const double limit = job ? running_limit(*job) : -1;
+    if (limit >= 0 && (!next || limit < *next)) next = limit;
+  }
+  return next;
 }
 
 }  // namespace sched

@@ -87,7 +87,7 @@ SimResult Simulator::run() {
       handle(event);
     }
     const std::uint64_t actions_before = engine_.stats().actions;
-    settle();
+    settle(engine_, results_, kMaxSettleRounds, "simulator");
     sample_power();
     // Ticks run while work remains: jobs in the system or still to come.
     // When all that is left is waiting jobs that a tick pass did not start,
@@ -193,7 +193,10 @@ void Simulator::handle(const Pending &event) {
           runs_.erase(event.job);
           engine_.job_ended(event.job, 0);
         } else {
-          engine_.walltime_reached(event.job);
+          // The engine's rule (Engine::expire_time_limit): a job still
+          // ADAPTING, waiting for a node its expansion was promised, is not
+          // stopped; its limit is planned again once that adaptation ends.
+          engine_.expire_time_limit(event.job);
         }
       }
       return;
@@ -231,43 +234,27 @@ void Simulator::handle(const Pending &event) {
   }
 }
 
-void Simulator::settle() {
-  for (int round = 0; round < kMaxSettleRounds; ++round) {
-    // Results first (a launch that an adaptation's end made possible is
-    // confirmed before the pass looks), then the pass they make due.
-    const bool fed = feed_results();
-    const bool ran = engine_.run_pass_if_due();
-    if (!fed && !ran) return;
-  }
-  spdlog::error("simulator: passes kept acting at t={} without time passing; moving on",
-                clock_.now());
-}
-
-bool Simulator::feed_results() {
-  if (started_now_.empty() && stopped_now_.empty() && perf_now_.empty()) return false;
-  std::vector<JobId> started = std::move(started_now_);
-  std::vector<JobId> stopped = std::move(stopped_now_);
-  std::vector<JobId> perf = std::move(perf_now_);
-  started_now_.clear();
-  stopped_now_.clear();
-  perf_now_.clear();
-  for (JobId id : started) engine_.job_started(id);
-  for (JobId id : stopped) engine_.job_ended(id, kKilledStatus);
-  for (JobId id : perf) {
-    auto it = runs_.find(id);
-    if (it == runs_.end()) continue;
-    Run &run = it->second;
-    advance(run);
-    const WorkloadJob &job = workload_job(run);
-    const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
-    engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
-  }
-  return true;
+void Simulator::report_perf(JobId id) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return;  // stopped meanwhile
+  Run &run = it->second;
+  advance(run);
+  const WorkloadJob &job = workload_job(run);
+  const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
+  engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
 }
 
 void Simulator::on_event(const Event &event) {
-  if (event.type == EventType::JobResized && event.nodes != event.prev_nodes) {
-    resizes_.push_back(ResizeRecord{event.job, event.time, event.prev_nodes, event.nodes});
+  if (event.type == EventType::JobResized) {
+    if (event.nodes != event.prev_nodes) {
+      resizes_.push_back(ResizeRecord{event.job, event.time, event.prev_nodes, event.nodes});
+    }
+    // An expansion rolled back while it waited for a node (the node went
+    // down) never stopped the job here: the job ran on, and its time limit
+    // may have come while the engine had it ADAPTING. It is due again.
+    if (auto it = runs_.find(event.job); it != runs_.end() && !it->second.adapting) {
+      plan_limit(event.job, it->second);
+    }
     return;
   }
   if (event.type != EventType::PolicyError) return;
@@ -309,9 +296,13 @@ void Simulator::plan(JobId id, Run &run) {
   const double left = std::max(mark - run.done, 0.0);
   push(Pending{now + left / rate(run), kOrderCompletion, ++seq_, Kind::Milestone, 0, id,
                run.generation});
+  plan_limit(id, run);
+}
+
+void Simulator::plan_limit(JobId id, const Run &run) {
   if (const Job *engine_job = engine_.find_job(id); engine_job && engine_job->est_end() >= 0) {
-    push(Pending{std::max(engine_job->est_end(), now), kOrderWalltime, ++seq_, Kind::Walltime, 0,
-                 id, run.generation});
+    push(Pending{std::max(engine_job->est_end(), clock_.now()), kOrderWalltime, ++seq_,
+                 Kind::Walltime, 0, id, run.generation});
   }
 }
 
@@ -341,12 +332,18 @@ void Simulator::reach_milestone(JobId id, Run &run) {
 }
 
 void Simulator::end_adaptation(JobId id, Run &run) {
-  run.adapting = false;
-  run.since = clock_.now();
-  run.nodes = run.adapt_to;
+  const int to = run.adapt_to;
+  // Told while the run still adapts: its job.resized is this adaptation's
+  // end, not a rollback (on_event).
   engine_.adaptation_done(id, true);
   // The engine may have ended the job meanwhile; a live run plans on.
-  if (auto it = runs_.find(id); it != runs_.end()) plan(id, it->second);
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return;
+  Run &live = it->second;
+  live.adapting = false;
+  live.since = clock_.now();
+  live.nodes = to;
+  plan(id, live);
 }
 
 // ---------------------------------------------------------------- Enactor
@@ -355,7 +352,8 @@ void Simulator::start(const Job &job) {
   auto it = workload_index_.find(job.id);
   if (it == workload_index_.end()) {
     // Not from the workload (cannot happen in a replay): nothing to run.
-    stopped_now_.push_back(job.id);
+    const JobId id = job.id;
+    results_.push([id](Engine &engine) { engine.job_ended(id, kKilledStatus); });
     return;
   }
   Run &run = runs_[job.id];
@@ -364,7 +362,8 @@ void Simulator::start(const Job &job) {
   run.nodes = job.size();
   run.since = clock_.now();
   plan(job.id, run);
-  started_now_.push_back(job.id);
+  const JobId id = job.id;
+  results_.push([id](Engine &engine) { engine.job_started(id); });
 }
 
 void Simulator::resize(const Job &job, const Resize &resize) {
@@ -382,9 +381,13 @@ void Simulator::resize(const Job &job, const Resize &resize) {
 
 void Simulator::stop(const Job &job, StopReason /*reason*/) {
   runs_.erase(job.id);  // its scheduled events no longer apply
-  stopped_now_.push_back(job.id);
+  const JobId id = job.id;
+  results_.push([id](Engine &engine) { engine.job_ended(id, kKilledStatus); });
 }
 
-void Simulator::request_perf(const Job &job) { perf_now_.push_back(job.id); }
+void Simulator::request_perf(const Job &job) {
+  const JobId id = job.id;
+  results_.push([this, id](Engine &) { report_perf(id); });
+}
 
 }  // namespace sched::sim

@@ -358,7 +358,7 @@ TEST_F(EngineStates, WalltimeReachedIsTimeout) {
   const JobId id = run_job(rigid_spec(2, 60));
   enactor.clear();
   clock.set(60);
-  engine->walltime_reached(id);
+  EXPECT_TRUE(engine->expire_time_limit(id));
   EXPECT_EQ(state(id), JobState::Completing);
   ASSERT_EQ(enactor.count(Kind::Stop, id), 1);
   EXPECT_EQ(enactor.calls[0].reason, StopReason::Timeout);
@@ -374,8 +374,8 @@ TEST_F(EngineStates, WalltimeReachedIsTimeout) {
   // For a job that is not running it does nothing.
   const JobId pending = submit(rigid_spec(1));
   const auto count = events.events.size();
-  engine->walltime_reached(pending);
-  engine->walltime_reached(id);
+  EXPECT_FALSE(engine->expire_time_limit(pending));
+  EXPECT_FALSE(engine->expire_time_limit(id));
   EXPECT_EQ(events.events.size(), count);
   EXPECT_EQ(state(pending), JobState::Pending);
 }

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cluster.hpp"
 
@@ -86,19 +88,20 @@ class Adaptation : public ::testing::Test {
   }
 
   // A malleable job of 1 to max_nodes nodes running mall_probe as a step.
-  std::int64_t submit_malleable(int max_nodes, int probe_ms, int nodes = 1) {
+  std::int64_t submit_malleable(int max_nodes, int probe_ms, int nodes = 1, double walltime = 0) {
     proto::SubmitRequest request;
     request.job.name = "mall";
     request.job.kind = "malleable";
     request.job.nodes = nodes;
     request.job.min_nodes = 1;
     request.job.max_nodes = max_nodes;
+    request.job.walltime = walltime;
     request.job.workdir = cluster_->work_dir();
     request.job.env["SCHED"] = SCHED_CLI_BIN;
     request.job.env["APP"] = SCHED_MALL_PROBE_BIN;
     request.job.env["MALL_PROBE_PIDS"] = pids_.file;
     // A process left waiting by a killed agent gives up soon.
-    request.job.env["SCHED_MALL_TIMEOUT_MS"] = "5000";
+    request.job.env["SCHED_MALL_TIMEOUT_MS"] = mall_timeout_ms_;
     request.job.script = "#!/bin/sh\n$SCHED run $APP " + std::to_string(probe_ms) + " " + stop_ +
                          "\necho \"step status $?\"\n";
     return cluster_->client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
@@ -128,6 +131,9 @@ class Adaptation : public ::testing::Test {
   Pids pids_;
   std::string stop_;
   std::string leader_;  // the job's first node
+  // How long a new process waits for its adaptation window before it gives
+  // up (and the adaptation is rolled back).
+  std::string mall_timeout_ms_ = "5000";
 };
 
 TEST_F(Adaptation, AStepGrowsAndShrinksWithItsJob) {
@@ -344,6 +350,58 @@ TEST_F(Adaptation, ACancelDuringAnAdaptationEndsEveryProcessOfTheJob) {
     const auto states = node_states();
     return states.at("n1") == "idle" && states.at("n2") == "idle";
   }));
+}
+
+// The daemon applies the engine's one time-limit rule (Engine::
+// expire_time_limits): a job that is ADAPTING is never timed out while it
+// adapts; the time it adapts is added to its limit when the adaptation
+// ends, and the limit is enforced from then on. The engine's and the
+// simulator's tests of the same rule are TimeLimitRule.* in tests/engine and
+// tests/sim.
+class TimeLimitRule : public Adaptation {
+ protected:
+  static double epoch_now() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+  }
+};
+
+TEST_F(TimeLimitRule, AnAdaptingJobIsNotTimedOutWhileItAdaptsPastItsLimit) {
+  ClusterOptions options;
+  options.adapt_timeout_s = 8;   // the expansion is rolled back 8 s after it began
+  options.adapt_backoff_s = 60;  // and not tried again
+  start(options, {"n1", "n2"});
+  mall_timeout_ms_ = "30000";  // the new process waits out the adaptation
+  // A 5 s limit; the process never probes, so the expansion never reaches
+  // its window and the job stays ADAPTING until the timeout rolls it back.
+  constexpr double kWalltime = 5;
+  const auto id = submit_malleable(2, 0, 1, kWalltime);
+  grow_once_running(id);
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).state == "ADAPTING"; }))
+      << cluster_->logs();
+  const auto adapting = cluster_->job(id);
+  ASSERT_TRUE(adapting.start_time.has_value());
+  const double limit = *adapting.start_time + kWalltime;
+  ASSERT_LT(epoch_now(), limit) << "the adaptation must begin before the limit for this test";
+  // Past its limit, and several ticks more, it still adapts.
+  while (epoch_now() < limit + 1.5) {
+    ASSERT_EQ(cluster_->job(id).state, "ADAPTING") << "timed out while adapting\n"
+                                                   << cluster_->logs();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // Rolled back after 8 s, it runs on; its limit grew by those 8 s and is
+  // enforced from then on.
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).state != "ADAPTING"; },
+                         std::chrono::seconds(20)))
+      << cluster_->logs();
+  ASSERT_TRUE(cluster_->wait_state(id, "TIMEOUT", std::chrono::seconds(20)))
+      << output(id) << cluster_->logs();
+  const auto ended = cluster_->job(id);
+  EXPECT_EQ(ended.expansions, 0);
+  ASSERT_TRUE(ended.end_time.has_value());
+  EXPECT_GE(*ended.end_time, limit + options.adapt_timeout_s)
+      << "stopped at its limit extended by the time it adapted, not before";
+  EXPECT_TRUE(eventually([&] { return pids_.all_gone(); }));
 }
 
 }  // namespace

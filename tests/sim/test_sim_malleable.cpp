@@ -1,11 +1,13 @@
 // The simulator's application model in whole runs (docs/app-model.md):
 // progress on other sizes, adaptation cost, the time limit a shrink
 // stretches, MTCT answers to performance requests, AMR phases and evolving
-// jobs' own requests. Times are worked out by hand in each test.
+// jobs' own requests, and the time-limit rule for adapting jobs. Times are
+// worked out by hand in each test.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sched/pass_context.hpp"
@@ -283,6 +285,133 @@ to = 3
                           start_all_that_fit);
   EXPECT_DOUBLE_EQ(record(result, 1).end, 100);
   EXPECT_TRUE(result.resizes.empty());
+}
+
+// ---------------------------------------------------------------- time limits
+// The time-limit rule in whole runs (Engine::expire_time_limit,
+// docs/simulator.md): a job that is ADAPTING is never timed out while it
+// adapts; the time it spends adapting is added to its limit when the
+// adaptation ends, and the limit is checked again from then on. The
+// engine's and the daemon's tests of the same rule are TimeLimitRule.* in
+// tests/engine and tests/integration.
+
+// Job 1 (malleable, 1..2 nodes, limit 100) runs beside job 2 (rigid, 2
+// nodes, 95 s) on 3 nodes. When job 2 ends at 95, job 1 grows to 2 nodes;
+// the expansion costs 10 s (adapt_start_s), so job 1 adapts from 95 to 105,
+// across its original limit, and its limit becomes 110.
+// Job 1: malleable, 1..2 nodes, limit 100, linear speedup, an expansion
+// costs 10 s; job 2: rigid, beside it.
+std::string job_1_and_2(double runtime_1, double submit_2, double runtime_2, int nodes_2) {
+  return R"(
+[cluster]
+nodes = 3
+[[job]]
+id = 1
+submit = 0
+runtime = )" + std::to_string(runtime_1) +
+         R"(
+walltime = 100
+nodes = 1
+min_nodes = 1
+max_nodes = 2
+serial_fraction = 0
+adapt_start_s = 10
+adapt_alpha_s = 0
+adapt_beta_s = 0
+[[job]]
+id = 2
+submit = )" + std::to_string(submit_2) +
+         "\nruntime = " + std::to_string(runtime_2) + "\nnodes = " + std::to_string(nodes_2) + "\n";
+}
+
+std::string grow_across_the_limit(double runtime) { return job_1_and_2(runtime, 0, 95, 2); }
+
+void start_then_grow(PassContext &ctx) {
+  for (const Job *job : ctx.pending()) {
+    if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
+  }
+  for (const Job *job : ctx.running()) {
+    if (job->spec.kind == JobKind::Malleable && job->state == JobState::Running &&
+        job->size() < 2 && ctx.nodes_idle() > 0) {
+      (void)ctx.expand(job->id, 2);
+    }
+  }
+}
+
+TEST(TimeLimitRule, AMalleableJobResizedAcrossItsLimitIsNotTimedOut) {
+  // 95 s of its 100 done at 95; the other 5 at twice the rate after 105.
+  const auto result = run(grow_across_the_limit(100), start_then_grow);
+  ASSERT_EQ(result.resizes.size(), 1u);
+  EXPECT_DOUBLE_EQ(result.resizes[0].time, 105);
+  EXPECT_EQ(record(result, 1).state, JobState::Completed) << "not timed out at 100 while adapting";
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 107.5);
+}
+
+TEST(TimeLimitRule, AfterTheAdaptationItsExtendedLimitIsCheckedAgain) {
+  // The same job with 200 s of work (its limit too short): 105 s left after
+  // the expansion would end at 157.5; its limit, 100 + 10 s adapting, ends it.
+  const auto result = run(grow_across_the_limit(200), start_then_grow);
+  ASSERT_EQ(result.resizes.size(), 1u);
+  EXPECT_EQ(record(result, 1).state, JobState::Timeout);
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 110);
+}
+
+// Job 1 (malleable, 1..2, limit 100) and job 3 (malleable, 2 nodes, 1..2)
+// fill 3 nodes. At 90 job 2 arrives and a pass shrinks job 3 to 1 node and
+// gives that node to job 1: job 1 is ADAPTING from 90 but waits for the node
+// until job 3's shrink ends at 120 (30 s); only then does its own expansion
+// (10 s) stop it. Its limit grows by those 10 s only: 110, which has passed
+// when the expansion ends at 130.
+std::string wait_for_a_node() {
+  return job_1_and_2(300, 90, 1, 1) + R"(
+[[job]]
+id = 3
+submit = 0
+runtime = 1000
+nodes = 2
+min_nodes = 1
+max_nodes = 2
+serial_fraction = 0
+adapt_stop_s = 30
+adapt_alpha_s = 0
+adapt_beta_s = 0
+)";
+}
+
+void give_job_3s_node_to_job_1(PassContext &ctx) {
+  for (const Job *job : ctx.pending()) {
+    if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
+  }
+  const Job *one = ctx.job(1);
+  const Job *three = ctx.job(3);
+  if (ctx.now() == 90 && one && three && three->size() == 2) {
+    EXPECT_EQ(ctx.shrink(3, 1), std::nullopt);
+    EXPECT_EQ(ctx.expand(1, 2), std::nullopt);
+  }
+}
+
+TEST(TimeLimitRule, AJobWaitingForItsExpansionPastItsLimitStopsOnceTheAdaptationEnds) {
+  const auto result = run(wait_for_a_node(), give_job_3s_node_to_job_1);
+  EXPECT_EQ(record(result, 1).state, JobState::Timeout);
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 130) << "not at 100, while it was ADAPTING";
+  EXPECT_EQ(record(result, 1).resizes, 1);
+}
+
+TEST(TimeLimitRule, AnExpansionRolledBackPastTheLimitStopsTheJobAtOnce) {
+  // The same, but the node job 1 waits for goes down at 105: the expansion
+  // is rolled back without ever stopping the job, so its limit stays 100,
+  // long passed: it ends at 105.
+  std::string toml = wait_for_a_node();
+  toml += R"(
+[[event]]
+time = 105
+type = "node_down"
+node = "n0003"
+)";
+  const auto result = run(toml, give_job_3s_node_to_job_1);
+  EXPECT_EQ(record(result, 1).state, JobState::Timeout);
+  EXPECT_DOUBLE_EQ(record(result, 1).end, 105);
+  EXPECT_EQ(record(result, 1).resizes, 0);
 }
 
 }  // namespace

@@ -80,8 +80,6 @@ class Engine {
   void job_started(JobId id);
   void job_ended(JobId id, int exit_status);
   void adaptation_done(JobId id, bool ok);
-  // The job's walltime is up: stop it as TIMEOUT.
-  void walltime_reached(JobId id);
   // Something outside the job broke it (an adaptation that failed in its
   // window): stop it as FAILED; `why` goes with its job.completing event.
   void fail(JobId id, const std::string& why);
@@ -111,6 +109,23 @@ class Engine {
 
   // Records an event that is not a job state change (policy reloads, ...).
   void publish(Event event) { emit(std::move(event)); }
+
+  // ---- time limits
+  // The one rule both drivers apply. A STARTING or RUNNING job whose limit
+  // (Job::est_end(): start + walltime + limit_extension) has passed at now()
+  // is stopped as TIMEOUT. A job that is ADAPTING is never timed out while it
+  // adapts: the time it spends adapting is added to its limit when the
+  // adaptation ends (and a shrink stretches what is left of the limit by
+  // old/new size), and its limit is checked again from then on. The daemon
+  // calls expire_time_limits() every turn and wakes at next_time_limit(); the
+  // simulator calls expire_time_limit(id) at the limit it planned for a job.
+  // Returns the jobs stopped, in start order.
+  std::vector<JobId> expire_time_limits();
+  // The same for one job; whether it was stopped.
+  bool expire_time_limit(JobId id);
+  // The earliest limit among STARTING and RUNNING jobs; nothing when none
+  // of them has one.
+  std::optional<double> next_time_limit() const;
 
   // ---- passes
   void request_pass(PassReason reason);

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sched/driver.hpp"
 #include "sched/engine.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/sim/metrics.hpp"
@@ -94,8 +95,6 @@ class Simulator : private Enactor, private EventSink {
 
   void push(Pending event);
   void handle(const Pending &event);
-  void settle();        // passes and enactment results at the current instant
-  bool feed_results();  // enactment results of this instant; false if none
   void schedule_tick(double after);
 
   const WorkloadJob &workload_job(const Run &run) const { return workload_.jobs[run.index]; }
@@ -106,8 +105,11 @@ class Simulator : private Enactor, private EventSink {
   // Schedules the run's next milestone (completion, phase change or evolving
   // request) and its time limit, under a fresh generation.
   void plan(JobId id, Run &run);
+  // Schedules the run's time limit under its current generation.
+  void plan_limit(JobId id, const Run &run);
   void reach_milestone(JobId id, Run &run);
   void end_adaptation(JobId id, Run &run);
+  void report_perf(JobId id);  // the model's MTCT for the job now
 
   // Enactor
   void start(const Job &job) override;
@@ -126,9 +128,9 @@ class Simulator : private Enactor, private EventSink {
   std::unordered_map<JobId, std::size_t> workload_index_;  // job id → workload job
   std::unordered_map<JobId, Run> runs_;                    // started jobs that have not ended
   std::uint64_t generations_ = 0;
-  std::vector<JobId> started_now_;  // launched in this instant, confirmed after the pass
-  std::vector<JobId> stopped_now_;
-  std::vector<JobId> perf_now_;  // performance data asked for in this instant
+  // What the enactor knows at once (a start confirmed, a stopped job's end,
+  // performance data), fed to the engine after the pass that caused it.
+  DeferredResults results_;
   std::vector<ResizeRecord> resizes_;
   std::vector<PowerSample> power_;
   void sample_power();
