@@ -324,7 +324,7 @@ void Daemon::on_event(const Event& event) {
     }
   }
   if (event.type == EventType::PowerCorridor) {
-    store_->set_meta(kCorridorMeta, nlohmann::json::array({event.value, event.value2}).dump());
+    store_->set_meta(kCorridorMeta, nlohmann::json::array({event.lower_w, event.upper_w}).dump());
   }
   const std::string topic(sched::topic(event.type));
   const std::string body = proto::encode_body(event_msg(event));

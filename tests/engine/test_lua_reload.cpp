@@ -86,6 +86,17 @@ TEST_F(LuaReload, ASyntaxErrorKeepsTheOldPolicy) {
   EXPECT_THAT(errors[0], HasSubstr("one"));
   EXPECT_THAT(errors[0], HasSubstr("policy.lua:3:"));
   EXPECT_EQ(h.log.count(EventType::PolicyReloaded), 0u);
+  // Typed, in the event and in the host's last failure.
+  const Event& event = h.log.events.back();
+  ASSERT_EQ(event.type, EventType::PolicyError);
+  EXPECT_EQ(event.code, "syntax");
+  EXPECT_EQ(event.file, "policy.lua");
+  EXPECT_EQ(event.line, 3);
+  const auto failure = host.last_failure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->code, PolicyFailureCode::Syntax);
+  EXPECT_EQ(failure->line, 3);
+  EXPECT_EQ(failure->message, *error);
   // The old policy goes on scheduling.
   h.submit(luatest::rigid(1));
   h.ok_pass();
@@ -108,6 +119,36 @@ TEST_F(LuaReload, AFailingDryPassKeepsTheOldPolicy) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_THAT(errors[0], HasSubstr("dry pass"));
   EXPECT_THAT(errors[0], HasSubstr("undefined_count"));
+  const Event& event = h.log.events.back();
+  EXPECT_EQ(event.code, "runtime");
+  EXPECT_EQ(event.file, "policy.lua");
+  EXPECT_EQ(event.line, 3);
+}
+
+TEST_F(LuaReload, FailuresAreTypedByKind) {
+  load(starter("one"));
+  EXPECT_FALSE(host.last_failure()) << "nothing failed yet";
+  edit("local P = { name = 'two', api = 1 }\nreturn P\n");
+  ASSERT_TRUE(host.reload());
+  auto failure = host.last_failure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->code, PolicyFailureCode::Api);
+  EXPECT_EQ(failure->file, "policy.lua");
+  EXPECT_THAT(failure->message, HasSubstr("no schedule(ctx) function"));
+
+  edit("local P = { name = 'two', api = 1 }\n"
+       "function P.schedule(ctx)\n"
+       "  while true do end\n"
+       "end\nreturn P\n");
+  h.clock.advance(5);
+  ASSERT_TRUE(host.reload());
+  failure = host.last_failure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->code, PolicyFailureCode::Timeout);
+  EXPECT_EQ(failure->line, 3);
+  EXPECT_EQ(failure->time, h.clock.now());
+  EXPECT_EQ(host.failed_reloads(), 2u);
+  EXPECT_EQ(host.current()->name(), "one");
 }
 
 TEST_F(LuaReload, TheDryPassChecksButNeverEnacts) {
@@ -203,9 +244,9 @@ end
   ASSERT_FALSE(error) << *error;
   EXPECT_EQ(host.current()->name(), "two");
   // The checks run in the new policy's save; an error there names the field.
-  std::string save_error;
+  std::optional<PolicyFailure> save_error;
   auto saved = host.current()->save(&save_error);
-  EXPECT_EQ(save_error, "");
+  EXPECT_EQ(save_error ? save_error->message : "", "");
   ASSERT_TRUE(saved);
   EXPECT_TRUE(LuaData(saved->lua_source).boolean("ok"));
 }

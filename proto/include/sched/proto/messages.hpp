@@ -293,12 +293,29 @@ struct NodeUpdate {
   }
 };
 
+struct PolicyFailureInfo {  // policy.info's last_failure: as a policy.error event's keys
+  double time = 0;
+  std::string code;  // syntax, runtime, timeout, memory, api, io
+  std::string message;
+  std::optional<std::string> file;
+  std::optional<int> line;
+  template <class V>
+  void fields(V& v) {
+    v("time", time);
+    v("code", code);
+    v("message", message);
+    v("file", file);
+    v("line", line);
+  }
+};
+
 struct PolicyInfoReply {
   std::string name;
   std::string path;
   std::uint64_t reloads = 0;
   std::uint64_t failed_reloads = 0;
-  std::optional<std::string> last_error;
+  std::optional<std::string> last_error;  // last_failure's message
+  std::optional<PolicyFailureInfo> last_failure;
   std::map<std::string, std::string> params;
   template <class V>
   void fields(V& v) {
@@ -307,6 +324,7 @@ struct PolicyInfoReply {
     v("reloads", reloads);
     v("failed_reloads", failed_reloads);
     v("last_error", last_error);
+    v("last_failure", last_failure);
     v("params", params);
   }
 };
@@ -889,10 +907,18 @@ struct EventMsg {
   std::optional<std::string> from;   // job state before
   std::optional<std::string> state;  // job state after
   std::optional<int> nodes;
-  std::optional<int> prev_nodes;
-  std::optional<double> value;
-  std::optional<double> value2;
+  std::optional<int> prev_nodes;           // job.adapting, job.resized, job.request
+  std::optional<double> expected_start;    // job.reserved
   std::optional<std::string> node;
+  std::optional<double> lower_w;           // power.corridor, power.violation
+  std::optional<double> upper_w;
+  std::optional<double> power_w;           // power.violation
+  std::optional<double> pass_s;            // sched.pass
+  std::optional<int> actions;
+  std::optional<std::string> reason;
+  std::optional<std::string> code;         // policy.error
+  std::optional<std::string> file;
+  std::optional<int> line;
   std::optional<std::string> message;
   template <class V>
   void fields(V& v) {
@@ -904,9 +930,17 @@ struct EventMsg {
     v("state", state);
     v("nodes", nodes);
     v("prev_nodes", prev_nodes);
-    v("value", value);
-    v("value2", value2);
+    v("expected_start", expected_start);
     v("node", node);
+    v("lower_w", lower_w);
+    v("upper_w", upper_w);
+    v("power_w", power_w);
+    v("pass_s", pass_s);
+    v("actions", actions);
+    v("reason", reason);
+    v("code", code);
+    v("file", file);
+    v("line", line);
     v("message", message);
   }
 };
