@@ -95,13 +95,13 @@ struct PowerCluster {
     int used = 0;
     for (int i = 0; i < running; ++i) {
       const int size = std::min(1 + static_cast<int>(rng() % spread), nodes - used - (running - i));
-      ids.push_back(*engine.submit(job(std::max(1, size))).value);
+      ids.push_back(*engine.submit(job(std::max(1, size))));
       used += std::max(1, size);
     }
     engine.set_policy(LuaPolicy::load(bench::policy_path("fcfs"), {}));
     engine.run_pass(PassReason::Manual);
     for (JobId id : ids) engine.job_started(id);
-    engine.submit(job(engine.cluster().idle_count() + 1));
+    (void)engine.submit(job(engine.cluster().idle_count() + 1));
     engine.set_corridor(600.0 * nodes / 14, 2100.0 * nodes / 14);
   }
 };
@@ -129,14 +129,15 @@ void run(benchmark::State& state, const char* mode) {
   LuaPolicyOptions options;
   options.params["mode"] = std::string(mode);
   auto policy = LuaPolicy::load(file.path(), options);
-  if (auto error = c.engine.dry_pass(*policy)) state.SkipWithError(error->c_str());  // model built
+  // The first pass builds the model.
+  if (auto error = c.engine.dry_pass(*policy)) state.SkipWithError(error->message.c_str());
   for (auto _ : state) {
     if (auto error = c.engine.dry_pass(*policy)) {
-      state.SkipWithError(error->c_str());
+      state.SkipWithError(error->message.c_str());
       break;
     }
   }
-  std::string error;
+  std::optional<PolicyFailure> error;
   if (auto saved = policy->save(&error)) state.SetLabel(saved->lua_source);
   state.counters["running"] = static_cast<double>(c.engine.running_jobs_count());
   state.counters["idle_now"] = c.engine.cluster().idle_count();

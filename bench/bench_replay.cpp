@@ -26,7 +26,7 @@ class CppHeadOnly : public Policy {
  public:
   std::string name() const override { return "head_only_cpp"; }
   bool time_dependent() const override { return false; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override {
     if (const Job* head = ctx.pending_at(0); head && head->spec.nodes <= ctx.nodes_idle()) {
       (void)ctx.start(head->id);
     }

@@ -1,5 +1,6 @@
 // `sched events`: schedd's events as they happen, one JSON object per line,
-// from its PUB socket (docs/protocol.md §6).
+// from its PUB socket: the event's body as published, with each topic's own
+// keys (docs/protocol.md §9).
 #include <signal.h>
 
 #include <cerrno>

@@ -116,15 +116,19 @@ Daemon::Daemon(DaemonConfig config)
     throw std::runtime_error("no policy " + config_.policy + " (neither a file nor " +
                              config_.policy_dir + "/" + config_.policy + ".lua)");
   }
-  if (auto error = policy_->load(*path)) {
+  if (const Status loaded = policy_->load(*path); !loaded.ok()) {
     // Jobs in the journal must not be stranded by a bad edit: run without a
     // policy (nothing starts) until the file is fixed.
-    Event event;
-    event.type = EventType::PolicyError;
-    event.message =
-        "policy " + *path + " not loaded, scheduling nothing until it is fixed: " + *error;
-    spdlog::error("{}", event.message);
-    engine_.publish(std::move(event));
+    const std::string why =
+        "policy " + *path + " not loaded, scheduling nothing until it is fixed: " + loaded.message();
+    spdlog::error("{}", why);
+    const auto failure = policy_->last_failure();
+    engine_.publish(failure ? policy_error_event(*failure, why) : [&] {
+      Event event;
+      event.type = EventType::PolicyError;
+      event.message = why;
+      return event;
+    }());
   }
   commit();
   started_at_ = clock_.now();
@@ -241,7 +245,8 @@ void Daemon::node_lost(const std::string& node, const std::string& why) {
   // the node back before it goes down, so its job keeps running.
   enactor_.adaptations().node_lost(node);
   enactor_.results().feed(engine_);
-  engine_.set_node_up(node, false, why);
+  // Only registered agents are lost, and their nodes are known: ok.
+  (void)engine_.set_node_up(node, false, why);
   // Jobs led from that node that were already being stopped: their end will
   // never be reported.
   const auto index = engine_.cluster().find(node);
@@ -310,7 +315,7 @@ void Daemon::on_event(const Event& event) {
     }
   }
   if (event.type == EventType::PowerCorridor) {
-    store_->set_meta(kCorridorMeta, nlohmann::json::array({event.value, event.value2}).dump());
+    store_->set_meta(kCorridorMeta, nlohmann::json::array({event.lower_w, event.upper_w}).dump());
   }
   const std::string topic(sched::topic(event.type));
   const std::string body = proto::encode_body(event_msg(event));
@@ -329,9 +334,8 @@ void Daemon::recover() {
       for (const auto& node : nodes) {
         const std::string name = node.value("name", "");
         if (name.empty() || engine_.cluster().find(name)) continue;
-        const NodeIndex index = engine_.add_node(name, node.value("cores", 1));
-        (void)index;
-        engine_.set_node_up(name, false, "waiting for its agent after a restart");
+        engine_.add_node(name, node.value("cores", 1));
+        (void)engine_.set_node_up(name, false, "waiting for its agent after a restart");
       }
     }
   }
@@ -339,8 +343,8 @@ void Daemon::recover() {
   int held = 0;
   const double deadline = clock_.now() + config_.down_after_s;
   for (const StoredJob& stored : store_->load_active_jobs()) {
-    if (auto error = engine_.restore_job(stored.job, stored.nodes)) {
-      spdlog::error("job {} not restored: {}", stored.job.id, *error);
+    if (const Status restored = engine_.restore_job(stored.job, stored.nodes); !restored.ok()) {
+      spdlog::error("job {} not restored: {}", stored.job.id, restored.message());
       continue;
     }
     if (stored.job.state == JobState::Pending) {

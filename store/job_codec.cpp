@@ -245,4 +245,33 @@ std::vector<std::string> decode_strings(const std::string& source) {
 
 std::string encode_ids(const std::vector<JobId>& ids) { return json(ids).dump(); }
 
+std::string encode_event_fields(const Event& event) {
+  json object = json::object();
+  if (event.expected_start != 0) object["expected_start"] = number(event.expected_start);
+  if (event.lower_w != 0) object["lower_w"] = number(event.lower_w);
+  if (event.upper_w != 0) object["upper_w"] = number(event.upper_w);
+  if (event.power_w != 0) object["power_w"] = number(event.power_w);
+  if (event.pass_s != 0) object["pass_s"] = number(event.pass_s);
+  if (event.actions != 0) object["actions"] = event.actions;
+  if (!event.reason.empty()) object["reason"] = text(event.reason);
+  if (!event.code.empty()) object["code"] = text(event.code);
+  if (!event.file.empty()) object["file"] = text(event.file);
+  if (event.line != 0) object["line"] = event.line;
+  return object.dump();
+}
+
+void decode_event_fields(const std::string& source, Event& event) {
+  const json object = parse_object(source, "fields");
+  read(object, "expected_start", event.expected_start);
+  read(object, "lower_w", event.lower_w);
+  read(object, "upper_w", event.upper_w);
+  read(object, "power_w", event.power_w);
+  read(object, "pass_s", event.pass_s);
+  read(object, "actions", event.actions);
+  read(object, "reason", event.reason);
+  read(object, "code", event.code);
+  read(object, "file", event.file);
+  read(object, "line", event.line);
+}
+
 }  // namespace sched::store

@@ -18,7 +18,10 @@ constexpr int kBusyTimeoutMs = 5000;
 constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 
 // Key fields are columns, so that acct filters are SQL; the rest of a job is
-// JSON (see job_codec.hpp). Times are REAL epoch seconds.
+// JSON (see job_codec.hpp). Times are REAL epoch seconds. An event's fields
+// that belong to its topic alone (expected_start, lower_w, pass_s, code, ...)
+// are a JSON object in `fields` (encode_event_fields), so that a field added
+// to a topic needs no schema change.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE jobs (
   id INTEGER PRIMARY KEY,
@@ -45,10 +48,9 @@ CREATE TABLE events (
   to_state TEXT NOT NULL,
   nodes INTEGER NOT NULL,
   prev_nodes INTEGER NOT NULL,
-  value REAL,
-  value2 REAL,
   node TEXT NOT NULL,
-  message TEXT NOT NULL
+  message TEXT NOT NULL,
+  fields TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -84,12 +86,29 @@ const std::string kSelectFinished = std::string("SELECT ") + kJobColumns +
                                     " ORDER BY end_time, id LIMIT ?6";
 const std::string kMaxJobId = "SELECT COALESCE(MAX(id), 0) FROM jobs";
 
+// Schema 1 kept two anonymous numbers per event (value, value2); schema 2
+// names them per topic in `fields`. Old rows get the names their topic gives
+// the numbers; a sched.pass row also moves its action count (nodes) and its
+// reason (message) there. A NULL value read as 0 before, and still does.
+constexpr const char* kMigrate1To2 = R"sql(
+ALTER TABLE events ADD COLUMN fields TEXT NOT NULL DEFAULT '{}';
+UPDATE events SET fields = json_object('expected_start', COALESCE(value, 0))
+  WHERE type = 'job.reserved';
+UPDATE events SET fields = json_object('lower_w', COALESCE(value, 0), 'upper_w', COALESCE(value2, 0))
+  WHERE type = 'power.corridor';
+UPDATE events SET fields = json_object('pass_s', COALESCE(value, 0), 'actions', nodes,
+                                       'reason', message), nodes = 0, message = ''
+  WHERE type = 'sched.pass';
+ALTER TABLE events DROP COLUMN value;
+ALTER TABLE events DROP COLUMN value2;
+)sql";
+
 const std::string kInsertEvent =
-    "INSERT INTO events (seq, time, type, job, from_state, to_state, nodes, prev_nodes, value, "
-    "value2, node, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    "INSERT INTO events (seq, time, type, job, from_state, to_state, nodes, prev_nodes, node, "
+    "message, fields) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 const std::string kSelectEvents =
-    "SELECT seq, time, type, job, from_state, to_state, nodes, prev_nodes, value, value2, node, "
-    "message FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2";
+    "SELECT seq, time, type, job, from_state, to_state, nodes, prev_nodes, node, message, fields "
+    "FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2";
 const std::string kLastEventSeq = "SELECT COALESCE(MAX(seq), 0) FROM events";
 
 const std::string kUpsertMeta =
@@ -178,10 +197,9 @@ Event read_event(const store::Statement& row) {
     event.to = parse_column(parse_job_state(to), "state", to);
     event.nodes = static_cast<int>(row.column_int(6));
     event.prev_nodes = static_cast<int>(row.column_int(7));
-    event.value = row.column_double(8);
-    event.value2 = row.column_double(9);
-    event.node = row.column_text(10);
-    event.message = row.column_text(11);
+    event.node = row.column_text(8);
+    event.message = row.column_text(9);
+    store::decode_event_fields(row.column_text(10), event);
   } catch (const store::CodecError& e) {
     throw store::CodecError("event " + std::to_string(event.seq) + ": " + e.what());
   }
@@ -234,6 +252,11 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
                      " is newer than this build of sched understands (" +
                      std::to_string(StateStore::kSchemaVersion) +
                      "); run a newer sched or use another file");
+  }
+  if (version == 1) {
+    db.exec(kMigrate1To2);
+    db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
+    return;
   }
   if (version < StateStore::kSchemaVersion) {
     throw StoreError(prefix + "schema version " + std::to_string(version) +
@@ -413,10 +436,9 @@ void StateStore::append_event(const Event& event) {
     q->bind_text(6, to_string(event.to));
     q->bind_int(7, event.nodes);
     q->bind_int(8, event.prev_nodes);
-    q->bind_double(9, event.value);
-    q->bind_double(10, event.value2);
-    q->bind_text(11, event.node);
-    q->bind_text(12, event.message);
+    q->bind_text(9, event.node);
+    q->bind_text(10, event.message);
+    q->bind_text(11, store::encode_event_fields(event));
     q->step();
   });
 }

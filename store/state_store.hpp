@@ -83,8 +83,9 @@ class StateStore {
   void set_meta(const std::string& key, const std::string& value);
   std::optional<std::string> meta(const std::string& key) const;
 
-  // The schema this build writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 1;
+  // The schema this build writes (PRAGMA user_version). Opening a file of
+  // schema 1 upgrades it in place (events' value/value2 become named fields).
+  static constexpr int kSchemaVersion = 2;
 
  private:
   struct Impl;

@@ -152,11 +152,38 @@ proto::EventMsg event_msg(const Event& event) {
     msg.state = std::string(to_string(event.to));
   }
   if (event.nodes != 0 || event.job != 0) msg.nodes = event.nodes;
-  if (event.type == EventType::JobResized || event.type == EventType::JobAdapting) {
-    msg.prev_nodes = event.prev_nodes;
+  // Each topic's own keys (docs/protocol.md §9): present whenever the topic has them.
+  switch (event.type) {
+    case EventType::JobAdapting:
+    case EventType::JobResized:
+    case EventType::JobRequest:
+      msg.prev_nodes = event.prev_nodes;
+      break;
+    case EventType::JobReserved:
+      msg.expected_start = event.expected_start;
+      break;
+    case EventType::PowerCorridor:
+      msg.lower_w = event.lower_w;
+      msg.upper_w = event.upper_w;
+      break;
+    case EventType::PowerViolation:
+      msg.power_w = event.power_w;
+      msg.lower_w = event.lower_w;
+      msg.upper_w = event.upper_w;
+      break;
+    case EventType::SchedPass:
+      msg.pass_s = event.pass_s;
+      msg.actions = event.actions;
+      msg.reason = event.reason;
+      break;
+    case EventType::PolicyError:
+      if (!event.code.empty()) msg.code = event.code;
+      if (!event.file.empty()) msg.file = event.file;
+      if (event.line > 0) msg.line = event.line;
+      break;
+    default:
+      break;
   }
-  if (event.value != 0) msg.value = event.value;
-  if (event.value2 != 0) msg.value2 = event.value2;
   if (!event.node.empty()) msg.node = event.node;
   if (!event.message.empty()) msg.message = event.message;
   return msg;

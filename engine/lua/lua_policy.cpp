@@ -61,27 +61,29 @@ std::unique_ptr<LuaPolicy> LuaPolicy::load(const std::string& path,
 
 std::string LuaPolicy::name() const { return rt_->policy_name(); }
 
-std::optional<std::string> LuaPolicy::schedule(PassContext& ctx) { return rt_->run_schedule(ctx); }
+std::optional<PolicyFailure> LuaPolicy::schedule(PassContext& ctx) {
+  return rt_->run_schedule(ctx);
+}
 
 void LuaPolicy::on_event(const Event& event) {
   if (auto error = rt_->run_on_event(event)) {
     ++event_errors_;
-    spdlog::warn("policy {}: on_event({}): {}", name(), topic(event.type), *error);
+    spdlog::warn("policy {}: on_event({}): {}", name(), topic(event.type), error->message);
   }
 }
 
-std::optional<SavedPolicyState> LuaPolicy::save(std::string* error) {
+std::optional<SavedPolicyState> LuaPolicy::save(std::optional<PolicyFailure>* failure) {
   std::string source;
   bool present = false;
   if (auto e = rt_->run_save(&source, &present)) {
-    if (error) *error = *e;
+    if (failure) *failure = std::move(e);
     return std::nullopt;
   }
   if (!present) return std::nullopt;
   return SavedPolicyState{std::move(source)};
 }
 
-std::optional<std::string> LuaPolicy::restore(const SavedPolicyState& state) {
+std::optional<PolicyFailure> LuaPolicy::restore(const SavedPolicyState& state) {
   return rt_->run_restore(state.lua_source);
 }
 

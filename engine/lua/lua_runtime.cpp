@@ -60,7 +60,13 @@ int message_handler(lua_State* L) {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw PolicyLoadError("cannot read policy file " + path + ": " + std::strerror(errno));
+  if (!in) {
+    PolicyFailure failure;
+    failure.code = PolicyFailureCode::Io;
+    failure.message = "cannot read policy file " + path + ": " + std::strerror(errno);
+    failure.file = path;
+    throw PolicyLoadError(std::move(failure));
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -150,7 +156,10 @@ LuaRuntime::LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& o
                                      : options.lib_dir;
   memory_.limit = options.memory_limit;
   L_ = lua_newstate(bounded_alloc, &memory_);
-  if (!L_) throw PolicyLoadError("cannot create a Lua state (memory limit too low?)");
+  if (!L_) {
+    throw PolicyLoadError(PolicyFailure{PolicyFailureCode::Memory,
+                                        "cannot create a Lua state (memory limit too low?)", "", 0});
+  }
   *static_cast<LuaRuntime**>(lua_getextraspace(L_)) = this;
   open_sandbox();
 }
@@ -251,7 +260,7 @@ void LuaRuntime::lock_globals() {
   lua_pop(L_, 1);
 }
 
-std::optional<std::string> LuaRuntime::call_bounded(int nargs, int nresults) {
+std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
   executed_ = 0;
   instructions_exceeded_ = false;
   memory_.exceeded = false;
@@ -261,19 +270,25 @@ std::optional<std::string> LuaRuntime::call_bounded(int nargs, int nresults) {
   lua_insert(L_, base);
   const int status = lua_pcall(L_, nargs, nresults, base);
   lua_remove(L_, base);
-  std::optional<std::string> error;
+  std::optional<PolicyFailure> error;
   if (status != LUA_OK) {
     const char* msg = lua_tostring(L_, -1);
-    error = msg ? msg : "unknown Lua error";
+    error = PolicyFailure::from_lua(
+        instructions_exceeded_ ? PolicyFailureCode::Timeout : PolicyFailureCode::Runtime,
+        msg ? msg : "unknown Lua error");
     lua_pop(L_, 1);
   }
   // A policy that caught the bound's error with pcall still failed.
   if (instructions_exceeded_ && !error) {
-    error = "instruction limit (" + std::to_string(instruction_limit_) + ") exceeded";
+    error = PolicyFailure{PolicyFailureCode::Timeout,
+                          "instruction limit (" + std::to_string(instruction_limit_) + ") exceeded",
+                          "", 0};
   }
   if (memory_.exceeded) {
     if (!error || status == LUA_ERRMEM) {
-      error = "memory limit (" + std::to_string(memory_.limit) + " bytes) exceeded";
+      error = PolicyFailure{PolicyFailureCode::Memory,
+                            "memory limit (" + std::to_string(memory_.limit) + " bytes) exceeded",
+                            "", 0};
     }
     if (status == LUA_OK) {
       lua_pop(L_, nresults == LUA_MULTRET ? 0 : nresults);
@@ -290,26 +305,33 @@ std::optional<std::string> LuaRuntime::call_bounded(int nargs, int nresults) {
 void LuaRuntime::load_policy() {
   const std::string source = read_file(path_);
   const std::string chunkname = "@" + display_name_;
-  if (luaL_loadbufferx(L_, source.data(), source.size(), chunkname.c_str(), "t") != LUA_OK) {
+  const int loaded = luaL_loadbufferx(L_, source.data(), source.size(), chunkname.c_str(), "t");
+  if (loaded != LUA_OK) {
     std::string msg = lua_tostring(L_, -1);
     lua_pop(L_, 1);
-    throw PolicyLoadError(msg);
+    throw PolicyLoadError(PolicyFailure::from_lua(
+        loaded == LUA_ERRMEM ? PolicyFailureCode::Memory : PolicyFailureCode::Syntax, msg));
   }
-  if (auto error = call_bounded(0, 1)) throw PolicyLoadError(display_name_ + ": " + *error);
+  if (auto error = call_bounded(0, 1)) throw PolicyLoadError(error->prefixed(display_name_ + ": "));
+  // Breaches of the policy API: the file is fine Lua, the table it returns is not a policy.
+  const auto api_error = [this](const std::string& why) {
+    return PolicyLoadError(PolicyFailure{PolicyFailureCode::Api, display_name_ + ": " + why,
+                                         display_name_, 0});
+  };
   if (!lua_istable(L_, -1)) {
     lua_pop(L_, 1);
-    throw PolicyLoadError(display_name_ + ": the file must return a table (local P = {...}; return P)");
+    throw api_error("the file must return a table (local P = {...}; return P)");
   }
   lua_getfield(L_, -1, "api");
   if (!lua_isinteger(L_, -1) || lua_tointeger(L_, -1) != 1) {
     lua_pop(L_, 2);
-    throw PolicyLoadError(display_name_ + ": the policy must declare api = 1");
+    throw api_error("the policy must declare api = 1");
   }
   lua_pop(L_, 1);
   lua_getfield(L_, -1, "schedule");
   if (!lua_isfunction(L_, -1)) {
     lua_pop(L_, 2);
-    throw PolicyLoadError(display_name_ + ": the policy has no schedule(ctx) function");
+    throw api_error("the policy has no schedule(ctx) function");
   }
   lua_pop(L_, 1);
   lua_getfield(L_, -1, "name");
@@ -320,7 +342,7 @@ void LuaRuntime::load_policy() {
   lua_getfield(L_, -1, "time_dependent");
   if (!lua_isnil(L_, -1) && !lua_isboolean(L_, -1)) {
     lua_pop(L_, 2);
-    throw PolicyLoadError(display_name_ + ": time_dependent must be a boolean");
+    throw api_error("time_dependent must be a boolean");
   }
   time_dependent_ = lua_isnil(L_, -1) || lua_toboolean(L_, -1);
   lua_pop(L_, 1);
@@ -330,7 +352,7 @@ void LuaRuntime::load_policy() {
     lua_pop(L_, 1);
     if (bad) {
       lua_pop(L_, 1);
-      throw PolicyLoadError(display_name_ + ": " + optional + " must be a function");
+      throw api_error(std::string(optional) + " must be a function");
     }
   }
   ref_policy_ = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -408,7 +430,7 @@ void LuaRuntime::run_schedule_inner(PassContext& ctx) {
   lua_call(L_, 1, 0);
 }
 
-std::optional<std::string> LuaRuntime::run_schedule(PassContext& ctx) {
+std::optional<PolicyFailure> LuaRuntime::run_schedule(PassContext& ctx) {
   pass_ = &ctx;
   cluster_ = &ctx.cluster();
   TrampolineArgs args{this, &ctx};
@@ -662,7 +684,7 @@ void LuaRuntime::push_refusal(const Refusal& refusal) {
 
 // ---------------------------------------------------------------- other calls
 
-std::optional<std::string> LuaRuntime::run_on_event(const Event& event) {
+std::optional<PolicyFailure> LuaRuntime::run_on_event(const Event& event) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
   lua_getfield(L_, -1, "on_event");
   lua_remove(L_, -2);
@@ -693,8 +715,7 @@ std::optional<std::string> LuaRuntime::run_on_event(const Event& event) {
   lua_setfield(L_, -2, "nodes");
   lua_pushinteger(L_, event.prev_nodes);
   lua_setfield(L_, -2, "prev_nodes");
-  lua_pushnumber(L_, event.value);
-  lua_setfield(L_, -2, "value");
+  push_event_fields(event);
   if (!event.node.empty()) {
     lua_pushlstring(L_, event.node.data(), event.node.size());
     lua_setfield(L_, -2, "node");
@@ -706,7 +727,50 @@ std::optional<std::string> LuaRuntime::run_on_event(const Event& event) {
   return call_bounded(2, 0);
 }
 
-std::optional<std::string> LuaRuntime::run_save(std::string* source, bool* present) {
+void LuaRuntime::push_event_fields(const Event& event) {
+  // The table is at the top of the stack. docs/policy-api.md §5 lists what
+  // each topic carries.
+  const auto set_num = [this](const char* key, double v) {
+    lua_pushnumber(L_, v);
+    lua_setfield(L_, -2, key);
+  };
+  const auto set_str = [this](const char* key, std::string_view v) {
+    lua_pushlstring(L_, v.data(), v.size());
+    lua_setfield(L_, -2, key);
+  };
+  // API version 1 had one number per event; it stays for policies written
+  // against it: the expected start, the corridor's lower bound, else 0.
+  double value = 0;
+  switch (event.type) {
+    case EventType::JobReserved:
+      set_num("expected_start", event.expected_start);
+      value = event.expected_start;
+      break;
+    case EventType::PowerCorridor:
+      set_num("lower_w", event.lower_w);
+      set_num("upper_w", event.upper_w);
+      value = event.lower_w;
+      break;
+    case EventType::PowerViolation:
+      set_num("power_w", event.power_w);
+      set_num("lower_w", event.lower_w);
+      set_num("upper_w", event.upper_w);
+      break;
+    case EventType::PolicyError:
+      if (!event.code.empty()) set_str("code", event.code);
+      if (!event.file.empty()) set_str("file", event.file);
+      if (event.line > 0) {
+        lua_pushinteger(L_, event.line);
+        lua_setfield(L_, -2, "line");
+      }
+      break;
+    default:
+      break;
+  }
+  set_num("value", value);
+}
+
+std::optional<PolicyFailure> LuaRuntime::run_save(std::string* source, bool* present) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
   lua_getfield(L_, -1, "save");
   lua_remove(L_, -2);
@@ -716,16 +780,17 @@ std::optional<std::string> LuaRuntime::run_save(std::string* source, bool* prese
     return std::nullopt;
   }
   *present = true;
-  if (auto error = call_bounded(0, 1)) return "save: " + *error;
+  if (auto error = call_bounded(0, 1)) return error->prefixed("save: ");
   std::string out;
   auto error = serialize_lua_value(L_, -1, out);
   lua_pop(L_, 1);
-  if (error) return "save: " + *error;
+  // Not plain data (a function, a cycle): the policy API's rule for save.
+  if (error) return PolicyFailure{PolicyFailureCode::Api, "save: " + *error, "", 0};
   *source = "return " + out;
   return std::nullopt;
 }
 
-std::optional<std::string> LuaRuntime::run_restore(const std::string& source) {
+std::optional<PolicyFailure> LuaRuntime::run_restore(const std::string& source) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
   lua_getfield(L_, -1, "restore");
   lua_remove(L_, -2);
@@ -736,13 +801,13 @@ std::optional<std::string> LuaRuntime::run_restore(const std::string& source) {
   if (luaL_loadbufferx(L_, source.data(), source.size(), "=(saved state)", "t") != LUA_OK) {
     std::string msg = lua_tostring(L_, -1);
     lua_pop(L_, 2);
-    return "restore: " + msg;
+    return PolicyFailure{PolicyFailureCode::Runtime, "restore: " + msg, "", 0};
   }
   if (auto error = call_bounded(0, 1)) {
     lua_pop(L_, 1);
-    return "restore: " + *error;
+    return error->prefixed("restore: ");
   }
-  if (auto error = call_bounded(1, 0)) return "restore: " + *error;
+  if (auto error = call_bounded(1, 0)) return error->prefixed("restore: ");
   return std::nullopt;
 }
 

@@ -13,6 +13,7 @@
 
 #include "sched/job.hpp"
 #include "sched/lua_policy.hpp"
+#include "sched/policy_failure.hpp"
 
 namespace sched {
 
@@ -42,12 +43,12 @@ class LuaRuntime {
   const std::string& policy_name() const { return name_; }
   bool time_dependent() const { return time_dependent_; }
 
-  std::optional<std::string> run_schedule(PassContext& ctx);
+  std::optional<PolicyFailure> run_schedule(PassContext& ctx);
   // The body of a pass, run inside the protected trampoline.
   void run_schedule_inner(PassContext& ctx);
-  std::optional<std::string> run_on_event(const Event& event);
-  std::optional<std::string> run_save(std::string* source, bool* present);
-  std::optional<std::string> run_restore(const std::string& source);
+  std::optional<PolicyFailure> run_on_event(const Event& event);
+  std::optional<PolicyFailure> run_save(std::string* source, bool* present);
+  std::optional<PolicyFailure> run_restore(const std::string& source);
 
   std::size_t memory_used() const { return memory_.used; }
 
@@ -69,7 +70,7 @@ class LuaRuntime {
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction and memory bounds.
-  std::optional<std::string> call_bounded(int nargs, int nresults);
+  std::optional<PolicyFailure> call_bounded(int nargs, int nresults);
   void note_instructions(int count);
   bool instructions_exceeded() const { return instructions_exceeded_; }
   std::uint64_t instruction_limit() const { return instruction_limit_; }
@@ -80,6 +81,8 @@ class LuaRuntime {
   void open_sandbox();
   void lock_globals();
   void set_pass_fields(PassContext& ctx);
+  // The named fields of an event's topic, into the table at the top of the stack.
+  void push_event_fields(const Event& event);
   void sweep_job_cache(PassContext& ctx);
   void fill_job(int data_index, const Job& job);
   // Pushes the (cached, refreshed) read-only table of a job; `proxies` and

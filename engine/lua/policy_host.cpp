@@ -40,62 +40,77 @@ std::string PolicyHost::fingerprint() const {
          std::to_string(text.str().size());
 }
 
-std::optional<std::string> PolicyHost::load(const std::string& path) {
+Status PolicyHost::load(const std::string& path) {
   path_ = path;
   seen_fingerprint_ = fingerprint();
   try {
     current_ = LuaPolicy::load(path_, options_);
   } catch (const PolicyLoadError& e) {
-    return std::string(e.what());
+    record(e.failure());
+    return Status::invalid(e.what());
   }
   engine_.set_policy(current_);
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> PolicyHost::try_replace() {
+std::optional<PolicyFailure> PolicyHost::try_replace() {
   std::shared_ptr<LuaPolicy> fresh;
   try {
     fresh = LuaPolicy::load(path_, options_);
   } catch (const PolicyLoadError& e) {
-    return std::string(e.what());
+    return e.failure();
   }
   if (current_) {
-    std::string error;
+    std::optional<PolicyFailure> error;
     auto saved = current_->save(&error);
-    if (!error.empty()) return "old policy: " + error;
+    if (error) return error->prefixed("old policy: ");
     if (saved) {
-      if (auto e = fresh->restore(*saved)) return *e;
+      if (auto e = fresh->restore(*saved)) return e;
     }
   }
-  if (auto e = engine_.dry_pass(*fresh)) return "dry pass: " + *e;
+  if (auto e = engine_.dry_pass(*fresh)) return e->prefixed("dry pass: ");
   current_ = std::move(fresh);
   engine_.set_policy(current_);
   return std::nullopt;
 }
 
-std::optional<std::string> PolicyHost::reload() {
+Status PolicyHost::reload() {
   seen_fingerprint_ = fingerprint();
-  auto error = try_replace();
-  Event event;
-  if (error) {
+  const auto failure = try_replace();
+  if (failure) {
     ++failed_reloads_;
-    event.type = EventType::PolicyError;
-    event.message = "reload of " + path_ + " refused, keeping " +
-                    (current_ ? current_->name() : std::string("no policy")) + ": " + *error;
-    spdlog::warn("{}", event.message);
-  } else {
-    ++reloads_;
-    event.type = EventType::PolicyReloaded;
-    event.message = current_->name() + " from " + path_;
-    spdlog::info("policy reloaded: {}", event.message);
+    record(*failure);
+    const std::string message = "reload of " + path_ + " refused, keeping " +
+                                (current_ ? current_->name() : std::string("no policy")) + ": " +
+                                failure->message;
+    spdlog::warn("{}", message);
+    engine_.publish(policy_error_event(*failure, message));
+    return Status::invalid(failure->message);
   }
+  ++reloads_;
+  Event event;
+  event.type = EventType::PolicyReloaded;
+  event.message = current_->name() + " from " + path_;
+  spdlog::info("policy reloaded: {}", event.message);
   engine_.publish(std::move(event));
-  return error;
+  return {};
+}
+
+void PolicyHost::record(PolicyFailure failure) {
+  failure.time = engine_.now();
+  last_failure_ = std::move(failure);
+}
+
+std::optional<PolicyFailure> PolicyHost::last_failure() const {
+  // The later of the host's own (load, reload) and the engine's (a pass).
+  const auto& pass = engine_.stats().last_failure;
+  if (pass && (!last_failure_ || pass->time >= last_failure_->time)) return pass;
+  return last_failure_;
 }
 
 bool PolicyHost::reload_if_changed() {
   if (path_.empty() || fingerprint() == seen_fingerprint_) return false;
-  reload();
+  (void)reload();  // a refusal is published as policy.error and kept as last_failure()
   return true;
 }
 

@@ -121,21 +121,18 @@ void Engine::account_allocation(Job& job) {
 
 // ---------------------------------------------------------------- inputs
 
-Outcome<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
-  Outcome<JobId> out;
-  if (auto error = normalize_spec(spec)) {
-    out.error = *error;
-    return out;
-  }
+Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
+  if (auto error = normalize_spec(spec)) return Status::invalid(*error);
   const int smallest = spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes;
   if (smallest > cluster_.size()) {
-    out.error = "job needs " + std::to_string(smallest) + " nodes; the cluster has " +
-                std::to_string(cluster_.size());
-    return out;
+    return Status::invalid("job needs " + std::to_string(smallest) + " nodes; the cluster has " +
+                           std::to_string(cluster_.size()));
   }
-  if (requested_id < 0 || (requested_id != 0 && jobs_.count(requested_id))) {
-    out.error = "job id " + std::to_string(requested_id) + " is already taken";
-    return out;
+  if (requested_id < 0) {
+    return Status::invalid("job id " + std::to_string(requested_id) + " is already taken");
+  }
+  if (requested_id != 0 && jobs_.count(requested_id)) {
+    return Status::conflict("job id " + std::to_string(requested_id) + " is already taken");
   }
   const JobId id = requested_id != 0 ? requested_id : last_id_ + 1;
   last_id_ = std::max(last_id_, id);
@@ -156,20 +153,23 @@ Outcome<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   event.nodes = ref.spec.nodes;
   emit(std::move(event));
   request_pass(PassReason::Submit);
-  out.value = id;
-  return out;
+  return id;
 }
 
-std::optional<std::string> Engine::restore_job(const Job& saved,
-                                               const std::vector<std::string>& nodes) {
-  if (is_terminal(saved.state)) return "job " + std::to_string(saved.id) + " has ended";
-  if (saved.id <= 0 || jobs_.count(saved.id)) {
-    return "job id " + std::to_string(saved.id) + " is already taken";
+Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nodes) {
+  if (is_terminal(saved.state)) {
+    return Status::invalid("job " + std::to_string(saved.id) + " has ended");
+  }
+  if (saved.id <= 0) {
+    return Status::invalid("job id " + std::to_string(saved.id) + " is already taken");
+  }
+  if (jobs_.count(saved.id)) {
+    return Status::conflict("job id " + std::to_string(saved.id) + " is already taken");
   }
   const bool held = saved.state != JobState::Pending;
   std::vector<NodeIndex> allocation;
   if (held) {
-    if (nodes.empty()) return "job " + std::to_string(saved.id) + " held no nodes";
+    if (nodes.empty()) return Status::invalid("job " + std::to_string(saved.id) + " held no nodes");
     for (const std::string& name : nodes) {
       auto index = cluster_.find(name);
       if (!index) {
@@ -177,7 +177,8 @@ std::optional<std::string> Engine::restore_job(const Job& saved,
         cluster_.set_up(*index, false);  // until its agent registers
       }
       if (cluster_.node(*index).job != 0) {
-        return "node " + name + " is held by job " + std::to_string(cluster_.node(*index).job);
+        return Status::conflict("node " + name + " is held by job " +
+                                std::to_string(cluster_.node(*index).job));
       }
       allocation.push_back(*index);
     }
@@ -205,12 +206,12 @@ std::optional<std::string> Engine::restore_job(const Job& saved,
   }
   ++state_version_;
   request_pass(PassReason::Manual);
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> Engine::cancel(JobId id) {
+Status Engine::cancel(JobId id) {
   Job* job = job_mut(id);
-  if (!job) return "no job " + std::to_string(id);
+  if (!job) return Status::not_found("no job " + std::to_string(id));
   switch (job->state) {
     case JobState::Pending:
       pending_.erase(*job);
@@ -218,17 +219,17 @@ std::optional<std::string> Engine::cancel(JobId id) {
       --active_;
       transition(*job, JobState::Cancelled, EventType::JobCancelled, "cancelled while pending");
       request_pass(PassReason::Completion);
-      return std::nullopt;
+      return {};
     case JobState::Starting:
     case JobState::Running:
     case JobState::Adapting:
       begin_stop(*job, JobState::Cancelled, StopReason::Cancel);
-      return std::nullopt;
+      return {};
     case JobState::Completing:
-      return "job " + std::to_string(id) + " is already ending";
+      return Status::conflict("job " + std::to_string(id) + " is already ending");
     default:
-      return "job " + std::to_string(id) + " has already ended (" +
-             std::string(to_string(job->state)) + ")";
+      return Status::conflict("job " + std::to_string(id) + " has already ended (" +
+                              std::string(to_string(job->state)) + ")");
   }
 }
 
@@ -269,26 +270,30 @@ void Engine::perf_report(JobId id, double mtct) {
   request_pass(PassReason::Perf);
 }
 
-std::optional<std::string> Engine::resize_request(JobId id, ResizeRequest request) {
+Status Engine::resize_request(JobId id, ResizeRequest request) {
   Job* job = job_mut(id);
-  if (!job) return "no job " + std::to_string(id);
+  if (!job) return Status::not_found("no job " + std::to_string(id));
   if (job->spec.kind != JobKind::Evolving) {
-    return "job " + std::to_string(id) + " is " + std::string(to_string(job->spec.kind)) +
-           ", only evolving jobs ask to resize";
+    return Status::invalid("job " + std::to_string(id) + " is " +
+                           std::string(to_string(job->spec.kind)) +
+                           ", only evolving jobs ask to resize");
   }
   if (job->state != JobState::Running && job->state != JobState::Adapting) {
-    return "job " + std::to_string(id) + " is " + std::string(to_string(job->state));
+    return Status::conflict("job " + std::to_string(id) + " is " +
+                            std::string(to_string(job->state)));
   }
   const bool expand = request.op == ResizeRequest::Op::Expand;
   const int current = job->size();
   if (expand ? request.nodes <= current : request.nodes >= current) {
-    return "job " + std::to_string(id) + " holds " + std::to_string(current) + " nodes; cannot " +
-           (expand ? "grow" : "shrink") + " to " + std::to_string(request.nodes);
+    // Right or wrong depends on the size the job holds now.
+    return Status::conflict("job " + std::to_string(id) + " holds " + std::to_string(current) +
+                            " nodes; cannot " + (expand ? "grow" : "shrink") + " to " +
+                            std::to_string(request.nodes));
   }
   if (request.nodes < job->spec.min_nodes || request.nodes > job->spec.max_nodes ||
       !is_allowed_size(job->spec.constraint, request.nodes)) {
-    return "job " + std::to_string(id) + ": " + std::to_string(request.nodes) +
-           " nodes is outside its bounds or constraint";
+    return Status::invalid("job " + std::to_string(id) + ": " + std::to_string(request.nodes) +
+                           " nodes is outside its bounds or constraint");
   }
   job->request = request;
   touch(*job);
@@ -301,7 +306,7 @@ std::optional<std::string> Engine::resize_request(JobId id, ResizeRequest reques
   event.message = expand ? "expand" : "shrink";
   emit(std::move(event));
   request_pass(PassReason::Request);
-  return std::nullopt;
+  return {};
 }
 
 void Engine::power_report(JobId id, double watts_per_node) {
@@ -319,18 +324,17 @@ void Engine::set_corridor(double lower_w, double upper_w) {
   corridor_upper_w_ = upper_w;
   Event event;
   event.type = EventType::PowerCorridor;
-  event.value = lower_w;
-  event.value2 = upper_w;
+  event.lower_w = lower_w;
+  event.upper_w = upper_w;
   emit(std::move(event));
   request_pass(PassReason::Corridor);
 }
 
-std::optional<std::string> Engine::set_node_up(const std::string& name, bool up,
-                                               const std::string& why) {
+Status Engine::set_node_up(const std::string& name, bool up, const std::string& why) {
   const auto index = cluster_.find(name);
-  if (!index) return "no node " + name;
+  if (!index) return Status::not_found("no node " + name);
   const Node& node = cluster_.node(*index);
-  if (node.up == up) return std::nullopt;
+  if (node.up == up) return {};
   cluster_.set_up(*index, up);
   Event event;
   event.type = up ? EventType::NodeUp : EventType::NodeDown;
@@ -351,20 +355,20 @@ std::optional<std::string> Engine::set_node_up(const std::string& name, bool up,
     }
   }
   request_pass(PassReason::Manual);
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> Engine::set_node_draining(const std::string& name, bool draining) {
+Status Engine::set_node_draining(const std::string& name, bool draining) {
   const auto index = cluster_.find(name);
-  if (!index) return "no node " + name;
-  if (cluster_.node(*index).draining == draining) return std::nullopt;
+  if (!index) return Status::not_found("no node " + name);
+  if (cluster_.node(*index).draining == draining) return {};
   cluster_.set_draining(*index, draining);
   Event event;
   event.type = draining ? EventType::NodeDrain : EventType::NodeUp;
   event.node = name;
   emit(std::move(event));
   request_pass(PassReason::Manual);
-  return std::nullopt;
+  return {};
 }
 
 void Engine::extend_limit(Job& job, const Resize& resize, bool ok) {

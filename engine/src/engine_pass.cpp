@@ -32,12 +32,12 @@ void Engine::run_pass(PassReason reason) {
   in_pass_ = true;
   const double t0 = clock_.monotonic();
   PassContext ctx(*this, reason, /*dry=*/false);
-  std::optional<std::string> error;
+  std::optional<PolicyFailure> error;
   policy_busy_ = true;
   try {
     error = policy_->schedule(ctx);
   } catch (const std::exception &e) {
-    error = std::string("policy raised: ") + e.what();
+    error = PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
   }
   policy_busy_ = false;
   std::size_t enacted = 0;
@@ -69,30 +69,30 @@ void Engine::run_pass(PassReason reason) {
   }
   if (error) {
     ++stats_.failed;
-    Event event;
-    event.type = EventType::PolicyError;
-    event.message = policy_->name() + ": " + *error + " (pass dropped)";
-    emit(std::move(event));
+    error->time = clock_.now();
+    stats_.last_failure = error;
+    emit(policy_error_event(*error, policy_->name() + ": " + error->message + " (pass dropped)"));
   }
   Event pass;
   pass.type = EventType::SchedPass;
-  pass.value = elapsed;
-  pass.nodes = static_cast<int>(enacted);
-  pass.message = std::string(to_string(reason));
+  pass.pass_s = elapsed;
+  pass.actions = static_cast<int>(enacted);
+  pass.reason = std::string(to_string(reason));
   emit(std::move(pass));
   version_at_last_pass_ = state_version_;
 }
 
-std::optional<std::string> Engine::dry_pass(Policy &policy) {
+std::optional<PolicyFailure> Engine::dry_pass(Policy &policy) {
   PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
   const bool was_busy = policy_busy_;
   policy_busy_ = true;
-  std::optional<std::string> error;
+  std::optional<PolicyFailure> error;
   try {
     error = policy.schedule(ctx);
   } catch (const std::exception &e) {
-    error = std::string("policy raised: ") + e.what();
+    error = PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
   }
+  if (error) error->time = clock_.now();
   policy_busy_ = was_busy;
   return error;
 }
@@ -129,7 +129,7 @@ void Engine::enact(const Action &action) {
         event.type = EventType::JobReserved;
         event.job = job->id;
         event.from = event.to = JobState::Pending;
-        event.value = action.time;
+        event.expected_start = action.time;
         emit(std::move(event));
       }
       break;
@@ -204,7 +204,7 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::stri
   if (job.state == JobState::Starting && waiting_nodes_.count(job.id)) {
     // Never launched (still waiting for promised nodes): nothing to kill.
     requeue_waiting_start(job);
-    if (outcome == JobState::Cancelled) cancel(job.id);
+    if (outcome == JobState::Cancelled) (void)cancel(job.id);  // pending now: cannot fail
     return;
   }
   job.outcome = outcome;

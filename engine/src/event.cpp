@@ -1,6 +1,7 @@
 #include "sched/event.hpp"
 
 #include <array>
+#include <utility>
 
 namespace sched {
 
@@ -12,6 +13,16 @@ std::string_view topic(EventType type) {
       "node.up",         "node.down",      "node.drain",      "power.corridor",
       "power.violation", "policy.reloaded", "policy.error",   "sched.pass"};
   return topics[static_cast<std::size_t>(type)];
+}
+
+Event policy_error_event(const PolicyFailure& failure, std::string message) {
+  Event event;
+  event.type = EventType::PolicyError;
+  event.code = std::string(to_string(failure.code));
+  event.file = failure.file;
+  event.line = failure.line;
+  event.message = std::move(message);
+  return event;
 }
 
 }  // namespace sched

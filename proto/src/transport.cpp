@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <random>
 #include <vector>
 
 namespace sched::proto {
@@ -112,23 +114,51 @@ std::optional<Envelope> Client::receive(std::chrono::milliseconds timeout) {
   return decode(message.data(), message.size());
 }
 
-int free_tcp_port() {
+namespace {
+
+// The first port of the system's ephemeral range: outgoing connections take
+// their local ports from it, so a port found free there may be taken by one
+// before the caller binds it.
+int ephemeral_low() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0;
+  int high = 0;
+  if (range >> low >> high && low > 2048) return low;
+  return 32768;
+}
+
+// Whether `port` (0: any) can be bound on 127.0.0.1 now; the port bound.
+int try_bind(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw TransportError(std::string("socket: ") + std::strerror(errno));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
   socklen_t length = sizeof address;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    const std::string error = std::strerror(errno);
-    ::close(fd);
-    throw TransportError("cannot find a free port: " + error);
-  }
-  const int port = ntohs(address.sin_port);
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   ::close(fd);
-  return port;
+  return bound ? ntohs(address.sin_port) : -1;
+}
+
+}  // namespace
+
+int free_tcp_port() {
+  // Below the ephemeral range first (see ephemeral_low), at random so that
+  // callers in parallel rarely pick the same one.
+  const int low = ephemeral_low();
+  if (low > 10000 + 100) {
+    std::random_device seed;
+    std::mt19937 pick(seed());
+    std::uniform_int_distribution<int> port(10000, low - 1);
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      if (const int bound = try_bind(port(pick)); bound > 0) return bound;
+    }
+  }
+  const int bound = try_bind(0);
+  if (bound <= 0) throw TransportError("cannot find a free port on 127.0.0.1");
+  return bound;
 }
 
 }  // namespace sched::proto

@@ -85,7 +85,7 @@ void agent_register(const Message& m) {
     engine.request_pass(PassReason::Manual);
     daemon.save_nodes();
   } else {
-    engine.set_node_up(reg.node, true, "agent registered");
+    (void)engine.set_node_up(reg.node, true, "agent registered");  // a known node: ok
     // Back from a failure; an administrator's drain stays.
     const Node& node = engine.cluster().node(*engine.cluster().find(reg.node));
     if (!node.draining) daemon.node_reasons.erase(reg.node);

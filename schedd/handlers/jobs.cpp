@@ -5,6 +5,7 @@
 #include <set>
 
 #include "handlers/handlers.hpp"
+#include "status_codes.hpp"
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/client_messages.hpp"
 
@@ -46,24 +47,21 @@ void submit(const Message& m) {
                             "workdir must be an absolute path (got '" + spec.workdir + "')");
   }
   if (spec.command.empty()) throw proto::ProtoError(proto::code::kInvalid, "the script is empty");
-  auto outcome = m.daemon.engine.submit(std::move(spec));
-  if (!outcome.ok()) throw proto::ProtoError(proto::code::kInvalid, outcome.error);
+  auto submitted = m.daemon.engine.submit(std::move(spec));
+  if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;
-  m.reply(proto::SubmitReply{*outcome.value});
+  m.reply(proto::SubmitReply{submitted.value()});
 }
 
 void cancel(const Message& m) {
   const auto body = m.body<proto::JobRef>();
   Engine& engine = m.daemon.engine;
-  if (!engine.find_job(body.id)) {
-    const bool ended = m.daemon.store.load_job(body.id).has_value();
-    throw proto::ProtoError(ended ? proto::code::kConflict : proto::code::kNotFound,
-                            ended ? "job " + std::to_string(body.id) + " has already ended"
-                                  : "no job " + std::to_string(body.id));
+  // Jobs that ended before a restart are in the journal only.
+  if (!engine.find_job(body.id) && m.daemon.store.load_job(body.id)) {
+    throw proto::ProtoError(proto::code::kConflict,
+                            "job " + std::to_string(body.id) + " has already ended");
   }
-  if (auto error = engine.cancel(body.id)) {
-    throw proto::ProtoError(proto::code::kConflict, *error);
-  }
+  if (const Status status = engine.cancel(body.id); !status.ok()) throw_status(status);
   m.reply(proto::Empty{});
 }
 

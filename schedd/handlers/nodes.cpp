@@ -1,5 +1,6 @@
 // Nodes: what clients see of them, and an administrator's drain and resume.
 #include "handlers/handlers.hpp"
+#include "status_codes.hpp"
 #include "sched/proto/client_messages.hpp"
 
 namespace sched::daemon::handlers {
@@ -45,8 +46,9 @@ void node_update(const Message& m) {
     throw proto::ProtoError(proto::code::kInvalid,
                             "state must be drain or resume, not '" + body.state + "'");
   }
-  if (auto error = m.daemon.engine.set_node_draining(body.name, body.state == "drain")) {
-    throw proto::ProtoError(proto::code::kNotFound, *error);
+  if (const Status status = m.daemon.engine.set_node_draining(body.name, body.state == "drain");
+      !status.ok()) {
+    throw_status(status);
   }
   if (body.state == "drain") {
     m.daemon.node_reasons[body.name] = body.reason.value_or("drained by an administrator");

@@ -203,10 +203,10 @@ void Simulator::handle(const Pending &event) {
     case Kind::Submission: {
       ++submitted_;
       const WorkloadJob &job = workload_.jobs[event.index];
-      auto outcome = engine_.submit(job.spec, job.id);
-      if (!outcome.ok()) {
+      const auto result = engine_.submit(job.spec, job.id);
+      if (!result.ok()) {
         ++rejected_;
-        spdlog::warn("job {} not submitted: {}", job.id, outcome.error);
+        spdlog::warn("job {} not submitted: {}", job.id, result.status().message());
       }
       return;
     }
@@ -219,9 +219,8 @@ void Simulator::handle(const Pending &event) {
         case TimedEvent::Type::NodeDown:
         case TimedEvent::Type::NodeUp: {
           const bool up = timed.type == TimedEvent::Type::NodeUp;
-          if (auto error = engine_.set_node_up(timed.node, up, "workload event")) {
-            spdlog::warn("timed event at {}: {}", timed.time, *error);
-          }
+          const Status status = engine_.set_node_up(timed.node, up, "workload event");
+          if (!status.ok()) spdlog::warn("timed event at {}: {}", timed.time, status.message());
           break;
         }
       }
@@ -324,8 +323,9 @@ void Simulator::reach_milestone(JobId id, Run &run) {
     if (target == engine_job->size()) continue;
     const auto op =
         target > engine_job->size() ? ResizeRequest::Op::Expand : ResizeRequest::Op::Shrink;
-    if (auto error = engine_.resize_request(id, ResizeRequest{op, target})) {
-      spdlog::debug("t={}: job {} request not made: {}", clock_.now(), id, *error);
+    const Status status = engine_.resize_request(id, ResizeRequest{op, target});
+    if (!status.ok()) {
+      spdlog::debug("t={}: job {} request not made: {}", clock_.now(), id, status.message());
     }
   }
   plan(id, run);

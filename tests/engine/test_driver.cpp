@@ -115,7 +115,7 @@ class Settle : public ::testing::Test {
 };
 
 TEST_F(Settle, RunsThePassThatIsDueThenFeedsItsResults) {
-  const JobId id = engine.submit(rigid_spec(2)).value.value();
+  const JobId id = engine.submit(rigid_spec(2)).value();
   EXPECT_TRUE(settle(engine, results, 10, "test"));
   EXPECT_EQ(enactor.starts, 1);
   EXPECT_EQ(engine.find_job(id)->state, JobState::Running) << "the start's result was fed";
@@ -125,12 +125,12 @@ TEST_F(Settle, RunsThePassThatIsDueThenFeedsItsResults) {
 }
 
 TEST_F(Settle, ResultsAreFedBeforeThePassLooks) {
-  const JobId a = engine.submit(rigid_spec(2)).value.value();
+  const JobId a = engine.submit(rigid_spec(2)).value();
   ASSERT_TRUE(settle(engine, results, 10, "test"));
   views.clear();
   // A job ends (its result known at once) in the same instant as a
   // submission: the pass the submission makes due sees the ended job.
-  const JobId b = engine.submit(rigid_spec(4)).value.value();
+  const JobId b = engine.submit(rigid_spec(4)).value();
   results.push([a](Engine& e) { e.job_ended(a, 0); });
   ASSERT_TRUE(engine.pass_due());
   EXPECT_TRUE(settle(engine, results, 10, "test"));

@@ -69,8 +69,8 @@ TEST_F(EnginePasses, AcceptedActionsAreEnactedInCallOrderAfterThePolicyReturns) 
   EXPECT_EQ(order, (std::vector<JobId>{b, a, m}));
   const Event& pass = events.events.back();
   EXPECT_EQ(pass.type, EventType::SchedPass);
-  EXPECT_EQ(pass.nodes, 4) << "actions enacted";
-  EXPECT_EQ(pass.message, "manual");
+  EXPECT_EQ(pass.actions, 4) << "actions enacted";
+  EXPECT_EQ(pass.reason, "manual");
 }
 
 TEST_F(EnginePasses, PolicyErrorDropsThePassAndTheEngineGoesOn) {
@@ -93,8 +93,12 @@ TEST_F(EnginePasses, PolicyErrorDropsThePassAndTheEngineGoesOn) {
   EXPECT_EQ(topic(evs[0].type), "policy.error");
   EXPECT_NE(evs[0].message.find("attempt to index a nil value"), std::string::npos);
   EXPECT_NE(evs[0].message.find("scripted"), std::string::npos) << "names the policy";
+  EXPECT_EQ(evs[0].code, "runtime");
   EXPECT_EQ(evs[1].type, EventType::SchedPass);
-  EXPECT_EQ(evs[1].nodes, 0);
+  EXPECT_EQ(evs[1].actions, 0);
+  ASSERT_TRUE(engine->stats().last_failure);
+  EXPECT_EQ(engine->stats().last_failure->message, "attempt to index a nil value");
+  EXPECT_EQ(engine->stats().last_failure->time, clock.now());
   EXPECT_EQ(engine->stats().passes, before.passes + 1);
   EXPECT_EQ(engine->stats().failed, before.failed + 1);
   EXPECT_EQ(engine->stats().actions, before.actions);
@@ -162,7 +166,7 @@ TEST_F(EnginePasses, DryPassChecksButNeverEnacts) {
     EXPECT_EQ(ctx.nodes_idle(), 4);
     return std::nullopt;
   });
-  EXPECT_EQ(engine->dry_pass(candidate), std::nullopt);
+  EXPECT_FALSE(engine->dry_pass(candidate));
   EXPECT_TRUE(was_dry);
   EXPECT_EQ(candidate.passes, 1);
   EXPECT_EQ(policy->passes, 0) << "the installed policy is not asked";
@@ -172,7 +176,9 @@ TEST_F(EnginePasses, DryPassChecksButNeverEnacts) {
   EXPECT_EQ(engine->stats().passes, before.passes);
 
   ScriptedPolicy broken([](PassContext&) -> std::optional<std::string> { return "syntax error"; });
-  EXPECT_EQ(engine->dry_pass(broken), "syntax error");
+  const auto failure = engine->dry_pass(broken);
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->message, "syntax error");
   EXPECT_TRUE(events.events.empty()) << "the caller decides what to publish";
 }
 
@@ -361,7 +367,7 @@ TEST_F(EnginePromised, FailedShrinkSendsTheWaitingJobBackToPending) {
 }
 
 TEST_F(EnginePromised, CancelOfTheWaitingJobWithdrawsThePromise) {
-  EXPECT_EQ(engine->cancel(r), std::nullopt);
+  EXPECT_EQ(engine->cancel(r), Status());
   EXPECT_EQ(state(r), JobState::Cancelled);
   EXPECT_EQ(enactor.count(Kind::Stop), 0) << "never launched: nothing to kill";
   EXPECT_EQ(promised(), 0);
@@ -374,7 +380,7 @@ TEST_F(EnginePromised, CancelOfTheWaitingJobWithdrawsThePromise) {
 }
 
 TEST_F(EnginePromised, NodeFailureOfAPromisedNodeRequeuesTheWaitingJob) {
-  EXPECT_EQ(engine->set_node_up("n3", false, "dead"), std::nullopt);
+  EXPECT_EQ(engine->set_node_up("n3", false, "dead"), Status());
   EXPECT_EQ(state(r), JobState::Pending);
   EXPECT_EQ(promised(), 0);
   EXPECT_EQ(state(m), JobState::Completing) << "M ran on n3";
@@ -418,7 +424,7 @@ TEST_F(EnginePromised, PreemptedNodesArePromisedToo) {
 TEST_F(EnginePasses, ShrinkOfADrainingNodeIsNotCountedAsFreed) {
   const JobId m = run_job(malleable_spec(4, 1, 6));  // n0-n3
   const JobId r = submit(rigid_spec(4));
-  ASSERT_EQ(engine->set_node_draining("n3", true), std::nullopt);
+  ASSERT_EQ(engine->set_node_draining("n3", true), Status());
   in_pass([&](PassContext& ctx) {
     EXPECT_EQ(ctx.nodes_idle(), 2);
     EXPECT_EQ(ctx.shrink(m, 2), std::nullopt);  // n2 (usable) and n3 (draining) leave
@@ -433,7 +439,7 @@ TEST_F(EnginePasses, ShrinkOfADrainingNodeIsNotCountedAsFreed) {
 
   // The same for a preemption.
   const JobId big = submit(rigid_spec(5));
-  ASSERT_EQ(engine->set_node_draining("n1", true), std::nullopt);
+  ASSERT_EQ(engine->set_node_draining("n1", true), Status());
   in_pass([&](PassContext& ctx) {
     EXPECT_EQ(ctx.preempt(m, PreemptMode::Requeue), std::nullopt);
     EXPECT_EQ(ctx.nodes_idle(), 4) << "n0 only of m's two";
@@ -521,7 +527,7 @@ TEST_F(EnginePasses, NodeFailureOfAPromisedNodeRollsBackAWaitingExpand) {
     EXPECT_EQ(ctx.expand(b, 6), std::nullopt);
   });
   ASSERT_EQ(engine->cluster().node(3).promised, b);
-  EXPECT_EQ(engine->set_node_up("n3", false, "dead"), std::nullopt);
+  EXPECT_EQ(engine->set_node_up("n3", false, "dead"), Status());
   EXPECT_EQ(state(b), JobState::Running) << "its expand is rolled back";
   EXPECT_EQ(job(b).allocation, (std::vector<NodeIndex>{4, 5}));
   EXPECT_EQ(engine->cluster().node(4).job, b);
@@ -536,7 +542,7 @@ TEST_F(EnginePasses, NodeFailureOfAPromisedNodeRollsBackAWaitingExpand) {
 }
 
 TEST_F(EnginePromised, CancelOfTheShrinkingJobHandsItsNodesToTheWaitingJob) {
-  EXPECT_EQ(engine->cancel(m), std::nullopt);
+  EXPECT_EQ(engine->cancel(m), Status());
   EXPECT_EQ(state(m), JobState::Completing);
   EXPECT_EQ(enactor.count(Kind::Start), 0);
   engine->adaptation_done(m, true);  // too late: ignored
@@ -657,7 +663,8 @@ TEST_F(EnginePasses, SubmitRejectsInvalidSpecsWithTheirMessage) {
     EXPECT_EQ(expected, c.message);
     const auto out = engine->submit(c.spec);
     EXPECT_FALSE(out.ok());
-    EXPECT_EQ(out.error, c.message);
+    EXPECT_EQ(out.error(), c.message);
+    EXPECT_EQ(out.status(), Status::invalid(c.message));
   }
   EXPECT_TRUE(engine->jobs().empty());
   EXPECT_TRUE(events.events.empty()) << "no event for a rejected job";
@@ -686,71 +693,75 @@ TEST_F(EnginePasses, NormalizeFillsInDefaults) {
 TEST_F(EnginePasses, SubmitRejectsJobsLargerThanTheCluster) {
   auto out = engine->submit(rigid_spec(7));
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.error, "job needs 7 nodes; the cluster has 6");
+  EXPECT_EQ(out.error(), "job needs 7 nodes; the cluster has 6");
+  EXPECT_EQ(out.code(), StatusCode::Invalid);
   out = engine->submit(malleable_spec(8, 7, 8));
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.error, "job needs 7 nodes; the cluster has 6");
+  EXPECT_EQ(out.error(), "job needs 7 nodes; the cluster has 6");
   // A malleable job whose minimum fits is accepted.
   out = engine->submit(malleable_spec(8, 2, 8));
-  EXPECT_TRUE(out.ok()) << out.error;
+  EXPECT_TRUE(out.ok()) << out.error();
   EXPECT_TRUE(engine->submit(rigid_spec(6)).ok());
 }
 
 TEST_F(EnginePasses, RequestedIdsAreUsedOnceAndNewIdsContinueAboveThem) {
   auto out = engine->submit(rigid_spec(1), 100);
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(*out.value, 100);
+  EXPECT_EQ(out.value(), 100);
   out = engine->submit(rigid_spec(1), 100);
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.error, "job id 100 is already taken");
+  EXPECT_EQ(out.error(), "job id 100 is already taken");
+  EXPECT_EQ(out.code(), StatusCode::Conflict);
   out = engine->submit(rigid_spec(1), -4);
   EXPECT_FALSE(out.ok());
+  EXPECT_EQ(out.code(), StatusCode::Invalid);
   out = engine->submit(rigid_spec(1));
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(*out.value, 101);
+  EXPECT_EQ(out.value(), 101);
   out = engine->submit(rigid_spec(1), 50);  // below the highest: fine if free
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(*out.value, 50);
+  EXPECT_EQ(out.value(), 50);
   out = engine->submit(rigid_spec(1));
-  EXPECT_EQ(*out.value, 102);
+  EXPECT_EQ(out.value(), 102);
   EXPECT_EQ(engine->jobs().size(), 4u);
   EXPECT_EQ(events.of_type(EventType::JobSubmitted).size(), 4u);
 
   // Ended jobs keep their ids.
-  ASSERT_EQ(engine->cancel(50), std::nullopt);
+  ASSERT_EQ(engine->cancel(50), Status());
   out = engine->submit(rigid_spec(1), 50);
   EXPECT_FALSE(out.ok());
 }
 
 TEST_F(EnginePasses, CancelErrors) {
-  EXPECT_EQ(engine->cancel(99), "no job 99");
+  EXPECT_EQ(engine->cancel(99), Status::not_found("no job 99"));
   const JobId a = run_job(rigid_spec(1));
-  ASSERT_EQ(engine->cancel(a), std::nullopt);
-  EXPECT_EQ(engine->cancel(a), "job " + std::to_string(a) + " is already ending");
+  ASSERT_EQ(engine->cancel(a), Status());
+  EXPECT_EQ(engine->cancel(a), Status::conflict("job " + std::to_string(a) + " is already ending"));
   engine->job_ended(a, 0);
-  const auto error = engine->cancel(a);
-  ASSERT_TRUE(error.has_value());
-  EXPECT_NE(error->find("has already ended"), std::string::npos) << *error;
-  EXPECT_NE(error->find("CANCELLED"), std::string::npos) << *error;
+  const Status error = engine->cancel(a);
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.code(), StatusCode::Conflict);
+  EXPECT_NE(error.message().find("has already ended"), std::string::npos) << error;
+  EXPECT_NE(error.message().find("CANCELLED"), std::string::npos) << error;
   EXPECT_EQ(state(a), JobState::Cancelled);
 
   const JobId b = run_job(rigid_spec(1));
   engine->job_ended(b, 0);
-  EXPECT_NE(engine->cancel(b)->find("COMPLETED"), std::string::npos);
+  EXPECT_NE(engine->cancel(b).message().find("COMPLETED"), std::string::npos);
   EXPECT_EQ(state(b), JobState::Completed);
 }
 
 TEST_F(EnginePasses, DrainAndNodeErrors) {
-  EXPECT_EQ(engine->set_node_draining("n9", true), "no node n9");
+  EXPECT_EQ(engine->set_node_draining("n9", true), Status::not_found("no node n9"));
   const JobId a = run_job(rigid_spec(2));  // n0, n1
-  EXPECT_EQ(engine->set_node_draining("n1", true), std::nullopt);
+  EXPECT_EQ(engine->set_node_draining("n1", true), Status());
   EXPECT_EQ(state(a), JobState::Running) << "draining lets the job finish";
   EXPECT_EQ(events.of_type(EventType::NodeDrain).size(), 1u);
   engine->job_ended(a, 0);
   EXPECT_EQ(idle(), 5) << "the drained node is not idle";
   const JobId b = submit(rigid_spec(6));
   in_pass([&](PassContext& ctx) { EXPECT_TRUE(ctx.start(b).has_value()); });
-  EXPECT_EQ(engine->set_node_draining("n1", false), std::nullopt);
+  EXPECT_EQ(engine->set_node_draining("n1", false), Status());
   EXPECT_EQ(idle(), 6);
   in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.start(b), std::nullopt); });
 }

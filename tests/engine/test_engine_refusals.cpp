@@ -146,7 +146,7 @@ TEST_F(EngineRefusals, StartOfANonPendingJob) {
   expect_nothing_enacted();
 
   const JobId done = submit(rigid_spec(1));
-  ASSERT_EQ(engine->cancel(done), std::nullopt);
+  ASSERT_EQ(engine->cancel(done), Status());
   in_pass(
       [&](PassContext& ctx) { expect_refused(ctx.start(done), RefusalCode::NotPending, done); });
   EXPECT_EQ(state(done), JobState::Cancelled);
@@ -331,7 +331,7 @@ TEST_F(EngineRefusals, AnEvolvingJobIsResizedOnlyAsItAsked) {
     EXPECT_NE(v->message().find("asked for no change"), std::string::npos) << v->message();
   });
 
-  ASSERT_EQ(engine->resize_request(ev, ResizeRequest{ResizeRequest::Op::Expand, 2}), std::nullopt);
+  ASSERT_EQ(engine->resize_request(ev, ResizeRequest{ResizeRequest::Op::Expand, 2}), Status());
   in_pass([&](PassContext& ctx) {
     expect_refused(ctx.expand(ev, 3), RefusalCode::NotRequested, ev);  // more than it asked
   });
@@ -347,14 +347,19 @@ TEST_F(EngineRefusals, AnEvolvingJobsRequestIsChecked) {
   spec.kind = JobKind::Evolving;
   const JobId ev = run_job(spec);
   using Op = ResizeRequest::Op;
-  EXPECT_NE(engine->resize_request(ev, {Op::Expand, 2}), std::nullopt) << "not a change";
-  EXPECT_NE(engine->resize_request(ev, {Op::Shrink, 3}), std::nullopt) << "not smaller";
-  EXPECT_NE(engine->resize_request(ev, {Op::Expand, 6}), std::nullopt) << "above max";
-  EXPECT_NE(engine->resize_request(ev, {Op::Shrink, 1}), std::nullopt) << "odd under even";
-  EXPECT_NE(engine->resize_request(m, {Op::Expand, 3}), std::nullopt) << "malleable, not evolving";
-  EXPECT_NE(engine->resize_request(999, {Op::Expand, 3}), std::nullopt);
+  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 2}).code(), StatusCode::Conflict)
+      << "not a change";
+  EXPECT_EQ(engine->resize_request(ev, {Op::Shrink, 3}).code(), StatusCode::Conflict)
+      << "not smaller";
+  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 6}).code(), StatusCode::Invalid)
+      << "above max";
+  EXPECT_EQ(engine->resize_request(ev, {Op::Shrink, 1}).code(), StatusCode::Invalid)
+      << "odd under even";
+  EXPECT_EQ(engine->resize_request(m, {Op::Expand, 3}).code(), StatusCode::Invalid)
+      << "malleable, not evolving";
+  EXPECT_EQ(engine->resize_request(999, {Op::Expand, 3}), Status::not_found("no job 999"));
   EXPECT_FALSE(engine->find_job(ev)->request);
-  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 4}), std::nullopt);
+  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 4}), Status());
   ASSERT_TRUE(engine->find_job(ev)->request);
   EXPECT_EQ(engine->find_job(ev)->request->nodes, 4);
 }
@@ -438,7 +443,7 @@ TEST_F(EngineRefusals, ReserveNeedsAPendingJobAndAFiniteTime) {
   const auto reserved = events.of_type(EventType::JobReserved);
   ASSERT_EQ(reserved.size(), 1u);
   EXPECT_EQ(reserved[0].job, p);
-  EXPECT_DOUBLE_EQ(reserved[0].value, 500);
+  EXPECT_DOUBLE_EQ(reserved[0].expected_start, 500);
   EXPECT_EQ(engine->state_version(), version) << "a reservation is the policy's own output";
 
   // The same reservation again is no news.

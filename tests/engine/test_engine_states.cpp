@@ -299,7 +299,7 @@ TEST_F(EngineStates, JobEndedForAPendingOrEndedJobIsIgnored) {
 TEST_F(EngineStates, CancelOfPendingJobIsCancelledAtOnce) {
   clock.set(7);
   const JobId id = submit(rigid_spec(2));
-  EXPECT_EQ(engine->cancel(id), std::nullopt);
+  EXPECT_EQ(engine->cancel(id), Status());
   EXPECT_EQ(state(id), JobState::Cancelled);
   EXPECT_DOUBLE_EQ(job(id).end_time, 7);
   EXPECT_TRUE(engine->pending_jobs().empty());
@@ -317,7 +317,7 @@ TEST_F(EngineStates, CancelOfPendingJobIsCancelledAtOnce) {
 TEST_F(EngineStates, CancelOfRunningJobIsCompletingUntilItEnds) {
   const JobId id = run_job(rigid_spec(3));
   enactor.clear();
-  EXPECT_EQ(engine->cancel(id), std::nullopt);
+  EXPECT_EQ(engine->cancel(id), Status());
   EXPECT_EQ(state(id), JobState::Completing);
   ASSERT_EQ(enactor.count(Kind::Stop, id), 1);
   EXPECT_EQ(enactor.calls[0].reason, StopReason::Cancel);
@@ -344,7 +344,7 @@ TEST_F(EngineStates, CancelOfAdaptingJobStopsIt) {
   const JobId id = run_job(malleable_spec(2, 1, 6));
   in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.expand(id, 4), std::nullopt); });
   ASSERT_EQ(state(id), JobState::Adapting);
-  EXPECT_EQ(engine->cancel(id), std::nullopt);
+  EXPECT_EQ(engine->cancel(id), Status());
   EXPECT_EQ(state(id), JobState::Completing);
   engine->adaptation_done(id, true);  // too late: ignored
   EXPECT_EQ(state(id), JobState::Completing);
@@ -438,7 +438,7 @@ TEST_F(EngineStates, NodeFailureFailsTheJobOnIt) {
   const JobId a = run_job(rigid_spec(2));  // n0, n1
   const JobId b = run_job(rigid_spec(2));  // n2, n3
   enactor.clear();
-  EXPECT_EQ(engine->set_node_up("n1", false, "power supply"), std::nullopt);
+  EXPECT_EQ(engine->set_node_up("n1", false, "power supply"), Status());
   EXPECT_EQ(state(a), JobState::Completing);
   EXPECT_EQ(state(b), JobState::Running);
   ASSERT_EQ(enactor.calls.size(), 1u);
@@ -458,9 +458,9 @@ TEST_F(EngineStates, NodeFailureFailsTheJobOnIt) {
   EXPECT_FALSE(engine->cluster().node(1).up);
   EXPECT_EQ(engine->cluster().node(1).job, 0);
 
-  EXPECT_EQ(engine->set_node_up("n1", true, "fixed"), std::nullopt);
+  EXPECT_EQ(engine->set_node_up("n1", true, "fixed"), Status());
   EXPECT_EQ(idle(), 4);
-  EXPECT_EQ(engine->set_node_up("nope", false, ""), "no node nope");
+  EXPECT_EQ(engine->set_node_up("nope", false, ""), Status::not_found("no node nope"));
 }
 
 TEST_F(EngineStates, NodeFailureRequeuesWhenConfigured) {
@@ -468,7 +468,7 @@ TEST_F(EngineStates, NodeFailureRequeuesWhenConfigured) {
   config.requeue_on_node_failure = true;
   init(6, config);
   const JobId a = run_job(rigid_spec(2));
-  EXPECT_EQ(engine->set_node_up("n0", false, "gone"), std::nullopt);
+  EXPECT_EQ(engine->set_node_up("n0", false, "gone"), Status());
   EXPECT_EQ(state(a), JobState::Completing);
   engine->job_ended(a, -9);
   EXPECT_EQ(state(a), JobState::Pending);

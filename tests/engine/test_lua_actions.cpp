@@ -297,5 +297,37 @@ return P
   EXPECT_FALSE(h.job(1).expected_start);
 }
 
+// Each topic's named fields reach on_event (docs/policy-api.md §5), and
+// `value` still holds what it held in the first version of the API.
+TEST(LuaActions, OnEventSeesEachTopicsNamedFields) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { name = 'watcher', api = 1 }
+local seen = {}
+function P.schedule(ctx)
+  for _, job in ipairs(ctx.pending) do ctx:reserve(job, 500) end
+end
+function P.on_event(ctx, ev)
+  local key = ev.topic:gsub('%.', '_')
+  seen[key] = { expected_start = ev.expected_start, lower_w = ev.lower_w,
+                     upper_w = ev.upper_w, value = ev.value, code = ev.code }
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.engine.set_corridor(1000, 1700);
+  h.submit(luatest::rigid(1));  // never started: the policy only reserves
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  EXPECT_EQ(seen.num("power_corridor.lower_w"), 1000);
+  EXPECT_EQ(seen.num("power_corridor.upper_w"), 1700);
+  EXPECT_EQ(seen.num("power_corridor.value"), 1000);
+  EXPECT_EQ(seen.num("job_reserved.expected_start"), 500);
+  EXPECT_EQ(seen.num("job_reserved.value"), 500);
+  EXPECT_EQ(seen.num("job_submitted.value"), 0);
+  EXPECT_TRUE(seen.is_nil("job_submitted.expected_start"));
+}
+
 }  // namespace
 }  // namespace sched

@@ -38,8 +38,8 @@ class LuaReload : public ::testing::Test {
   // Writes the policy file and loads it as the first policy.
   void load(const std::string& text) {
     path = dir.write("policy.lua", text);
-    auto error = host.load(path);
-    ASSERT_FALSE(error) << *error;
+    const Status error = host.load(path);
+    ASSERT_TRUE(error.ok()) << error.message();
     ASSERT_EQ(h.engine.policy(), host.current().get());
   }
   void edit(const std::string& text) { dir.write("policy.lua", text); }
@@ -54,8 +54,8 @@ TEST_F(LuaReload, AGoodEditSwapsIn) {
   load(starter("one"));
   EXPECT_EQ(host.current()->name(), "one");
   edit(starter("two"));
-  auto error = host.reload();
-  ASSERT_FALSE(error) << *error;
+  const Status error = host.reload();
+  ASSERT_TRUE(error.ok()) << error.message();
   EXPECT_EQ(host.current()->name(), "two");
   EXPECT_EQ(h.engine.policy(), host.current().get());
   EXPECT_EQ(h.engine.policy()->name(), "two");
@@ -74,9 +74,9 @@ TEST_F(LuaReload, AGoodEditSwapsIn) {
 TEST_F(LuaReload, ASyntaxErrorKeepsTheOldPolicy) {
   load(starter("one"));
   edit("local P = { name = 'two', api = 1 }\nfunction P.schedule(ctx)\n  if then\nend\nreturn P\n");
-  auto error = host.reload();
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("policy.lua:3:"));
+  const Status error = host.reload();
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(error.message(), HasSubstr("policy.lua:3:"));
   EXPECT_EQ(host.current()->name(), "one");
   EXPECT_EQ(h.engine.policy(), host.current().get());
   EXPECT_EQ(host.reloads(), 0u);
@@ -86,6 +86,17 @@ TEST_F(LuaReload, ASyntaxErrorKeepsTheOldPolicy) {
   EXPECT_THAT(errors[0], HasSubstr("one"));
   EXPECT_THAT(errors[0], HasSubstr("policy.lua:3:"));
   EXPECT_EQ(h.log.count(EventType::PolicyReloaded), 0u);
+  // Typed, in the event and in the host's last failure.
+  const Event& event = h.log.events.back();
+  ASSERT_EQ(event.type, EventType::PolicyError);
+  EXPECT_EQ(event.code, "syntax");
+  EXPECT_EQ(event.file, "policy.lua");
+  EXPECT_EQ(event.line, 3);
+  const auto failure = host.last_failure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->code, PolicyFailureCode::Syntax);
+  EXPECT_EQ(failure->line, 3);
+  EXPECT_EQ(failure->message, error.message());
   // The old policy goes on scheduling.
   h.submit(luatest::rigid(1));
   h.ok_pass();
@@ -98,16 +109,46 @@ TEST_F(LuaReload, AFailingDryPassKeepsTheOldPolicy) {
        "function P.schedule(ctx)\n"
        "  local n = #ctx.pending + undefined_count\n"
        "end\nreturn P\n");
-  auto error = host.reload();
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("dry pass"));
-  EXPECT_THAT(*error, HasSubstr("undefined_count"));
+  const Status error = host.reload();
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(error.message(), HasSubstr("dry pass"));
+  EXPECT_THAT(error.message(), HasSubstr("undefined_count"));
   EXPECT_EQ(host.current()->name(), "one");
   EXPECT_EQ(h.engine.policy(), host.current().get());
   auto errors = h.log.messages(EventType::PolicyError);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_THAT(errors[0], HasSubstr("dry pass"));
   EXPECT_THAT(errors[0], HasSubstr("undefined_count"));
+  const Event& event = h.log.events.back();
+  EXPECT_EQ(event.code, "runtime");
+  EXPECT_EQ(event.file, "policy.lua");
+  EXPECT_EQ(event.line, 3);
+}
+
+TEST_F(LuaReload, FailuresAreTypedByKind) {
+  load(starter("one"));
+  EXPECT_FALSE(host.last_failure()) << "nothing failed yet";
+  edit("local P = { name = 'two', api = 1 }\nreturn P\n");
+  ASSERT_FALSE(host.reload().ok());
+  auto failure = host.last_failure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->code, PolicyFailureCode::Api);
+  EXPECT_EQ(failure->file, "policy.lua");
+  EXPECT_THAT(failure->message, HasSubstr("no schedule(ctx) function"));
+
+  edit("local P = { name = 'two', api = 1 }\n"
+       "function P.schedule(ctx)\n"
+       "  while true do end\n"
+       "end\nreturn P\n");
+  h.clock.advance(5);
+  ASSERT_FALSE(host.reload().ok());
+  failure = host.last_failure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->code, PolicyFailureCode::Timeout);
+  EXPECT_EQ(failure->line, 3);
+  EXPECT_EQ(failure->time, h.clock.now());
+  EXPECT_EQ(host.failed_reloads(), 2u);
+  EXPECT_EQ(host.current()->name(), "one");
 }
 
 TEST_F(LuaReload, TheDryPassChecksButNeverEnacts) {
@@ -123,8 +164,8 @@ end
 function P.save() return seen end
 return P
 )lua");
-  auto error = host.reload();
-  ASSERT_FALSE(error) << *error;
+  const Status error = host.reload();
+  ASSERT_TRUE(error.ok()) << error.message();
   EXPECT_THAT(h.enactor.calls, IsEmpty()) << "the dry pass enacted an action";
   EXPECT_EQ(h.job(1).state, JobState::Pending);
   LuaData seen = LuaData::saved_by(*host.current());
@@ -143,10 +184,10 @@ TEST_F(LuaReload, AFailingRestoreKeepsTheOldPolicy) {
   edit(starter("two", "function P.restore(t)\n"
                       "  if t.version ~= 2 then error('cannot restore version ' .. t.version) end\n"
                       "end"));
-  auto error = host.reload();
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("restore"));
-  EXPECT_THAT(*error, HasSubstr("cannot restore version 1"));
+  const Status error = host.reload();
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(error.message(), HasSubstr("restore"));
+  EXPECT_THAT(error.message(), HasSubstr("cannot restore version 1"));
   EXPECT_EQ(host.current()->name(), "one");
   EXPECT_EQ(h.engine.policy(), host.current().get());
   auto errors = h.log.messages(EventType::PolicyError);
@@ -199,13 +240,13 @@ function P.save()
   return { ok = true }
 end
 )lua"));
-  auto error = host.reload();
-  ASSERT_FALSE(error) << *error;
+  const Status error = host.reload();
+  ASSERT_TRUE(error.ok()) << error.message();
   EXPECT_EQ(host.current()->name(), "two");
   // The checks run in the new policy's save; an error there names the field.
-  std::string save_error;
+  std::optional<PolicyFailure> save_error;
   auto saved = host.current()->save(&save_error);
-  EXPECT_EQ(save_error, "");
+  EXPECT_EQ(save_error ? save_error->message : "", "");
   ASSERT_TRUE(saved);
   EXPECT_TRUE(LuaData(saved->lua_source).boolean("ok"));
 }
@@ -213,9 +254,9 @@ end
 TEST_F(LuaReload, SavingAFunctionRefusesTheReload) {
   load(starter("one", "function P.save() return { n = 1, callback = function() end } end"));
   edit(starter("two", "function P.restore(t) end"));
-  auto error = host.reload();
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("function"));
+  const Status error = host.reload();
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(error.message(), HasSubstr("function"));
   EXPECT_EQ(host.current()->name(), "one");
   auto errors = h.log.messages(EventType::PolicyError);
   ASSERT_EQ(errors.size(), 1u);
@@ -225,9 +266,9 @@ TEST_F(LuaReload, SavingAFunctionRefusesTheReload) {
 TEST_F(LuaReload, SavingACycleRefusesTheReload) {
   load(starter("one", "function P.save()\n  local t = { n = 1 }\n  t.again = { back = t }\n  return t\nend"));
   edit(starter("two", "function P.restore(t) end"));
-  auto error = host.reload();
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("cycle"));
+  const Status error = host.reload();
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(error.message(), HasSubstr("cycle"));
   EXPECT_EQ(host.current()->name(), "one");
 }
 
@@ -236,8 +277,8 @@ TEST_F(LuaReload, ASharedTableIsNotACycle) {
                       "  return { a = shared, b = shared }\nend"));
   edit(starter("two", "local got\nfunction P.restore(t) got = t end\n"
                       "function P.save() return { sum = got.a.v + got.b.v } end"));
-  auto error = host.reload();
-  ASSERT_FALSE(error) << *error;
+  const Status error = host.reload();
+  ASSERT_TRUE(error.ok()) << error.message();
   EXPECT_EQ(LuaData::saved_by(*host.current()).integer("sum"), 10);
 }
 
@@ -266,9 +307,9 @@ TEST(LuaReloadHost, LoadOfABrokenFileInstallsNothing) {
   TempDir dir;
   Harness h(2);
   PolicyHost host(h.engine, luatest::quick_options());
-  auto error = host.load(dir.write("bad.lua", "return {\n"));
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("bad.lua"));
+  const Status error = host.load(dir.write("bad.lua", "return {\n"));
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(error.message(), HasSubstr("bad.lua"));
   EXPECT_EQ(host.current(), nullptr);
   EXPECT_EQ(h.engine.policy(), nullptr);
 }

@@ -151,7 +151,7 @@ TEST_F(PendingQueueEngine, EngineListsPendingJobsInPriorityOrder) {
   listed.clear();
   for (const Job* job : engine->pending_jobs()) listed.push_back(job->id);
   EXPECT_EQ(listed, (std::vector<JobId>{a, b, d}));
-  ASSERT_EQ(engine->cancel(b), std::nullopt);
+  ASSERT_EQ(engine->cancel(b), Status());
   listed.clear();
   for (const Job* job : engine->pending_jobs()) listed.push_back(job->id);
   EXPECT_EQ(listed, (std::vector<JobId>{a, d}));

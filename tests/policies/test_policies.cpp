@@ -30,7 +30,7 @@ class ReserveLog : public EventSink {
   explicit ReserveLog(SimRun& run) : run_(run) {}
   void on_event(const Event& event) override {
     if (event.type != EventType::JobReserved) return;
-    run_.reserved[event.job] = event.value;
+    run_.reserved[event.job] = event.expected_start;
     ++run_.reservations[event.job];
   }
 

@@ -58,7 +58,7 @@ class ScriptPolicy : public Policy {
  public:
   explicit ScriptPolicy(std::function<void(PassContext&)> body) : body_(std::move(body)) {}
   std::string name() const override { return "script"; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override {
     body_(ctx);
     return std::nullopt;
   }
@@ -372,7 +372,7 @@ TEST(PolicyElastic, AnEvolvingShrinkRequestIsGrantedAtOnce) {
   h.submit(rigid(2));           // 2
   h.start_all();
   h.submit(rigid(2));  // 3
-  ASSERT_EQ(h.engine.resize_request(1, {Op::Shrink, 2}), std::nullopt);
+  ASSERT_EQ(h.engine.resize_request(1, {Op::Shrink, 2}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, ElementsAre("shrink 1 4->2", "start 3 on 2"));
 }
@@ -387,7 +387,7 @@ TEST(PolicyElastic, AnEvolvingExpandRequestShrinksAMalleableVictim) {
   h.submit(malleable(4, 1, 8));  // 2
   h.submit(rigid(2));            // 3
   h.start_all();
-  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 4}), std::nullopt);
+  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 4}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, ElementsAre("shrink 2 4->2", "expand 1 2->4"));
   h.engine.adaptation_done(1, true);
@@ -403,7 +403,7 @@ TEST(PolicyElastic, AnEvolvingExpandRequestTakesIdleNodesFirst) {
   h.submit(evolving(2, 1, 8));   // 1
   h.submit(malleable(4, 1, 8));  // 2
   h.start_all();
-  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 4}), std::nullopt);
+  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 4}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, ElementsAre("expand 1 2->4"));
 }
@@ -417,7 +417,7 @@ TEST(PolicyElastic, AnEvolvingExpandRequestWaitsWhenNotEnoughCanBeFreed) {
   h.submit(malleable(4, 3, 8));  // 2
   h.submit(rigid(2));            // 3
   h.start_all();
-  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 6}), std::nullopt);
+  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 6}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, IsEmpty());
   EXPECT_TRUE(h.job(1).request);
@@ -433,7 +433,7 @@ TEST(PolicyElastic, TheGateAlsoHoldsBackShrinksForAnEvolvingRequest) {
   h.submit(rigid(2, 100));       // 3
   h.start_all();
   h.clock.set(98);
-  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 4}), std::nullopt);
+  ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 4}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, IsEmpty());
 }
@@ -448,7 +448,7 @@ TEST(PolicyElastic, AnEvolvingRequestComesBeforePendingJobs) {
   h.submit(evolving(2, 1, 8));  // 2
   h.start_all();
   h.submit(rigid(2));  // 3
-  ASSERT_EQ(h.engine.resize_request(2, {Op::Expand, 4}), std::nullopt);
+  ASSERT_EQ(h.engine.resize_request(2, {Op::Expand, 4}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, ElementsAre("expand 2 2->4"));
   EXPECT_EQ(h.job(3).state, JobState::Pending);

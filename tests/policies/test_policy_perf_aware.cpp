@@ -46,9 +46,12 @@ class StartThese : public Policy {
  public:
   explicit StartThese(std::vector<JobId> ids) : ids_(std::move(ids)) {}
   std::string name() const override { return "start_these"; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override {
     for (JobId id : ids_) {
-      if (auto refusal = ctx.start(id)) return "cannot start job " + std::to_string(id);
+      if (auto refusal = ctx.start(id)) {
+        return PolicyFailure{PolicyFailureCode::Runtime, "cannot start job " + std::to_string(id),
+                             "", 0};
+      }
     }
     return std::nullopt;
   }
@@ -325,7 +328,7 @@ TEST(PolicyPerfAware, NeverShrinksRigidOrEvolvingJobs) {
   evolving.kind = JobKind::Evolving;
   const JobId e = t.h.submit(evolving);
   t.start_now({r, e});
-  ASSERT_FALSE(t.h.engine.resize_request(e, {ResizeRequest::Op::Shrink, 2}));
+  ASSERT_EQ(t.h.engine.resize_request(e, {ResizeRequest::Op::Shrink, 2}), Status());
   t.running(4, 1, 4, 0.1);
   t.h.submit(luatest::rigid(5));
   EXPECT_THAT(t.pass(), IsEmpty());
@@ -342,7 +345,7 @@ TEST(PolicyPerfAware, NeverExpandsRigidOrEvolvingJobs) {
   evolving.kind = JobKind::Evolving;
   const JobId e = t.h.submit(evolving);
   t.start_now({r, e});
-  ASSERT_FALSE(t.h.engine.resize_request(e, {ResizeRequest::Op::Expand, 8}));
+  ASSERT_EQ(t.h.engine.resize_request(e, {ResizeRequest::Op::Expand, 8}), Status());
   const JobId m = t.running(4, 1, 8, 0.1);
   EXPECT_THAT(t.pass(), ElementsAre(expand(m, 4, 8)));
   EXPECT_EQ(t.h.job(e).state, JobState::Running);

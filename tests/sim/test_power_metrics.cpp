@@ -61,7 +61,7 @@ class StartAll : public Policy {
  public:
   std::string name() const override { return "start_all"; }
   bool time_dependent() const override { return false; }
-  std::optional<std::string> schedule(PassContext &ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext &ctx) override {
     for (const Job *job : ctx.pending()) {
       if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
     }

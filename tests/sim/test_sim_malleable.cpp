@@ -23,7 +23,7 @@ class CppPolicy : public Policy {
   explicit CppPolicy(Fn fn) : fn_(std::move(fn)) {}
   std::string name() const override { return "cpp"; }
   bool time_dependent() const override { return false; }
-  std::optional<std::string> schedule(PassContext &ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext &ctx) override {
     fn_(ctx);
     return std::nullopt;
   }

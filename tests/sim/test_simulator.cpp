@@ -20,7 +20,7 @@ class CppPolicy : public Policy {
   CppPolicy(Fn fn, bool time_dependent) : fn_(std::move(fn)), time_dependent_(time_dependent) {}
   std::string name() const override { return "cpp"; }
   bool time_dependent() const override { return time_dependent_; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override {
     reasons.push_back(ctx.reason());
     times.push_back(ctx.now());
     fn_(ctx);

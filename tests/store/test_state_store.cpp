@@ -114,8 +114,16 @@ void expect_same_event(const Event& expected, const Event& actual) {
   EXPECT_EQ(expected.to, actual.to);
   EXPECT_EQ(expected.nodes, actual.nodes);
   EXPECT_EQ(expected.prev_nodes, actual.prev_nodes);
-  expect_same(expected.value, actual.value, "value");
-  expect_same(expected.value2, actual.value2, "value2");
+  expect_same(expected.expected_start, actual.expected_start, "expected_start");
+  expect_same(expected.lower_w, actual.lower_w, "lower_w");
+  expect_same(expected.upper_w, actual.upper_w, "upper_w");
+  expect_same(expected.power_w, actual.power_w, "power_w");
+  expect_same(expected.pass_s, actual.pass_s, "pass_s");
+  EXPECT_EQ(expected.actions, actual.actions);
+  EXPECT_EQ(expected.reason, actual.reason);
+  EXPECT_EQ(expected.code, actual.code);
+  EXPECT_EQ(expected.file, actual.file);
+  EXPECT_EQ(expected.line, actual.line);
   EXPECT_EQ(expected.node, actual.node);
   EXPECT_EQ(expected.message, actual.message);
 }
@@ -186,8 +194,17 @@ Event make_event(std::uint64_t seq) {
   event.to = JobState::Running;
   event.nodes = 8;
   event.prev_nodes = 4;
-  event.value = 250.5;
-  event.value2 = 900.25;
+  // Every topic field set, so that a round trip of any type checks them all.
+  event.expected_start = 1700000500.25;
+  event.lower_w = 250.5;
+  event.upper_w = 900.25;
+  event.power_w = 1234.5;
+  event.pass_s = 0.0125;
+  event.actions = 3;
+  event.reason = "submit";
+  event.code = "runtime";
+  event.file = "lib/queue.lua";
+  event.line = 42;
   event.node = "n0" + std::to_string(seq);
   event.message = "resized, seq " + std::to_string(seq);
   return event;
@@ -250,7 +267,7 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(field_count<Job>(), 23u);
   EXPECT_EQ(field_count<JobSpec>(), 16u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
-  EXPECT_EQ(field_count<Event>(), 12u);
+  EXPECT_EQ(field_count<Event>(), 20u);
 
   auto store = open();
   const Job job = full_job(7);
@@ -357,7 +374,9 @@ TEST_F(StateStoreTest, EventJournalKeepsOrderAndPagesWithEventsAfter) {
   odd.type = EventType::PolicyError;
   odd.job = 0;
   odd.message = "policy.lua:12: attempt to index a nil value\n\tstack";
-  odd.value = std::numeric_limits<double>::infinity();
+  odd.pass_s = std::numeric_limits<double>::infinity();
+  odd.lower_w = std::numeric_limits<double>::quiet_NaN();
+  odd.reason = "caf\xe9";  // not UTF-8
   store->append_event(odd);
   EXPECT_EQ(store->last_event_seq(), 6u);
 
@@ -682,6 +701,59 @@ TEST_F(StateStoreTest, ANewerSchemaVersionIsRefused) {
 
   raw_sql(path_, "PRAGMA user_version = 0");
   EXPECT_NE(open_error(path_).find("schema version 0 is older"), std::string::npos);
+}
+
+// A journal written by a build of schema 1 (value/value2 columns) opens,
+// upgraded in place: its numbers come back under their topics' names.
+TEST_F(StateStoreTest, ASchema1JournalIsUpgradedToNamedEventFields) {
+  raw_sql(path_, R"sql(
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL, user TEXT NOT NULL, kind TEXT NOT NULL,
+  state TEXT NOT NULL, submit_time REAL, start_time REAL, end_time REAL,
+  exit_status INTEGER NOT NULL, nodes TEXT NOT NULL, spec TEXT NOT NULL, progress TEXT NOT NULL);
+CREATE INDEX jobs_by_state ON jobs (state, end_time);
+CREATE INDEX jobs_by_user ON jobs (user, end_time);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY, time REAL, type TEXT NOT NULL, job INTEGER NOT NULL,
+  from_state TEXT NOT NULL, to_state TEXT NOT NULL, nodes INTEGER NOT NULL,
+  prev_nodes INTEGER NOT NULL, value REAL, value2 REAL, node TEXT NOT NULL, message TEXT NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+INSERT INTO events VALUES (1, 10.0, 'power.corridor', 0, 'PENDING', 'PENDING', 0, 0, 250.5, 900.25, '', '');
+INSERT INTO events VALUES (2, 11.0, 'job.reserved', 7, 'PENDING', 'PENDING', 0, 0, 500.0, 0.0, '', '');
+INSERT INTO events VALUES (3, 12.0, 'sched.pass', 0, 'PENDING', 'PENDING', 2, 0, 0.004, 0.0, '', 'submit');
+INSERT INTO events VALUES (4, 13.0, 'job.resized', 7, 'ADAPTING', 'RUNNING', 4, 2, 0.0, 0.0, '', 'grown');
+INSERT INTO events VALUES (5, 14.0, 'job.reserved', 8, 'PENDING', 'PENDING', 0, 0, NULL, NULL, '', '');
+PRAGMA application_id = 1935894628;
+PRAGMA user_version = 1;
+)sql");
+  {
+    auto store = open();
+    const std::vector<Event> events = store->events_after(0, 0);
+    ASSERT_EQ(events.size(), 5u);
+    EXPECT_EQ(events[0].type, EventType::PowerCorridor);
+    EXPECT_EQ(events[0].lower_w, 250.5);
+    EXPECT_EQ(events[0].upper_w, 900.25);
+    EXPECT_EQ(events[1].type, EventType::JobReserved);
+    EXPECT_EQ(events[1].job, 7);
+    EXPECT_EQ(events[1].expected_start, 500.0);
+    EXPECT_EQ(events[2].type, EventType::SchedPass);
+    EXPECT_EQ(events[2].pass_s, 0.004);
+    EXPECT_EQ(events[2].actions, 2) << "a pass's action count was its nodes";
+    EXPECT_EQ(events[2].reason, "submit") << "a pass's reason was its message";
+    EXPECT_EQ(events[2].nodes, 0);
+    EXPECT_EQ(events[2].message, "");
+    EXPECT_EQ(events[3].nodes, 4);
+    EXPECT_EQ(events[3].prev_nodes, 2);
+    EXPECT_EQ(events[3].message, "grown");
+    EXPECT_EQ(events[4].expected_start, 0.0) << "NULL read as 0, as before";
+    // New events go on after the old ones.
+    Event next = make_event(6);
+    store->append_event(next);
+    EXPECT_EQ(store->last_event_seq(), 6u);
+    expect_same_event(next, store->events_after(5, 1).at(0));
+  }
+  // Upgraded once: it reopens as a file of this build.
+  EXPECT_EQ(open()->events_after(0, 0).size(), 6u);
 }
 
 // ":memory:" gives a store that lives only as long as the object (for tests).

@@ -23,6 +23,8 @@
 #include "sched/job.hpp"
 #include "sched/pass_context.hpp"
 #include "sched/policy.hpp"
+#include "sched/policy_failure.hpp"
+#include "sched/status.hpp"
 
 namespace sched::test {
 
@@ -90,11 +92,14 @@ class ScriptedPolicy : public Policy {
       : script_(std::move(script)), time_dependent_(time_dependent) {}
 
   std::string name() const override { return "scripted"; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  // A script's error message becomes a runtime failure, as a Lua error would.
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override {
     ++passes;
     reasons.push_back(ctx.reason());
-    if (script_) return script_(ctx);
-    return std::nullopt;
+    if (!script_) return std::nullopt;
+    auto error = script_(ctx);
+    if (!error) return std::nullopt;
+    return PolicyFailure::from_lua(PolicyFailureCode::Runtime, std::move(*error));
   }
   bool time_dependent() const override { return time_dependent_; }
   void on_event(const Event& event) override { seen.push_back(event); }
@@ -209,8 +214,8 @@ class EngineFixture : public ::testing::Test {
 
   JobId submit(const JobSpec& spec) {
     auto out = engine->submit(spec);
-    EXPECT_TRUE(out.ok()) << out.error;
-    return out.value.value_or(0);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : 0;
   }
 
   // Submits a job and runs it: a pass starts it, the enactor reports it up.

@@ -105,7 +105,7 @@ class EventLog : public EventSink {
 class StartAllPolicy : public Policy {
  public:
   std::string name() const override { return "start_all"; }
-  std::optional<std::string> schedule(PassContext& ctx) override {
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override {
     for (const Job* job : ctx.pending()) {
       if (job->spec.nodes <= ctx.nodes_idle()) ctx.start(job->id);
     }
@@ -156,8 +156,8 @@ class Harness {
 
   JobId submit(JobSpec spec) {
     auto outcome = engine.submit(std::move(spec));
-    EXPECT_TRUE(outcome.ok()) << outcome.error;
-    return outcome.value.value_or(0);
+    EXPECT_TRUE(outcome.ok()) << outcome.status();
+    return outcome.ok() ? *outcome : 0;
   }
 
   // Loads a policy file and installs it. Fails the test on a load error.
@@ -239,9 +239,9 @@ class LuaData {
   }
   // From a policy's P.save(); fails the test when there is nothing saved.
   static LuaData saved_by(LuaPolicy& policy) {
-    std::string error;
+    std::optional<PolicyFailure> error;
     auto state = policy.save(&error);
-    EXPECT_TRUE(error.empty()) << error;
+    EXPECT_FALSE(error) << error->message;
     EXPECT_TRUE(state.has_value()) << "the policy saved nothing";
     return LuaData(state ? state->lua_source : "return nil");
   }

@@ -1,6 +1,6 @@
-// What a policy asks for in a pass (actions) and why the engine says no
-// (refusals). Refusal reasons are data, not strings, so that the simulator
-// and `sched stats` can count them (STYLE: Kubernetes' typed status).
+// What a policy asks for in a pass (actions) and why the engine says no (refusals: data the
+// simulator and `sched stats` count per code, with want/have). Not a Status (sched/status.hpp):
+// that answers a driver's input; a refusal answers one action of a pass, and the pass goes on.
 #pragma once
 
 #include <optional>

@@ -23,6 +23,8 @@
 #include "sched/pass_context.hpp"
 #include "sched/pending_queue.hpp"
 #include "sched/policy.hpp"
+#include "sched/policy_failure.hpp"
+#include "sched/status.hpp"
 
 namespace sched {
 
@@ -46,14 +48,7 @@ struct PassStats {
   double last_s = 0;
   double total_s = 0;
   double max_s = 0;
-};
-
-// Either a value or an error message for people.
-template <typename T>
-struct Outcome {
-  std::optional<T> value;
-  std::string error;
-  bool ok() const { return value.has_value(); }
+  std::optional<PolicyFailure> last_failure;  // of the last failed pass, with its time
 };
 
 class Engine {
@@ -71,11 +66,13 @@ class Engine {
 
   // ---- inputs
   // A new job. With requested_id > 0 (workload replay, journal recovery)
-  // that id is used; it must not be taken. New ids continue above the
-  // highest id seen, so an id is never reused.
-  Outcome<JobId> submit(JobSpec spec, JobId requested_id = 0);
-  // Cancels a pending or running job. Returns an error message or nothing.
-  std::optional<std::string> cancel(JobId id);
+  // that id is used; it must not be taken (Conflict). New ids continue above
+  // the highest id seen, so an id is never reused. A bad spec, or one the
+  // cluster is too small for, is Invalid.
+  [[nodiscard]] Result<JobId> submit(JobSpec spec, JobId requested_id = 0);
+  // Cancels a pending or running job. NotFound: no such job; Conflict: it
+  // has ended or is ending.
+  [[nodiscard]] Status cancel(JobId id);
   // Results of enactment.
   void job_started(JobId id);
   void job_ended(JobId id, int exit_status);
@@ -84,23 +81,27 @@ class Engine {
   // window): stop it as FAILED; `why` goes with its job.completing event.
   void fail(JobId id, const std::string& why);
   // An evolving job asks to grow or shrink to request.nodes. Replaces an
-  // earlier request; an error message when the job cannot ask that.
-  std::optional<std::string> resize_request(JobId id, ResizeRequest request);
+  // earlier request. NotFound: no such job; Conflict: not running, or not a
+  // change from its size now; Invalid: not evolving, or outside its bounds.
+  [[nodiscard]] Status resize_request(JobId id, ResizeRequest request);
   void perf_report(JobId id, double mtct);
   void power_report(JobId id, double watts_per_node);
   void tick();
   void set_corridor(double lower_w, double upper_w);
-  std::optional<std::string> set_node_up(const std::string& name, bool up, const std::string& why);
-  std::optional<std::string> set_node_draining(const std::string& name, bool draining);
+  // NotFound: no such node. Setting what already is, is success.
+  // set_node_up is not [[nodiscard]] (yet): schedd ignores its answer where it
+  // knows the node (sched/status.hpp).
+  Status set_node_up(const std::string& name, bool up, const std::string& why);
+  [[nodiscard]] Status set_node_draining(const std::string& name, bool draining);
 
   // Recovery from the journal (schedd restart): puts a saved job back as it
   // was. A pending job rejoins the queue with its submit time; a job that
   // held nodes gets those nodes back (by name; unknown ones are added, down
   // until their agent registers) and is RUNNING until its agent reports it
   // (adopted) or not (Engine::job_ended). Terminal jobs are not restored.
-  // Emits no event. Returns an error message when the job cannot be put
-  // back (id taken, node held by another job).
-  std::optional<std::string> restore_job(const Job& saved, const std::vector<std::string>& nodes);
+  // Emits no event. Conflict when the job cannot be put back (id taken,
+  // node held by another job); Invalid for a job that ended or held nothing.
+  [[nodiscard]] Status restore_job(const Job& saved, const std::vector<std::string>& nodes);
   // New ids continue above `id` (the highest id the journal ever saw, so
   // that ids of finished jobs are not reused either).
   void skip_ids_through(JobId id) { last_id_ = std::max(last_id_, id); }
@@ -135,7 +136,7 @@ class Engine {
   // Runs one pass now, for whatever reason.
   void run_pass(PassReason reason);
   // A pass that checks but never enacts: the reload check of a new policy.
-  std::optional<std::string> dry_pass(Policy& policy);
+  std::optional<PolicyFailure> dry_pass(Policy& policy);
 
   // ---- queries
   double now() const { return clock_.now(); }

@@ -1,7 +1,8 @@
 // The record of everything that happens in the engine. Every job state
 // change is one event; so are node, power and policy happenings. The daemon
 // publishes events on its PUB socket and journals them; the simulator feeds
-// them to its reports.
+// them to its reports. docs/protocol.md §9 is the specification of each
+// topic's fields.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "sched/job.hpp"
+#include "sched/policy_failure.hpp"
 
 namespace sched {
 
@@ -30,7 +32,7 @@ enum class EventType {
   NodeDown,
   NodeDrain,
   PowerCorridor,
-  PowerViolation,
+  PowerViolation,  // declared for the wire; not emitted by this version
   PolicyReloaded,
   PolicyError,
   SchedPass,
@@ -39,20 +41,46 @@ enum class EventType {
 // The topic of an event: "job.started", "policy.error", ...
 std::string_view topic(EventType type);
 
+// One struct for every topic: a field that a topic does not have stays at its
+// default (and is neither published nor journaled for it).
 struct Event {
   std::uint64_t seq = 0;  // 1, 2, ... in the order events happened
   double time = 0;
   EventType type = EventType::SchedPass;
+
+  // ---- job.*
   JobId job = 0;  // 0 when the event is not about a job
   JobState from = JobState::Pending;
   JobState to = JobState::Pending;
-  int nodes = 0;        // job size after the event, or a node count
-  int prev_nodes = 0;   // job size before a resize
-  double value = 0;     // event-specific: watts, seconds, expected start
-  double value2 = 0;    // event-specific: upper watts, ...
-  std::string node;     // node events
+  // The job's size after the event (job.submitted: requested; job.request: asked).
+  int nodes = 0;
+  int prev_nodes = 0;  // its size before: job.adapting, job.resized, job.request
+  double expected_start = 0;  // job.reserved: when the policy expects it to start
+
+  // ---- node.*
+  std::string node;
+
+  // ---- power.corridor: the corridor set; power.violation: the corridor left
+  double lower_w = 0;
+  double upper_w = 0;
+  double power_w = 0;  // power.violation: the cluster's draw
+
+  // ---- sched.pass
+  double pass_s = 0;   // how long the pass took (wall clock)
+  int actions = 0;     // actions accepted and enacted
+  std::string reason;  // why it ran: to_string(PassReason)
+
+  // ---- policy.error: the PolicyFailure, when known
+  std::string code;  // to_string(PolicyFailureCode): "syntax", "runtime", ...
+  std::string file;  // the script Lua named; "" when unknown
+  int line = 0;      // 0 when unknown
+
   std::string message;  // people-readable detail (errors, reasons)
 };
+
+// A policy.error event for `failure`; `message` says for people what failed
+// and what the engine did about it.
+Event policy_error_event(const PolicyFailure& failure, std::string message);
 
 class EventSink {
  public:

@@ -16,9 +16,11 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "sched/policy.hpp"
+#include "sched/policy_failure.hpp"
 
 namespace sched {
 
@@ -45,10 +47,16 @@ struct LuaPolicyOptions {
   PolicyParams params;
 };
 
-// A policy that cannot be loaded: message says file, line and why.
+// A policy that cannot be loaded: what() says file, line and why; failure()
+// is the same, typed.
 class PolicyLoadError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit PolicyLoadError(PolicyFailure failure)
+      : std::runtime_error(failure.message), failure_(std::move(failure)) {}
+  const PolicyFailure& failure() const { return failure_; }
+
+ private:
+  PolicyFailure failure_;
 };
 
 // Plain data a policy hands over across a reload (P.save → P.restore),
@@ -67,14 +75,15 @@ class LuaPolicy : public Policy {
 
   std::string name() const override;
   const std::string& path() const { return path_; }
-  std::optional<std::string> schedule(PassContext& ctx) override;
+  std::optional<PolicyFailure> schedule(PassContext& ctx) override;
   bool time_dependent() const override { return time_dependent_; }
   void on_event(const Event& event) override;
 
-  // P.save() as data, or an error message; nothing when P.save is absent.
-  std::optional<SavedPolicyState> save(std::string* error);
-  // Hands saved state to P.restore (when present). Returns an error message.
-  std::optional<std::string> restore(const SavedPolicyState& state);
+  // P.save() as data; nothing when P.save is absent or failed (then
+  // *failure says why).
+  std::optional<SavedPolicyState> save(std::optional<PolicyFailure>* failure);
+  // Hands saved state to P.restore (when present). Returns why it failed.
+  std::optional<PolicyFailure> restore(const SavedPolicyState& state);
 
   // Bytes the Lua state holds now.
   std::size_t memory_used() const;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "sched/policy_failure.hpp"
+
 namespace sched {
 
 class PassContext;
@@ -14,10 +16,10 @@ class Policy {
  public:
   virtual ~Policy() = default;
   virtual std::string name() const = 0;
-  // One scheduling pass: inspect ctx and call its actions. Returns an error
-  // message when the pass failed, in which case the engine drops every
-  // action the pass took.
-  virtual std::optional<std::string> schedule(PassContext& ctx) = 0;
+  // One scheduling pass: inspect ctx and call its actions. Returns why when
+  // the pass failed, in which case the engine drops every action the pass
+  // took and publishes policy.error.
+  virtual std::optional<PolicyFailure> schedule(PassContext& ctx) = 0;
   // False when the policy's decisions depend only on the engine's state, not
   // on the time, so a tick that changed nothing cannot change them either.
   virtual bool time_dependent() const { return true; }

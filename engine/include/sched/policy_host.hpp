@@ -2,7 +2,8 @@
 // reload): a changed file is loaded into a fresh state, handed the old
 // policy's saved state, and given a dry pass on the current snapshot; it
 // replaces the running policy only if all of that works. Otherwise the last
-// good policy stays and the reason is published as policy.error.
+// good policy stays and the reason is published as policy.error. The host
+// keeps the last failure, typed and timed, for policy.info.
 #pragma once
 
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include <string>
 
 #include "sched/lua_policy.hpp"
+#include "sched/policy_failure.hpp"
+#include "sched/status.hpp"
 
 namespace sched {
 
@@ -27,12 +30,12 @@ class PolicyHost {
  public:
   PolicyHost(Engine& engine, LuaPolicyOptions options);
 
-  // Loads the first policy and installs it in the engine. Returns an error
-  // message (and installs nothing) when it cannot be loaded.
-  std::optional<std::string> load(const std::string& path);
-  // Reloads the current file. Returns an error message when the new file was
-  // refused (the old policy keeps running).
-  std::optional<std::string> reload();
+  // Loads the first policy and installs it in the engine. Invalid (and
+  // nothing installed) when it cannot be loaded; last_failure() says why.
+  [[nodiscard]] Status load(const std::string& path);
+  // Reloads the current file. Invalid when the new file was refused (the old
+  // policy keeps running); the refusal is published as policy.error.
+  [[nodiscard]] Status reload();
   // Reloads when the file changed since the last (attempted) load.
   bool reload_if_changed();
 
@@ -40,9 +43,13 @@ class PolicyHost {
   const std::string& path() const { return path_; }
   std::uint64_t reloads() const { return reloads_; }
   std::uint64_t failed_reloads() const { return failed_reloads_; }
+  // The latest failure: of a load or reload here, or of a pass (the engine's
+  // PassStats::last_failure); nothing before the first.
+  std::optional<PolicyFailure> last_failure() const;
 
  private:
-  std::optional<std::string> try_replace();
+  std::optional<PolicyFailure> try_replace();
+  void record(PolicyFailure failure);
   std::string fingerprint() const;
 
   Engine& engine_;
@@ -52,6 +59,7 @@ class PolicyHost {
   std::string seen_fingerprint_;
   std::uint64_t reloads_ = 0;
   std::uint64_t failed_reloads_ = 0;
+  std::optional<PolicyFailure> last_failure_;
 };
 
 }  // namespace sched

@@ -270,12 +270,29 @@ struct NodeUpdate {
 
 // ------------------------------------------------------ policy and cluster
 
+struct PolicyFailureInfo {  // policy.info's last_failure: as a policy.error event's keys
+  double time = 0;
+  std::string code;  // syntax, runtime, timeout, memory, api, io
+  std::string message;
+  std::optional<std::string> file;
+  std::optional<int> line;
+  template <class V>
+  void fields(V& v) {
+    v("time", time);
+    v("code", code);
+    v("message", message);
+    v("file", file);
+    v("line", line);
+  }
+};
+
 struct PolicyInfoReply {
   std::string name;
   std::string path;
   std::uint64_t reloads = 0;
   std::uint64_t failed_reloads = 0;
-  std::optional<std::string> last_error;
+  std::optional<std::string> last_error;  // last_failure's message
+  std::optional<PolicyFailureInfo> last_failure;
   std::map<std::string, std::string> params;
   template <class V>
   void fields(V& v) {
@@ -284,6 +301,7 @@ struct PolicyInfoReply {
     v("reloads", reloads);
     v("failed_reloads", failed_reloads);
     v("last_error", last_error);
+    v("last_failure", last_failure);
     v("params", params);
   }
 };

@@ -19,10 +19,18 @@ struct EventMsg {
   std::optional<std::string> from;   // job state before
   std::optional<std::string> state;  // job state after
   std::optional<int> nodes;
-  std::optional<int> prev_nodes;
-  std::optional<double> value;
-  std::optional<double> value2;
+  std::optional<int> prev_nodes;           // job.adapting, job.resized, job.request
+  std::optional<double> expected_start;    // job.reserved
   std::optional<std::string> node;
+  std::optional<double> lower_w;           // power.corridor, power.violation
+  std::optional<double> upper_w;
+  std::optional<double> power_w;           // power.violation
+  std::optional<double> pass_s;            // sched.pass
+  std::optional<int> actions;
+  std::optional<std::string> reason;
+  std::optional<std::string> code;         // policy.error
+  std::optional<std::string> file;
+  std::optional<int> line;
   std::optional<std::string> message;
   template <class V>
   void fields(V& v) {
@@ -34,9 +42,17 @@ struct EventMsg {
     v("state", state);
     v("nodes", nodes);
     v("prev_nodes", prev_nodes);
-    v("value", value);
-    v("value2", value2);
+    v("expected_start", expected_start);
     v("node", node);
+    v("lower_w", lower_w);
+    v("upper_w", upper_w);
+    v("power_w", power_w);
+    v("pass_s", pass_s);
+    v("actions", actions);
+    v("reason", reason);
+    v("code", code);
+    v("file", file);
+    v("line", line);
     v("message", message);
   }
 };

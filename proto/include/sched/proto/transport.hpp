@@ -74,8 +74,9 @@ class Client {
   std::deque<Envelope> unasked_;  // came while a call waited for its reply
 };
 
-// A free TCP port on 127.0.0.1 (binds port 0 and reads what the system
-// chose); tests and `sched cluster up` use it to avoid collisions.
+// A free TCP port on 127.0.0.1, below the system's ephemeral range when it
+// can (a port from that range may be taken by an outgoing connection before
+// the caller binds it); tests use it to avoid collisions.
 int free_tcp_port();
 
 }  // namespace sched::proto
