@@ -51,17 +51,22 @@ void replay(benchmark::State& state, const std::function<std::shared_ptr<Policy>
 }
 
 void BM_LublinEasyBackfill(benchmark::State& state) {
-  replay(state, [] { return std::shared_ptr<Policy>(LuaPolicy::load(bench::policy_path("easy_backfill"), {})); });
+  replay(state, [] {
+    return std::shared_ptr<Policy>(LuaPolicy::load(bench::policy_path("easy_backfill"), {}));
+  });
 }
 BENCHMARK(BM_LublinEasyBackfill)->Unit(benchmark::kMillisecond);
 
 void BM_LublinFcfs(benchmark::State& state) {
-  replay(state, [] { return std::shared_ptr<Policy>(LuaPolicy::load(bench::policy_path("fcfs"), {})); });
+  replay(state,
+         [] { return std::shared_ptr<Policy>(LuaPolicy::load(bench::policy_path("fcfs"), {})); });
 }
 BENCHMARK(BM_LublinFcfs)->Unit(benchmark::kMillisecond);
 
 void BM_LublinHeadOnlyLua(benchmark::State& state) {
-  replay(state, [] { return std::shared_ptr<Policy>(LuaPolicy::load(bench::bench_policy_path("head_only"), {})); });
+  replay(state, [] {
+    return std::shared_ptr<Policy>(LuaPolicy::load(bench::bench_policy_path("head_only"), {}));
+  });
 }
 BENCHMARK(BM_LublinHeadOnlyLua)->Unit(benchmark::kMillisecond);
 

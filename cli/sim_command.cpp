@@ -110,14 +110,14 @@ void print_comparison(const std::vector<sim::SimResult>& results) {
   std::cout << "\n"
             << std::left << std::setw(18) << "policy" << std::right << std::setw(8) << "jobs"
             << std::setw(16) << "makespan_s" << std::setw(14) << "avg_wait_s" << std::setw(14)
-            << "avg_resp_s" << std::setw(10) << "avg_bsld" << std::setw(8) << "util" << "\n";
+            << "avg_resp_s" << std::setw(10) << "avg_bsld" << std::setw(8) << "util"
+            << "\n";
   for (const auto& r : results) {
     const auto& m = r.metrics;
     std::cout << std::left << std::setw(18) << r.policy << std::right << std::setw(8) << m.jobs
-              << std::setw(16) << fixed(m.makespan, 1) << std::setw(14)
-              << fixed(m.avg_wait, 1) << std::setw(14) << fixed(m.avg_response, 1)
-              << std::setw(10) << fixed(m.avg_bsld, 2) << std::setw(8) << fixed(m.utilization, 3)
-              << "\n";
+              << std::setw(16) << fixed(m.makespan, 1) << std::setw(14) << fixed(m.avg_wait, 1)
+              << std::setw(14) << fixed(m.avg_response, 1) << std::setw(10) << fixed(m.avg_bsld, 2)
+              << std::setw(8) << fixed(m.utilization, 3) << "\n";
   }
 }
 
@@ -172,8 +172,7 @@ void run_sim(const SimOptions& options) {
     }
     if (result.policy_errors > 0) {
       std::cout << "  warning: " << result.policy_errors
-                << " passes failed and were dropped; first: " << result.first_policy_error
-                << "\n";
+                << " passes failed and were dropped; first: " << result.first_policy_error << "\n";
     }
     if (!options.out_dir.empty()) {
       std::filesystem::path dir_out(options.out_dir);
@@ -199,8 +198,10 @@ void run_sim(const SimOptions& options) {
 
 void add_sim_command(CLI::App& app) {
   auto options = std::make_shared<SimOptions>();
-  CLI::App* sim = app.add_subcommand("sim", "Replay a workload in the simulator under Lua policies");
-  sim->add_option("--workload", options->workload, "SWF or native (TOML) file, 'esp', or 'power' (the paper's power experiment)")
+  CLI::App* sim =
+      app.add_subcommand("sim", "Replay a workload in the simulator under Lua policies");
+  sim->add_option("--workload", options->workload,
+                  "SWF or native (TOML) file, 'esp', or 'power' (the paper's power experiment)")
       ->required();
   sim->add_option("--format", options->format, "Workload format (default: from the extension)")
       ->check(CLI::IsMember({"swf", "native"}));
@@ -218,7 +219,8 @@ void add_sim_command(CLI::App& app) {
                   "(SWF: half malleable, half evolving), drawn with the seed")
       ->check(CLI::Range(0.0, 1.0));
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
-  sim->add_option("--out", options->out_dir, "Write jobs.csv, resizes.csv, power.csv and metrics.json here");
+  sim->add_option("--out", options->out_dir,
+                  "Write jobs.csv, resizes.csv, power.csv and metrics.json here");
   sim->callback([options] { run_sim(*options); });
 }
 

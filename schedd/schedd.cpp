@@ -120,7 +120,8 @@ Daemon::Daemon(DaemonConfig config)
     // Jobs in the journal must not be stranded by a bad edit: run without a
     // policy (nothing starts) until the file is fixed.
     const std::string why =
-        "policy " + *path + " not loaded, scheduling nothing until it is fixed: " + loaded.message();
+        "policy " + *path +
+        " not loaded, scheduling nothing until it is fixed: " + loaded.message();
     spdlog::error("{}", why);
     const auto failure = policy_->last_failure();
     engine_.publish(failure ? policy_error_event(*failure, why) : [&] {

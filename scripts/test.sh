@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is needed, build, run every test.
+# The whole test suite: install what is needed, build, run every test, then
+# check the sources' format.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 build="${SCHED_BUILD_DIR:-$root/build}"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+"$root/scripts/check-format.sh"

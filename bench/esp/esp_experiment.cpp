@@ -6,7 +6,6 @@
 //
 //   build/bench/esp_experiment --out bench/esp/results
 #include <CLI/CLI.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,10 +17,10 @@
 #include <vector>
 
 #include "sched/lua_policy.hpp"
+#include "sched/plot/svg_plot.hpp"
 #include "sched/policy_host.hpp"
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/simulator.hpp"
-#include "sched/plot/svg_plot.hpp"
 
 namespace {
 
@@ -42,8 +41,7 @@ struct PaperReduction {
   const char* against;
   double makespan, response, wait;
 };
-constexpr PaperReduction kPaper[] = {{"easy_backfill", 19.3, 29.0, 26.8},
-                                     {"fpsma", 4.0, 6.1, 2.0}};
+constexpr PaperReduction kPaper[] = {{"easy_backfill", 19.3, 29.0, 26.8}, {"fpsma", 4.0, 6.1, 2.0}};
 
 std::string fmt(double value, int decimals) {
   char buffer[64];
@@ -78,8 +76,8 @@ void write_csv(const std::filesystem::path& path, const std::vector<Row>& rows) 
   for (const Row& r : rows) {
     out << fmt(r.fraction, 1) << ',' << r.policy << ',' << r.metrics.jobs << ','
         << fmt(r.metrics.makespan, 1) << ',' << fmt(r.metrics.utilization, 4) << ','
-        << fmt(r.metrics.avg_wait, 1) << ',' << fmt(r.metrics.avg_response, 1) << ','
-        << r.resizes << '\n';
+        << fmt(r.metrics.avg_wait, 1) << ',' << fmt(r.metrics.avg_response, 1) << ',' << r.resizes
+        << '\n';
   }
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
@@ -97,19 +95,20 @@ std::string markdown(const std::vector<Row>& rows, std::uint64_t seed) {
   std::string md = "# ESP experiment (Chadha et al., Figure 3)\n\n";
   md += "Modified ESP benchmark, 230 jobs on 32 nodes, seed " + std::to_string(seed) +
         ", one submission every 30 s. Produced by `bench/esp/run.sh`.\n\n";
-  md += "| malleable | policy | makespan (s) | utilisation | avg wait (s) | avg response (s) | "
-        "resizes |\n|---|---|---|---|---|---|---|\n";
+  md +=
+      "| malleable | policy | makespan (s) | utilisation | avg wait (s) | avg response (s) | "
+      "resizes |\n|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
-    md += "| " + fmt(r.fraction * 100, 0) + "% | " + r.policy + " | " +
-          fmt(r.metrics.makespan, 0) + " | " + fmt(r.metrics.utilization * 100, 1) + "% | " +
-          fmt(r.metrics.avg_wait, 1) + " | " + fmt(r.metrics.avg_response, 1) + " | " +
-          std::to_string(r.resizes) + " |\n";
+    md += "| " + fmt(r.fraction * 100, 0) + "% | " + r.policy + " | " + fmt(r.metrics.makespan, 0) +
+          " | " + fmt(r.metrics.utilization * 100, 1) + "% | " + fmt(r.metrics.avg_wait, 1) +
+          " | " + fmt(r.metrics.avg_response, 1) + " | " + std::to_string(r.resizes) + " |\n";
   }
   const Row* perf = find(rows, 1.0, "perf_aware");
   if (perf) {
     md += "\n## At 100% malleable: how much lower perf_aware is\n\n";
-    md += "| against | makespan (ours / paper) | avg response (ours / paper) | avg wait (ours / "
-          "paper) |\n|---|---|---|---|\n";
+    md +=
+        "| against | makespan (ours / paper) | avg response (ours / paper) | avg wait (ours / "
+        "paper) |\n|---|---|---|---|\n";
     for (const PaperReduction& p : kPaper) {
       const Row* other = find(rows, 1.0, p.against);
       if (!other) continue;
@@ -133,9 +132,11 @@ plot::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>
   };
   const Metric metrics[] = {
       {"(a) Makespan", "seconds", [](const sim::Metrics& m) { return m.makespan; }},
-      {"(b) Average utilisation", "percent", [](const sim::Metrics& m) { return m.utilization * 100; }},
+      {"(b) Average utilisation", "percent",
+       [](const sim::Metrics& m) { return m.utilization * 100; }},
       {"(c) Average waiting time", "seconds", [](const sim::Metrics& m) { return m.avg_wait; }},
-      {"(d) Average response time", "seconds", [](const sim::Metrics& m) { return m.avg_response; }},
+      {"(d) Average response time", "seconds",
+       [](const sim::Metrics& m) { return m.avg_response; }},
   };
   plot::Figure fig;
   fig.title = "ESP on 32 nodes: rigid and malleable jobs";
@@ -149,7 +150,8 @@ plot::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>
       plot::Series series;
       series.name = policy;
       for (const Row& r : rows) {
-        if (r.policy == policy) series.points.emplace_back(r.fraction * 100, metric.value(r.metrics));
+        if (r.policy == policy)
+          series.points.emplace_back(r.fraction * 100, metric.value(r.metrics));
       }
       panel.series.push_back(std::move(series));
     }
@@ -200,7 +202,8 @@ int main(int argc, char** argv) {
     write_csv(std::filesystem::path(out_dir) / "results.csv", rows);
     const std::string md = markdown(rows, seed);
     std::ofstream(std::filesystem::path(out_dir) / "results.md") << md;
-    plot::write_svg((std::filesystem::path(out_dir) / "figure3.svg").string(), figure(rows, policies));
+    plot::write_svg((std::filesystem::path(out_dir) / "figure3.svg").string(),
+                    figure(rows, policies));
     std::cout << md << "\nwritten to " << out_dir << "/ (results.csv, results.md, figure3.svg)\n";
   } catch (const std::exception& e) {
     std::cerr << "esp_experiment: " << e.what() << "\n";

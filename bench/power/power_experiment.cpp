@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "sched/lua_policy.hpp"
+#include "sched/plot/svg_plot.hpp"
 #include "sched/policy_host.hpp"
 #include "sched/sim/power_workload.hpp"
 #include "sched/sim/simulator.hpp"
-#include "sched/plot/svg_plot.hpp"
 
 namespace {
 

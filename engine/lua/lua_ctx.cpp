@@ -87,8 +87,7 @@ int ctx_preempt(lua_State* L) {
   const JobId id = job_arg(L, 2);
   static const char* const modes[] = {"requeue", "cancel", nullptr};
   const int mode = luaL_checkoption(L, 3, "requeue", modes);
-  return answer(L, pass,
-                pass.preempt(id, mode == 0 ? PreemptMode::Requeue : PreemptMode::Cancel));
+  return answer(L, pass, pass.preempt(id, mode == 0 ? PreemptMode::Requeue : PreemptMode::Cancel));
 }
 
 int ctx_reserve(lua_State* L) {
@@ -192,12 +191,9 @@ void push_pending_metatable(lua_State* L) {
 }
 
 void push_ctx_methods(lua_State* L) {
-  static const luaL_Reg methods[] = {{"start", ctx_start},
-                                     {"expand", ctx_expand},
-                                     {"shrink", ctx_shrink},
-                                     {"request_perf", ctx_request_perf},
-                                     {"preempt", ctx_preempt},
-                                     {"reserve", ctx_reserve},
+  static const luaL_Reg methods[] = {{"start", ctx_start},     {"expand", ctx_expand},
+                                     {"shrink", ctx_shrink},   {"request_perf", ctx_request_perf},
+                                     {"preempt", ctx_preempt}, {"reserve", ctx_reserve},
                                      {nullptr, nullptr}};
   luaL_newlib(L, methods);
   lua_pushcclosure(L, ctx_index, 1);

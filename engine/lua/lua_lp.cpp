@@ -194,18 +194,27 @@ Outcome solve_lp(glp_prob* P, int time_limit_ms, GlpkResult& r) {
   switch (r.code) {
     case 0:
       switch (glp_get_status(P)) {
-        case GLP_OPT: return Outcome::Optimal;
-        case GLP_FEAS: return Outcome::Feasible;
-        case GLP_NOFEAS: return Outcome::Infeasible;
-        case GLP_UNBND: return Outcome::Unbounded;
-        default: return Outcome::NoSolution;
+        case GLP_OPT:
+          return Outcome::Optimal;
+        case GLP_FEAS:
+          return Outcome::Feasible;
+        case GLP_NOFEAS:
+          return Outcome::Infeasible;
+        case GLP_UNBND:
+          return Outcome::Unbounded;
+        default:
+          return Outcome::NoSolution;
       }
-    case GLP_ENOPFS: return Outcome::Infeasible;
+    case GLP_ENOPFS:
+      return Outcome::Infeasible;
     // No dual feasible solution: unbounded, or no feasible point at all.
-    case GLP_ENODFS: return Outcome::InfeasibleOrUnbounded;
+    case GLP_ENODFS:
+      return Outcome::InfeasibleOrUnbounded;
     case GLP_ETMLIM:
-    case GLP_EITLIM: return glp_get_status(P) == GLP_FEAS ? Outcome::Feasible : Outcome::NoSolution;
-    default: return Outcome::Failed;
+    case GLP_EITLIM:
+      return glp_get_status(P) == GLP_FEAS ? Outcome::Feasible : Outcome::NoSolution;
+    default:
+      return Outcome::Failed;
   }
 }
 
@@ -219,17 +228,25 @@ Outcome solve_mip(glp_prob* P, int time_limit_ms, GlpkResult& r) {
   switch (r.code) {
     case 0:
       switch (glp_mip_status(P)) {
-        case GLP_OPT: return Outcome::Optimal;
-        case GLP_FEAS: return Outcome::Feasible;
-        case GLP_NOFEAS: return Outcome::Infeasible;
-        default: return Outcome::NoSolution;
+        case GLP_OPT:
+          return Outcome::Optimal;
+        case GLP_FEAS:
+          return Outcome::Feasible;
+        case GLP_NOFEAS:
+          return Outcome::Infeasible;
+        default:
+          return Outcome::NoSolution;
       }
-    case GLP_ENOPFS: return Outcome::Infeasible;
-    case GLP_ENODFS: return Outcome::InfeasibleOrUnbounded;
+    case GLP_ENOPFS:
+      return Outcome::Infeasible;
+    case GLP_ENODFS:
+      return Outcome::InfeasibleOrUnbounded;
     case GLP_ETMLIM:
     case GLP_EMIPGAP:
-    case GLP_ESTOP: return glp_mip_status(P) == GLP_FEAS ? Outcome::Feasible : Outcome::NoSolution;
-    default: return Outcome::Failed;
+    case GLP_ESTOP:
+      return glp_mip_status(P) == GLP_FEAS ? Outcome::Feasible : Outcome::NoSolution;
+    default:
+      return Outcome::Failed;
   }
 }
 
@@ -670,26 +687,41 @@ bool read_model(lua_State* L, int t, LpModel& m) {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::Optimal: return "optimal";
-    case Outcome::Feasible: return "feasible";
-    case Outcome::Infeasible: return "infeasible";
-    case Outcome::Unbounded: return "unbounded";
-    case Outcome::NoSolution: return "no_solution";
-    default: return "failed";
+    case Outcome::Optimal:
+      return "optimal";
+    case Outcome::Feasible:
+      return "feasible";
+    case Outcome::Infeasible:
+      return "infeasible";
+    case Outcome::Unbounded:
+      return "unbounded";
+    case Outcome::NoSolution:
+      return "no_solution";
+    default:
+      return "failed";
   }
 }
 
 const char* glpk_code_text(int code) {
   switch (code) {
-    case GLP_EBADB: return "invalid initial basis";
-    case GLP_ESING: return "singular basis matrix";
-    case GLP_ECOND: return "ill-conditioned basis matrix";
-    case GLP_EBOUND: return "invalid bounds";
-    case GLP_EFAIL: return "solver failure";
-    case GLP_EROOT: return "no optimal basis for the LP relaxation";
-    case GLP_ENOCVG: return "no convergence";
-    case GLP_EINSTAB: return "numerical instability";
-    default: return "unexpected return code";
+    case GLP_EBADB:
+      return "invalid initial basis";
+    case GLP_ESING:
+      return "singular basis matrix";
+    case GLP_ECOND:
+      return "ill-conditioned basis matrix";
+    case GLP_EBOUND:
+      return "invalid bounds";
+    case GLP_EFAIL:
+      return "solver failure";
+    case GLP_EROOT:
+      return "no optimal basis for the LP relaxation";
+    case GLP_ENOCVG:
+      return "no convergence";
+    case GLP_EINSTAB:
+      return "numerical instability";
+    default:
+      return "unexpected return code";
   }
 }
 

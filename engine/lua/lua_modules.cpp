@@ -62,14 +62,14 @@ int c_lowest(lua_State* L) {
 
 // constraints.next_lower(c, lo, hi, current, needed): the shrink target.
 int c_next_lower(lua_State* L) {
-  push_optional(L, shrink_target(constraint_arg(L, 1), int_arg(L, 2), int_arg(L, 3),
-                                 int_arg(L, 4), int_arg(L, 5)));
+  push_optional(L, shrink_target(constraint_arg(L, 1), int_arg(L, 2), int_arg(L, 3), int_arg(L, 4),
+                                 int_arg(L, 5)));
   return 1;
 }
 
 int open_constraints(lua_State* L) {
-  static const luaL_Reg fns[] = {{"allowed", c_allowed},   {"is_allowed", c_is_allowed},
-                                 {"highest", c_highest},   {"lowest", c_lowest},
+  static const luaL_Reg fns[] = {{"allowed", c_allowed},       {"is_allowed", c_is_allowed},
+                                 {"highest", c_highest},       {"lowest", c_lowest},
                                  {"next_lower", c_next_lower}, {nullptr, nullptr}};
   luaL_newlib(L, fns);
   return 1;
@@ -157,8 +157,10 @@ int sandbox_require(lua_State* L) {
       lua_pushboolean(L, 1);
     }
   } else {
-    return luaL_error(L, "module '%s' is not available to policies (sched.constraints, "
-                         "sched.log, sched.lp, lib.<name>)", name);
+    return luaL_error(L,
+                      "module '%s' is not available to policies (sched.constraints, "
+                      "sched.log, sched.lp, lib.<name>)",
+                      name);
   }
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, name);

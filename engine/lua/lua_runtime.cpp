@@ -47,7 +47,8 @@ void count_hook(lua_State* L, lua_Debug* /*ar*/) {
       luaL_error(L, "%s:%d: instruction limit (%I) exceeded", where.short_src, where.currentline,
                  static_cast<lua_Integer>(rt.instruction_limit()));
     }
-    luaL_error(L, "instruction limit (%I) exceeded", static_cast<lua_Integer>(rt.instruction_limit()));
+    luaL_error(L, "instruction limit (%I) exceeded",
+               static_cast<lua_Integer>(rt.instruction_limit()));
   }
 }
 
@@ -157,8 +158,8 @@ LuaRuntime::LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& o
   memory_.limit = options.memory_limit;
   L_ = lua_newstate(bounded_alloc, &memory_);
   if (!L_) {
-    throw PolicyLoadError(PolicyFailure{PolicyFailureCode::Memory,
-                                        "cannot create a Lua state (memory limit too low?)", "", 0});
+    throw PolicyLoadError(PolicyFailure{
+        PolicyFailureCode::Memory, "cannot create a Lua state (memory limit too low?)", "", 0});
   }
   *static_cast<LuaRuntime**>(lua_getextraspace(L_)) = this;
   open_sandbox();
@@ -315,8 +316,8 @@ void LuaRuntime::load_policy() {
   if (auto error = call_bounded(0, 1)) throw PolicyLoadError(error->prefixed(display_name_ + ": "));
   // Breaches of the policy API: the file is fine Lua, the table it returns is not a policy.
   const auto api_error = [this](const std::string& why) {
-    return PolicyLoadError(PolicyFailure{PolicyFailureCode::Api, display_name_ + ": " + why,
-                                         display_name_, 0});
+    return PolicyLoadError(
+        PolicyFailure{PolicyFailureCode::Api, display_name_ + ": " + why, display_name_, 0});
   };
   if (!lua_istable(L_, -1)) {
     lua_pop(L_, 1);
@@ -335,9 +336,8 @@ void LuaRuntime::load_policy() {
   }
   lua_pop(L_, 1);
   lua_getfield(L_, -1, "name");
-  name_ = lua_type(L_, -1) == LUA_TSTRING
-              ? lua_tostring(L_, -1)
-              : std::filesystem::path(path_).stem().string();
+  name_ = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1)
+                                          : std::filesystem::path(path_).stem().string();
   lua_pop(L_, 1);
   lua_getfield(L_, -1, "time_dependent");
   if (!lua_isnil(L_, -1) && !lua_isboolean(L_, -1)) {
@@ -510,9 +510,8 @@ void LuaRuntime::fill_job(int data, const Job& job) {
   set_opt("est_end", est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);
   lua_pushboolean(L_, job.state == JobState::Adapting);
   lua_setfield(L_, data, "adapting");
-  set_opt("resize_held_until", job.resize_held_until >= 0
-                                   ? std::optional<double>(job.resize_held_until)
-                                   : std::nullopt);
+  set_opt("resize_held_until",
+          job.resize_held_until >= 0 ? std::optional<double>(job.resize_held_until) : std::nullopt);
   set_opt("mtct", job.mtct);
   set_opt("power_w", job.power_w);
   set_opt("expected_start", job.expected_start);
@@ -643,8 +642,7 @@ void LuaRuntime::fill_pending(lua_Integer index) {
   push_pending_store();
   const int list = lua_gettop(L_);
   const auto count = static_cast<lua_Integer>(pass_->pending_count());
-  const lua_Integer last =
-      std::min(count, std::max({index, 2 * pending_filled_, lua_Integer{4}}));
+  const lua_Integer last = std::min(count, std::max({index, 2 * pending_filled_, lua_Integer{4}}));
   if (last <= pending_filled_) {
     lua_pop(L_, 1);
     return;

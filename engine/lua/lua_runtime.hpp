@@ -3,9 +3,8 @@
 // the engine library.
 #pragma once
 
-#include <lua.hpp>
-
 #include <cstdint>
+#include <lua.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -104,16 +103,16 @@ class LuaRuntime {
   PassContext* pass_ = nullptr;
   const Cluster* cluster_ = nullptr;
 
-  int ref_policy_ = LUA_NOREF;    // the table the file returned
-  int ref_ctx_ = LUA_NOREF;       // the ctx table, reused across passes
-  int ref_proxies_ = LUA_NOREF;   // id → read-only job table
-  int ref_data_ = LUA_NOREF;      // id → the data behind it
+  int ref_policy_ = LUA_NOREF;   // the table the file returned
+  int ref_ctx_ = LUA_NOREF;      // the ctx table, reused across passes
+  int ref_proxies_ = LUA_NOREF;  // id → read-only job table
+  int ref_data_ = LUA_NOREF;     // id → the data behind it
   int ref_refusal_mt_ = LUA_NOREF;
-  int ref_job_mt_fns_ = LUA_NOREF; // {__newindex, __pairs, __tostring} shared functions
-  int ref_pending_mt_ = LUA_NOREF;  // metatable of ctx.pending
-  int ref_params_ = LUA_NOREF;      // ctx.params
-  int ref_pending_list_ = LUA_NOREF;  // this pass's ctx.pending
-  int ref_pending_store_ = LUA_NOREF;  // the jobs behind it
+  int ref_job_mt_fns_ = LUA_NOREF;      // {__newindex, __pairs, __tostring} shared functions
+  int ref_pending_mt_ = LUA_NOREF;      // metatable of ctx.pending
+  int ref_params_ = LUA_NOREF;          // ctx.params
+  int ref_pending_list_ = LUA_NOREF;    // this pass's ctx.pending
+  int ref_pending_store_ = LUA_NOREF;   // the jobs behind it
   const void* pending_list_ = nullptr;  // identity of this pass's ctx.pending
   lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;

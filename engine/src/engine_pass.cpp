@@ -37,7 +37,8 @@ void Engine::run_pass(PassReason reason) {
   try {
     error = policy_->schedule(ctx);
   } catch (const std::exception &e) {
-    error = PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
+    error =
+        PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
   }
   policy_busy_ = false;
   std::size_t enacted = 0;
@@ -90,7 +91,8 @@ std::optional<PolicyFailure> Engine::dry_pass(Policy &policy) {
   try {
     error = policy.schedule(ctx);
   } catch (const std::exception &e) {
-    error = PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
+    error =
+        PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
   }
   if (error) error->time = clock_.now();
   policy_busy_ = was_busy;

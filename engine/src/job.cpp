@@ -9,9 +9,9 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kKindNames = {"rigid", "moldable", "malleable",
                                                         "evolving"};
-constexpr std::array<std::string_view, 9> kStateNames = {
-    "PENDING", "STARTING", "RUNNING", "ADAPTING", "COMPLETING",
-    "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"};
+constexpr std::array<std::string_view, 9> kStateNames = {"PENDING",  "STARTING",   "RUNNING",
+                                                         "ADAPTING", "COMPLETING", "COMPLETED",
+                                                         "FAILED",   "CANCELLED",  "TIMEOUT"};
 constexpr std::array<std::string_view, 5> kConstraintNames = {"none", "pof2", "even", "odd",
                                                               "ncube"};
 
@@ -27,9 +27,7 @@ std::optional<Enum> parse_name(const std::array<std::string_view, N>& names,
 }  // namespace
 
 std::string_view to_string(JobKind kind) { return kKindNames[static_cast<std::size_t>(kind)]; }
-std::string_view to_string(JobState state) {
-  return kStateNames[static_cast<std::size_t>(state)];
-}
+std::string_view to_string(JobState state) { return kStateNames[static_cast<std::size_t>(state)]; }
 std::string_view to_string(NodeConstraint constraint) {
   return kConstraintNames[static_cast<std::size_t>(constraint)];
 }
@@ -75,9 +73,7 @@ bool is_valid_transition(JobState from, JobState to) {
   }
 }
 
-bool is_resizable(JobKind kind) {
-  return kind == JobKind::Malleable || kind == JobKind::Evolving;
-}
+bool is_resizable(JobKind kind) { return kind == JobKind::Malleable || kind == JobKind::Evolving; }
 
 double Job::est_end() const {
   if (start_time < 0 || spec.walltime <= 0) return -1;

@@ -75,7 +75,8 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
   Mark& mark = marks_[id];
-  if (mark.started) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already started in this pass");
+  if (mark.started)
+    return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already started in this pass");
   if (job->state != JobState::Pending) {
     return refuse(RefusalCode::NotPending, id, 0, 0, std::string(to_string(job->state)));
   }
@@ -120,7 +121,8 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
   const int current = tentative_size(*job);
   if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, id, to, current);
   if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, id, to, current);
-  if (to < 1) return refuse(RefusalCode::LeaderNode, id, to, current, "the leader node never leaves");
+  if (to < 1)
+    return refuse(RefusalCode::LeaderNode, id, to, current, "the leader node never leaves");
   if (to < job->spec.min_nodes) return refuse(RefusalCode::BelowMin, id, to, job->spec.min_nodes);
   if (to > job->spec.max_nodes) return refuse(RefusalCode::AboveMax, id, to, job->spec.max_nodes);
   if (!is_allowed_size(job->spec.constraint, to)) {
@@ -236,7 +238,8 @@ Verdict PassContext::reserve(JobId id, double time) {
   if (job->state != JobState::Pending) {
     return refuse(RefusalCode::NotPending, id, 0, 0, std::string(to_string(job->state)));
   }
-  if (!std::isfinite(time)) return refuse(RefusalCode::BadArgument, id, 0, 0, "time must be finite");
+  if (!std::isfinite(time))
+    return refuse(RefusalCode::BadArgument, id, 0, 0, "time must be finite");
   Action action{Action::Type::Reserve, id};
   action.time = time;
   actions_.push_back(action);

@@ -23,8 +23,8 @@
 #include "sched/agent/processes.hpp"
 #include "sched/agent/topology.hpp"
 #include "sched/plugins/power_meter.hpp"
-#include "sched/proto/envelope.hpp"
 #include "sched/proto/agent_messages.hpp"
+#include "sched/proto/envelope.hpp"
 #include "sched/proto/process_messages.hpp"
 #include "sched/proto/transport.hpp"
 

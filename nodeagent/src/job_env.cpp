@@ -26,8 +26,8 @@ std::string join(const std::vector<std::string>& items, char sep) {
 // rest they share.
 template <class Launch>
 EnvPairs launch_environment(const Launch& launch, const std::string& job_name,
-                            const std::vector<std::string>& job_nodes,
-                            const std::string& this_node, const std::string& cluster_endpoint) {
+                            const std::vector<std::string>& job_nodes, const std::string& this_node,
+                            const std::string& cluster_endpoint) {
   return job_environment(JobEnvInput{.job_id = launch.job,
                                      .job_name = job_name,
                                      .nodes = job_nodes,
@@ -101,8 +101,7 @@ EnvPairs job_environment(const proto::JobLaunch& launch, const std::string& this
 EnvPairs job_environment(const proto::StepLaunch& launch, const std::string& this_node,
                          const std::string& cluster_endpoint) {
   // A step runs in the job's environment: the job's nodes, not the step's.
-  return launch_environment(launch, launch.job_name, launch.job_nodes, this_node,
-                            cluster_endpoint);
+  return launch_environment(launch, launch.job_name, launch.job_nodes, this_node, cluster_endpoint);
 }
 
 }  // namespace sched::agent

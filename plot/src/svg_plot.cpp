@@ -80,11 +80,21 @@ void append_escaped(std::string& out, std::string_view bytes) {
     const auto byte = static_cast<unsigned char>(bytes[i]);
     if (byte < 0x80) {
       switch (byte) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&apos;";
+          break;
         default:
           if (byte >= 0x20 || byte == '\t' || byte == '\n' || byte == '\r') out += bytes[i];
       }
@@ -139,8 +149,7 @@ double text_width(std::string_view text, double font_size) {
 // mantissa × 10^exponent, divided for negative exponents so that e.g.
 // 3 × 10^-1 is the double nearest 0.3 rather than 0.30000000000000004.
 double scaled(double mantissa, int exponent) {
-  return exponent >= 0 ? mantissa * std::pow(10.0, exponent)
-                       : mantissa / std::pow(10.0, -exponent);
+  return exponent >= 0 ? mantissa * std::pow(10.0, exponent) : mantissa / std::pow(10.0, -exponent);
 }
 
 // The smallest non-negative range at `value`, |value| / 10 or 1 for tiny values.
@@ -280,8 +289,8 @@ class Writer {
   }
 
   void rect(double x, double y, double width, double height, std::string_view attributes) {
-    out += "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(width) +
-           "\" height=\"" + px(height) + "\" ";
+    out += "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(width) + "\" height=\"" +
+           px(height) + "\" ";
     out += attributes;
     out += "/>\n";
   }
@@ -307,9 +316,8 @@ std::vector<std::tuple<double, double, double>> ordered_spans(const Band& band) 
     const auto& [from, lo, hi] = span;
     if (finite(from) && finite(lo) && finite(hi)) spans.push_back(span);
   }
-  std::stable_sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
-    return std::get<0>(a) < std::get<0>(b);
-  });
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
   return spans;
 }
 
@@ -326,8 +334,7 @@ void render_band(Writer& writer, const Frame& frame, const Band& band) {
     const double y1 = clamp_y(frame.map_y(std::max(lo, hi)));
     const double y2 = clamp_y(frame.map_y(std::min(lo, hi)));
     // Empty rects (a replaced span, one past the axis end) are left out.
-    if (!finite(x1) || !finite(x2) || !finite(y1) || !finite(y2) || x2 <= x1 || y2 <= y1)
-      continue;
+    if (!finite(x1) || !finite(x2) || !finite(y1) || !finite(y2) || x2 <= x1 || y2 <= y1) continue;
     writer.rect(x1, y1, x2 - x1, y2 - y1,
                 "class=\"band\" fill=\"" + std::string(kBandColour) +
                     "\" fill-opacity=\"0.25\" stroke=\"none\"");
@@ -513,9 +520,9 @@ void render_panel(Writer& writer, const Panel& panel, std::size_t index, double 
       writer.line(x, middle, x + 20, middle,
                   "stroke-width=\"1.8\" " + stroke_style(entry.colour, entry.dash));
       if (entry.markers)
-        writer.circle(x + 10, middle, "class=\"legend-marker\" fill=\"" +
-                                          std::string(entry.colour) +
-                                          "\" stroke=\"white\" stroke-width=\"0.8\"");
+        writer.circle(x + 10, middle,
+                      "class=\"legend-marker\" fill=\"" + std::string(entry.colour) +
+                          "\" stroke=\"white\" stroke-width=\"0.8\"");
     }
     writer.text(x + 26, baseline, entry.name,
                 "class=\"legend-label\" font-size=\"" + px(kLegendFont) + "\"");
@@ -546,7 +553,7 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   double best_first = 0, best_last = 0;
   double best_miss = std::numeric_limits<double>::infinity();
   for (const auto& [mantissa, power] : {std::pair{1, exponent}, std::pair{2, exponent},
-                                       std::pair{5, exponent}, std::pair{1, exponent + 1}}) {
+                                        std::pair{5, exponent}, std::pair{1, exponent + 1}}) {
     const double step = scaled(mantissa, power);
     // The slack absorbs rounding, e.g. 0.3 / 0.1 = 2.9999999999999996.
     const double first = std::floor(lo / step + 1e-9);
@@ -581,9 +588,9 @@ std::string format_tick(double value, double step) {
   // Huge or tiny steps read better in scientific notation, for the whole
   // axis alike (the decision depends on the step, not the value).
   if (step >= 1e8 || step < 1e-6) {
-    const int digits = static_cast<int>(std::floor(std::log10(std::abs(value))) -
-                                        std::floor(std::log10(step))) +
-                       1;
+    const int digits =
+        static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step))) +
+        1;
     return compact_scientific(value, std::clamp(digits, 1, 17));
   }
   // Enough decimals to show the step itself (0.25 needs 2, 0.2 needs 1).
@@ -600,8 +607,8 @@ std::string render_svg(const Figure& figure) {
   const double panel_width = sane_size(figure.panel_width, kDefaultPanelWidth);
   const double panel_height = sane_size(figure.panel_height, kDefaultPanelHeight);
   const std::size_t panel_count = figure.panels.size();
-  const std::size_t columns = static_cast<std::size_t>(
-      std::clamp<long long>(figure.columns, 1, static_cast<long long>(std::max<std::size_t>(panel_count, 1))));
+  const std::size_t columns = static_cast<std::size_t>(std::clamp<long long>(
+      figure.columns, 1, static_cast<long long>(std::max<std::size_t>(panel_count, 1))));
   const std::size_t rows = (panel_count + columns - 1) / columns;
   const double title_height = figure.title.empty() ? 0 : 32;
   const double width = static_cast<double>(columns) * panel_width;

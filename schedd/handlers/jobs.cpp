@@ -5,9 +5,9 @@
 #include <set>
 
 #include "handlers/handlers.hpp"
-#include "status_codes.hpp"
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
 namespace {

@@ -1,7 +1,7 @@
 // Nodes: what clients see of them, and an administrator's drain and resume.
 #include "handlers/handlers.hpp"
-#include "status_codes.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
 namespace {

@@ -1,9 +1,9 @@
 // The scheduling policy: what runs, and a reload on request.
 #include "handlers/handlers.hpp"
-#include "status_codes.hpp"
 #include "policy_info.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
 

@@ -36,8 +36,7 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
           e.code() == proto::code::kUnknownType) {
         ++daemon.bad_messages;
       }
-      spdlog::log(rules.refused, "{} message {} refused: {}", rules.peers, envelope.type,
-                  e.what());
+      spdlog::log(rules.refused, "{} message {} refused: {}", rules.peers, envelope.type, e.what());
       message.reply_error(e.code(), e.what());
     }
   }

@@ -77,8 +77,8 @@ int evolving_target(const EvolvingStep& step, const JobSpec& spec, int current) 
     // the bounds allow.
     target = lowest_allowed_at_least(spec.constraint, spec.min_nodes, spec.max_nodes, wanted);
     if (!target) {
-      target = highest_allowed_at_most(spec.constraint, spec.min_nodes, spec.max_nodes,
-                                       spec.max_nodes);
+      target =
+          highest_allowed_at_most(spec.constraint, spec.min_nodes, spec.max_nodes, spec.max_nodes);
     }
     return target && *target > current ? *target : current;
   }

@@ -20,7 +20,9 @@ constexpr std::uint64_t kSelectStream = 0x73656c656374ULL;  // "select"
 // every standard library (std::uniform_real_distribution is not).
 double unit(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
 
-double uniform(std::mt19937_64& engine, double lo, double hi) { return lo + (hi - lo) * unit(engine); }
+double uniform(std::mt19937_64& engine, double lo, double hi) {
+  return lo + (hi - lo) * unit(engine);
+}
 
 int uniform_int(std::mt19937_64& engine, int lo, int hi) {
   return lo + static_cast<int>(unit(engine) * (hi - lo + 1));

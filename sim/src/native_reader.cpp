@@ -23,12 +23,13 @@ using Keys = std::span<const std::string_view>;
 constexpr std::array<std::string_view, 3> kTopKeys = {"cluster", "job", "event"};
 constexpr std::array<std::string_view, 2> kClusterKeys = {"nodes", "cores_per_node"};
 constexpr std::array<std::string_view, 28> kJobKeys = {
-    "id",           "submit",        "runtime",         "name",          "user",
-    "kind",         "nodes",         "min_nodes",       "max_nodes",     "constraint",
-    "tasks_per_node", "walltime",    "power_min_w",     "power_max_w",   "urgent",
-    "command",      "workdir",       "env",             "speedup",       "serial_fraction",
-    "downey_a",     "downey_sigma",  "phases",          "adapt_start_s", "adapt_stop_s",
-    "adapt_alpha_s", "adapt_beta_s", "request"};
+    "id",           "submit",        "runtime",        "name",
+    "user",         "kind",          "nodes",          "min_nodes",
+    "max_nodes",    "constraint",    "tasks_per_node", "walltime",
+    "power_min_w",  "power_max_w",   "urgent",         "command",
+    "workdir",      "env",           "speedup",        "serial_fraction",
+    "downey_a",     "downey_sigma",  "phases",         "adapt_start_s",
+    "adapt_stop_s", "adapt_alpha_s", "adapt_beta_s",   "request"};
 constexpr std::array<std::string_view, 4> kRequestKeys = {"at", "op", "by", "to"};
 constexpr std::array<std::string_view, 4> kCorridorKeys = {"time", "type", "lower_w", "upper_w"};
 constexpr std::array<std::string_view, 3> kNodeEventKeys = {"time", "type", "node"};
@@ -316,10 +317,9 @@ class NativeParser {
     for (const auto* request : tables_of(table, "request")) {
       model.requests.push_back(read_request(*request));
     }
-    std::stable_sort(model.requests.begin(), model.requests.end(),
-                     [](const EvolvingStep& a, const EvolvingStep& b) {
-                       return a.at_done < b.at_done;
-                     });
+    std::stable_sort(
+        model.requests.begin(), model.requests.end(),
+        [](const EvolvingStep& a, const EvolvingStep& b) { return a.at_done < b.at_done; });
   }
 
   std::vector<double> read_phases(const toml::node& node) const {

@@ -87,8 +87,7 @@ TEST(WireConvert, UnknownNamesAreRefusedAndChangeNothing) {
   wire.node_constraint = "prime";
   const auto constraint_error = spec_from_wire(wire, out);
   ASSERT_TRUE(constraint_error.has_value());
-  EXPECT_EQ(*constraint_error,
-            "unknown node constraint 'prime' (none, pof2, even, odd or ncube)");
+  EXPECT_EQ(*constraint_error, "unknown node constraint 'prime' (none, pof2, even, odd or ncube)");
   EXPECT_EQ(out.name, "untouched");
 }
 
@@ -135,9 +134,8 @@ TEST(WireConvert, JobInfoNamesTheNodes) {
 }
 
 TEST(ParamText, IsReadBackByParseParam) {
-  for (const ParamValue& value :
-       {ParamValue{true}, ParamValue{false}, ParamValue{42LL}, ParamValue{0.5},
-        ParamValue{std::string("fast")}}) {
+  for (const ParamValue& value : {ParamValue{true}, ParamValue{false}, ParamValue{42LL},
+                                  ParamValue{0.5}, ParamValue{std::string("fast")}}) {
     const auto parsed = parse_param("key=" + param_text(value));
     ASSERT_TRUE(parsed.has_value());
     EXPECT_EQ(parsed->second, value) << param_text(value);

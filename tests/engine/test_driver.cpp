@@ -91,18 +91,19 @@ class Settle : public ::testing::Test {
  protected:
   Settle() : enactor(results), engine(clock, enactor) {
     for (int i = 0; i < 4; ++i) engine.add_node("n" + std::to_string(i));
-    policy = std::make_shared<ScriptedPolicy>([this](PassContext& ctx) -> std::optional<std::string> {
-      // What each pass sees of every job, then FCFS.
-      std::string seen;
-      for (JobId id = 1; const Job* job = engine.find_job(id); ++id) {
-        seen += std::to_string(id) + ":" + std::string(to_string(job->state)) + " ";
-      }
-      views.push_back(seen);
-      for (const Job* job : ctx.pending()) {
-        if (job->spec.nodes > ctx.nodes_idle() || ctx.start(job->id)) break;
-      }
-      return std::nullopt;
-    });
+    policy =
+        std::make_shared<ScriptedPolicy>([this](PassContext& ctx) -> std::optional<std::string> {
+          // What each pass sees of every job, then FCFS.
+          std::string seen;
+          for (JobId id = 1; const Job* job = engine.find_job(id); ++id) {
+            seen += std::to_string(id) + ":" + std::string(to_string(job->state)) + " ";
+          }
+          views.push_back(seen);
+          for (const Job* job : ctx.pending()) {
+            if (job->spec.nodes > ctx.nodes_idle() || ctx.start(job->id)) break;
+          }
+          return std::nullopt;
+        });
     engine.set_policy(policy);
   }
 

@@ -351,8 +351,7 @@ TEST_F(EngineRefusals, AnEvolvingJobsRequestIsChecked) {
       << "not a change";
   EXPECT_EQ(engine->resize_request(ev, {Op::Shrink, 3}).code(), StatusCode::Conflict)
       << "not smaller";
-  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 6}).code(), StatusCode::Invalid)
-      << "above max";
+  EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 6}).code(), StatusCode::Invalid) << "above max";
   EXPECT_EQ(engine->resize_request(ev, {Op::Shrink, 1}).code(), StatusCode::Invalid)
       << "odd under even";
   EXPECT_EQ(engine->resize_request(m, {Op::Expand, 3}).code(), StatusCode::Invalid)

@@ -38,7 +38,8 @@ local passes = 0
 function P.schedule(ctx)
   passes = passes + 1
   if passes > 1 then return end
-)lua" + body + R"lua(
+)lua" + body +
+         R"lua(
 end
 function P.save() return seen end
 return P

@@ -138,7 +138,8 @@ TEST(LuaLp, ManyVariablesAndRows) {
       "  objective[i] = 1\n"
       "  rows[i] = {coef = {[i] = 1}, lo = i}\n"
       "end\n"
-      "seen.r = lp.solve{ sense = 'min', vars = vars, objective = objective, constraints = rows }\n");
+      "seen.r = lp.solve{ sense = 'min', vars = vars, objective = objective, constraints = rows "
+      "}\n");
   EXPECT_EQ(seen.str("r.status"), "optimal");
   EXPECT_NEAR(seen.num("r.objective"), 300 * 301 / 2, 1e-6);
   EXPECT_EQ(seen.length("r.values"), 300);
@@ -279,7 +280,8 @@ TEST(LuaLp, BadModelsAreLuaErrorsWithClearMessages) {
       "seen.no_coef = err{ sense = 'min', vars = two, constraints = { {lo = 1} } }\n"
       "seen.time = err{ sense = 'min', vars = two, time_limit_ms = -5 }\n"
       // An error raised while the model is read passes through unchanged.
-      "seen.meta = err(setmetatable({ sense = 'min' }, { __index = function() error('boom') end }))\n"
+      "seen.meta = err(setmetatable({ sense = 'min' }, { __index = function() error('boom') end "
+      "}))\n"
       "local many = {}\n"
       "for i = 1, 10001 do many[i] = {} end\n"
       "seen.too_many_vars = err{ sense = 'min', vars = many }\n"

@@ -105,10 +105,11 @@ TEST_F(LuaReload, ASyntaxErrorKeepsTheOldPolicy) {
 
 TEST_F(LuaReload, AFailingDryPassKeepsTheOldPolicy) {
   load(starter("one"));
-  edit("local P = { name = 'two', api = 1 }\n"
-       "function P.schedule(ctx)\n"
-       "  local n = #ctx.pending + undefined_count\n"
-       "end\nreturn P\n");
+  edit(
+      "local P = { name = 'two', api = 1 }\n"
+      "function P.schedule(ctx)\n"
+      "  local n = #ctx.pending + undefined_count\n"
+      "end\nreturn P\n");
   const Status error = host.reload();
   ASSERT_FALSE(error.ok());
   EXPECT_THAT(error.message(), HasSubstr("dry pass"));
@@ -136,10 +137,11 @@ TEST_F(LuaReload, FailuresAreTypedByKind) {
   EXPECT_EQ(failure->file, "policy.lua");
   EXPECT_THAT(failure->message, HasSubstr("no schedule(ctx) function"));
 
-  edit("local P = { name = 'two', api = 1 }\n"
-       "function P.schedule(ctx)\n"
-       "  while true do end\n"
-       "end\nreturn P\n");
+  edit(
+      "local P = { name = 'two', api = 1 }\n"
+      "function P.schedule(ctx)\n"
+      "  while true do end\n"
+      "end\nreturn P\n");
   h.clock.advance(5);
   ASSERT_FALSE(host.reload().ok());
   failure = host.last_failure();
@@ -181,9 +183,10 @@ return P
 
 TEST_F(LuaReload, AFailingRestoreKeepsTheOldPolicy) {
   load(starter("one", "function P.save() return { version = 1 } end"));
-  edit(starter("two", "function P.restore(t)\n"
-                      "  if t.version ~= 2 then error('cannot restore version ' .. t.version) end\n"
-                      "end"));
+  edit(starter("two",
+               "function P.restore(t)\n"
+               "  if t.version ~= 2 then error('cannot restore version ' .. t.version) end\n"
+               "end"));
   const Status error = host.reload();
   ASSERT_FALSE(error.ok());
   EXPECT_THAT(error.message(), HasSubstr("restore"));
@@ -264,7 +267,9 @@ TEST_F(LuaReload, SavingAFunctionRefusesTheReload) {
 }
 
 TEST_F(LuaReload, SavingACycleRefusesTheReload) {
-  load(starter("one", "function P.save()\n  local t = { n = 1 }\n  t.again = { back = t }\n  return t\nend"));
+  load(starter(
+      "one",
+      "function P.save()\n  local t = { n = 1 }\n  t.again = { back = t }\n  return t\nend"));
   edit(starter("two", "function P.restore(t) end"));
   const Status error = host.reload();
   ASSERT_FALSE(error.ok());
@@ -273,10 +278,12 @@ TEST_F(LuaReload, SavingACycleRefusesTheReload) {
 }
 
 TEST_F(LuaReload, ASharedTableIsNotACycle) {
-  load(starter("one", "function P.save()\n  local shared = { v = 5 }\n"
-                      "  return { a = shared, b = shared }\nend"));
-  edit(starter("two", "local got\nfunction P.restore(t) got = t end\n"
-                      "function P.save() return { sum = got.a.v + got.b.v } end"));
+  load(starter("one",
+               "function P.save()\n  local shared = { v = 5 }\n"
+               "  return { a = shared, b = shared }\nend"));
+  edit(starter("two",
+               "local got\nfunction P.restore(t) got = t end\n"
+               "function P.save() return { sum = got.a.v + got.b.v } end"));
   const Status error = host.reload();
   ASSERT_TRUE(error.ok()) << error.message();
   EXPECT_EQ(LuaData::saved_by(*host.current()).integer("sum"), 10);

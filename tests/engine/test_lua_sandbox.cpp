@@ -20,8 +20,8 @@ using ::testing::HasSubstr;
 // A policy whose pass runs `body` (with ctx in scope) and then starts every
 // pending job that fits, so a pass that works is visible from C++.
 std::string policy_with(const std::string& prelude, const std::string& body) {
-  return "local P = { name = 'probe', api = 1 }\n" + prelude +
-         "\nfunction P.schedule(ctx)\n" + body +
+  return "local P = { name = 'probe', api = 1 }\n" + prelude + "\nfunction P.schedule(ctx)\n" +
+         body +
          "\n  for _, job in ipairs(ctx.pending) do\n"
          "    if job.nodes <= ctx.nodes_idle then ctx:start(job) end\n"
          "  end\n"
@@ -96,21 +96,23 @@ TEST(LuaSandbox, RequireGivesSchedModulesAndLibFilesOnly) {
 // The refusals of require, read one by one (names contain dots).
 TEST(LuaSandbox, RequireOfAnUnknownModuleIsAnError) {
   TempDir dir;
-  for (const std::string name : {"os", "io", "debug", "socket", "sched.nope", "lib.missing",
-                                 "lib..x", "lib./etc/passwd"}) {
+  for (const std::string name :
+       {"os", "io", "debug", "socket", "sched.nope", "lib.missing", "lib..x", "lib./etc/passwd"}) {
     SCOPED_TRACE(name);
     const std::string path = dir.write(
-        "p.lua", "local P = { api = 1 }\nfunction P.schedule(ctx) end\nlocal ok, err = pcall(require, '" +
-                     name + "')\nP.seen = { ok = ok, err = tostring(err) }\n"
-                            "function P.save() return P.seen end\nreturn P\n");
+        "p.lua",
+        "local P = { api = 1 }\nfunction P.schedule(ctx) end\nlocal ok, err = pcall(require, '" +
+            name +
+            "')\nP.seen = { ok = ok, err = tostring(err) }\n"
+            "function P.save() return P.seen end\nreturn P\n");
     auto policy = LuaPolicy::load(path, luatest::quick_options());
     LuaData seen = LuaData::saved_by(*policy);
     EXPECT_FALSE(seen.boolean("ok"));
     EXPECT_THAT(seen.str("err"), HasSubstr("module '" + name + "'"));
   }
   // Without pcall, a failing require at the top level fails the load.
-  auto error = luatest::load_error(
-      dir.write("q.lua", "local os = require('os')\nreturn { api = 1, schedule = function() end }\n"));
+  auto error = luatest::load_error(dir.write(
+      "q.lua", "local os = require('os')\nreturn { api = 1, schedule = function() end }\n"));
   ASSERT_TRUE(error);
   EXPECT_THAT(*error, HasSubstr("q.lua"));
   EXPECT_THAT(*error, HasSubstr("module 'os'"));
@@ -155,14 +157,13 @@ TEST(LuaSandbox, GlobalsDeclaredWhileLoadingStayUsable) {
 
 // What a policy loaded with `seed` draws from math.random, as text.
 std::string random_sequence(const TempDir& dir, std::uint64_t seed, std::string* reseed) {
-  const std::string path =
-      dir.write("rand.lua",
-                "local P = { api = 1 }\nfunction P.schedule(ctx) end\n"
-                "local seen = { seq = {} }\n"
-                "for i = 1, 8 do seen.seq[i] = math.random(1, 1000000) end\n"
-                "seen.seq[9] = math.random()\n"
-                "seen.reseed = type(math.randomseed)\n"
-                "function P.save() return seen end\nreturn P\n");
+  const std::string path = dir.write("rand.lua",
+                                     "local P = { api = 1 }\nfunction P.schedule(ctx) end\n"
+                                     "local seen = { seq = {} }\n"
+                                     "for i = 1, 8 do seen.seq[i] = math.random(1, 1000000) end\n"
+                                     "seen.seq[9] = math.random()\n"
+                                     "seen.reseed = type(math.randomseed)\n"
+                                     "function P.save() return seen end\nreturn P\n");
   auto options = luatest::quick_options();
   options.seed = seed;
   auto policy = LuaPolicy::load(path, options);
@@ -191,7 +192,8 @@ TEST(LuaSandbox, EndlessLoopHitsTheInstructionBound) {
   Harness h(2);
   auto options = luatest::quick_options();
   options.instruction_limit = 100'000;
-  h.use(dir.write("p.lua", policy_with("local n = 0", "n = n + 1\nif n == 1 then while true do end end")),
+  h.use(dir.write("p.lua",
+                  policy_with("local n = 0", "n = n + 1\nif n == 1 then while true do end end")),
         options);
   h.submit(luatest::rigid(1));
   auto error = h.pass();
@@ -210,12 +212,13 @@ TEST(LuaSandbox, InstructionBoundCannotBeSwallowedByPcall) {
   auto options = luatest::quick_options();
   options.instruction_limit = 100'000;
   // The policy catches the bound's error and goes on to start jobs.
-  h.use(dir.write("p.lua", policy_with("local n = 0",
-                                       "n = n + 1\n"
-                                       "if n == 1 then\n"
-                                       "  local ok = pcall(function() while true do end end)\n"
-                                       "  while not ok do ok = pcall(function() while true do end end) end\n"
-                                       "end")),
+  h.use(dir.write("p.lua",
+                  policy_with("local n = 0",
+                              "n = n + 1\n"
+                              "if n == 1 then\n"
+                              "  local ok = pcall(function() while true do end end)\n"
+                              "  while not ok do ok = pcall(function() while true do end end) end\n"
+                              "end")),
         options);
   h.submit(luatest::rigid(1));
   auto error = h.pass();
@@ -246,12 +249,14 @@ TEST(LuaSandbox, EndlessAllocationHitsTheMemoryBound) {
   Harness h(2);
   auto options = luatest::quick_options();
   options.memory_limit = 4u << 20;
-  h.use(dir.write("p.lua", policy_with("local n = 0",
-                                       "n = n + 1\n"
-                                       "if n == 1 then\n"
-                                       "  local hoard = {}\n"
-                                       "  while true do hoard[#hoard + 1] = string.rep('x', 1000) .. #hoard end\n"
-                                       "end")),
+  h.use(dir.write(
+            "p.lua",
+            policy_with("local n = 0",
+                        "n = n + 1\n"
+                        "if n == 1 then\n"
+                        "  local hoard = {}\n"
+                        "  while true do hoard[#hoard + 1] = string.rep('x', 1000) .. #hoard end\n"
+                        "end")),
         options);
   h.submit(luatest::rigid(1));
   auto error = h.pass();
@@ -269,11 +274,13 @@ TEST(LuaSandbox, MemoryBoundHoldsWhenPcallCatchesIt) {
   Harness h(2);
   auto options = luatest::quick_options();
   options.memory_limit = 4u << 20;
-  h.use(dir.write("p.lua", policy_with("",
-                                       "pcall(function()\n"
-                                       "  local hoard = {}\n"
-                                       "  while true do hoard[#hoard + 1] = string.rep('y', 1000) .. #hoard end\n"
-                                       "end)")),
+  h.use(dir.write(
+            "p.lua",
+            policy_with("",
+                        "pcall(function()\n"
+                        "  local hoard = {}\n"
+                        "  while true do hoard[#hoard + 1] = string.rep('y', 1000) .. #hoard end\n"
+                        "end)")),
         options);
   h.submit(luatest::rigid(1));
   auto error = h.pass();
@@ -298,14 +305,16 @@ TEST(LuaSandbox, EndlessLoopAtTheTopLevelFailsTheLoad) {
 TEST(LuaLoad, SyntaxErrorNamesFileAndLine) {
   TempDir dir;
   auto error = luatest::load_error(dir.write(
-      "broken.lua", "local P = { api = 1 }\nfunction P.schedule(ctx)\n  local x = = 1\nend\nreturn P\n"));
+      "broken.lua",
+      "local P = { api = 1 }\nfunction P.schedule(ctx)\n  local x = = 1\nend\nreturn P\n"));
   ASSERT_TRUE(error);
   EXPECT_THAT(*error, HasSubstr("broken.lua:3:"));
 }
 
 TEST(LuaLoad, RuntimeErrorAtTheTopLevelNamesFileAndLine) {
   TempDir dir;
-  auto error = luatest::load_error(dir.write("boom.lua", "local P = { api = 1 }\n\nerror('boom')\n"));
+  auto error =
+      luatest::load_error(dir.write("boom.lua", "local P = { api = 1 }\n\nerror('boom')\n"));
   ASSERT_TRUE(error);
   EXPECT_THAT(*error, HasSubstr("boom.lua:3:"));
   EXPECT_THAT(*error, HasSubstr("boom"));
@@ -339,7 +348,8 @@ TEST(LuaLoad, PolicyMustHaveASchedule) {
   TempDir dir;
   for (const std::string schedule : {"", "schedule = 1,", "schedule = {},"}) {
     SCOPED_TRACE(schedule);
-    auto error = luatest::load_error(dir.write("nosched.lua", "return { api = 1, " + schedule + " }\n"));
+    auto error =
+        luatest::load_error(dir.write("nosched.lua", "return { api = 1, " + schedule + " }\n"));
     ASSERT_TRUE(error);
     EXPECT_THAT(*error, HasSubstr("schedule"));
   }
@@ -370,8 +380,9 @@ TEST(LuaLoad, NameDefaultsToTheFileStem) {
       dir.write("a.lua", "return { name = 'custom', api = 1, schedule = function() end }\n"),
       luatest::quick_options());
   EXPECT_EQ(named->name(), "custom");
-  auto unnamed = LuaPolicy::load(dir.write("my_policy.lua", "return { api = 1, schedule = function() end }\n"),
-                                 luatest::quick_options());
+  auto unnamed =
+      LuaPolicy::load(dir.write("my_policy.lua", "return { api = 1, schedule = function() end }\n"),
+                      luatest::quick_options());
   EXPECT_EQ(unnamed->name(), "my_policy");
 }
 

@@ -437,7 +437,7 @@ function P.save() return seen end
 return P
 )lua"));
   h.submit(luatest::rigid(2));
-  h.start_all();  // job 1 runs
+  h.start_all();                // job 1 runs
   h.submit(luatest::rigid(4));  // job 2 waits
   h.ok_pass();
   h.clock.advance(10);  // time passes, nothing else changes

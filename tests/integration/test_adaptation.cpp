@@ -391,8 +391,8 @@ TEST_F(TimeLimitRule, AnAdaptingJobIsNotTimedOutWhileItAdaptsPastItsLimit) {
   }
   // Rolled back after 8 s, it runs on; its limit grew by those 8 s and is
   // enforced from then on.
-  ASSERT_TRUE(eventually([&] { return cluster_->job(id).state != "ADAPTING"; },
-                         std::chrono::seconds(20)))
+  ASSERT_TRUE(
+      eventually([&] { return cluster_->job(id).state != "ADAPTING"; }, std::chrono::seconds(20)))
       << cluster_->logs();
   ASSERT_TRUE(cluster_->wait_state(id, "TIMEOUT", std::chrono::seconds(20)))
       << output(id) << cluster_->logs();

@@ -108,8 +108,8 @@ std::vector<std::pair<double, double>> polyline_points(const std::string& tag) {
 ::testing::AssertionResult finite_geometry(const std::string& svg) {
   for (const char* element : {"line", "rect", "circle", "polyline", "text"}) {
     for (const auto& tag : start_tags(svg, element)) {
-      for (const char* name : {"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width",
-                               "height", "points"}) {
+      for (const char* name :
+           {"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width", "height", "points"}) {
         std::string value = attribute(tag, name);
         for (char& c : value)
           if (c == ',') c = ' ';
@@ -178,15 +178,15 @@ Figure power_figure() {
   panel.x_label = "Time (min)";
   panel.y_label = "Power (W)";
   panel.y_min = 0;
-  panel.band = Band{{{0, 8000, 12000}, {60, 5000, 9000}, {120, 7000, 11871}},
-                    "Corridor [lower, upper]"};
+  panel.band =
+      Band{{{0, 8000, 12000}, {60, 5000, 9000}, {120, 7000, 11871}}, "Corridor [lower, upper]"};
   const std::vector<std::string> scenarios = {"Rigid", "Malleable", "Malleable + corridor"};
   for (std::size_t s = 0; s < scenarios.size(); ++s) {
     Series series{.name = scenarios[s], .points = {}, .step = true, .markers = false};
     for (int minute = 0; minute <= 180; minute += 10) {
       const double corridor_pull = s == 2 ? (minute >= 60 && minute < 120 ? -2500 : 0) : 0;
-      series.points.emplace_back(minute, 9000 + 1500 * std::sin(minute / 25.0 + s) +
-                                             corridor_pull + 300.0 * s);
+      series.points.emplace_back(
+          minute, 9000 + 1500 * std::sin(minute / 25.0 + s) + corridor_pull + 300.0 * s);
     }
     panel.series.push_back(std::move(series));
   }
@@ -252,7 +252,7 @@ TEST(SvgPlot, IsStandaloneWellFormedSvg) {
   const auto root = start_tags(svg, "svg");
   ASSERT_EQ(root.size(), 1u);
   EXPECT_EQ(attribute(root[0], "xmlns"), "http://www.w3.org/2000/svg");
-  EXPECT_EQ(attribute(root[0], "width"), "840");  // 2 columns × 420
+  EXPECT_EQ(attribute(root[0], "width"), "840");   // 2 columns × 420
   EXPECT_EQ(attribute(root[0], "height"), "632");  // title 32 + 2 rows × 300
   EXPECT_EQ(attribute(root[0], "viewBox"), "0 0 840 632");
   EXPECT_EQ(count(svg, "class=\"panel\""), 4u);
@@ -303,9 +303,8 @@ TEST(SvgPlot, EscapesAllText) {
 }
 
 TEST(SvgPlot, ControlCharactersAndBadUtf8StayWellFormed) {
-  const Figure figure =
-      one_panel({Series{.name = std::string("bell\a \xff\xfe bad, \xc3\xa9 ok"),
-                        .points = {{0, 1}, {1, 2}}}});
+  const Figure figure = one_panel({Series{.name = std::string("bell\a \xff\xfe bad, \xc3\xa9 ok"),
+                                          .points = {{0, 1}, {1, 2}}}});
   const std::string svg = render_svg(figure);
   EXPECT_TRUE(well_formed(svg));
   EXPECT_EQ(svg.find('\a'), std::string::npos);
@@ -314,9 +313,8 @@ TEST(SvgPlot, ControlCharactersAndBadUtf8StayWellFormed) {
 }
 
 TEST(SvgPlot, StepSeriesIsHorizontalThenVertical) {
-  const Figure figure =
-      one_panel({Series{.name = "power", .points = {{0, 1}, {1, 3}, {2, 2}, {4, 2.5}},
-                        .step = true}});
+  const Figure figure = one_panel(
+      {Series{.name = "power", .points = {{0, 1}, {1, 3}, {2, 2}, {4, 2.5}}, .step = true}});
   const auto lines = start_tags(render_svg(figure), "polyline");
   ASSERT_EQ(lines.size(), 1u);
   const auto points = polyline_points(lines[0]);
@@ -335,8 +333,7 @@ TEST(SvgPlot, StepSeriesIsHorizontalThenVertical) {
 
 TEST(SvgPlot, LineSeriesJoinsThePointsDirectly) {
   const auto lines = start_tags(
-      render_svg(one_panel({Series{.name = "s", .points = {{0, 1}, {1, 3}, {2, 2}}}})),
-      "polyline");
+      render_svg(one_panel({Series{.name = "s", .points = {{0, 1}, {1, 3}, {2, 2}}}})), "polyline");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(polyline_points(lines[0]).size(), 3u);
 }
@@ -420,21 +417,22 @@ TEST(SvgPlot, ForcedAxisStartIsTheBottomOfThePlot) {
     labels.push_back(svg.substr(at, svg.find('<', at) - at));
     if (labels.back() == "0") zero_y = number(tag, "y");
   }
-  EXPECT_EQ(labels, (std::vector<std::string>{"0", "2000", "4000", "6000", "8000", "10000",
-                                              "12000"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"0", "2000", "4000", "6000", "8000", "10000", "12000"}));
   EXPECT_NEAR(zero_y, bottom + 3.5, 0.01);  // the label's baseline sits just under its tick
 }
 
 TEST(SvgPlot, EdgeCasesRenderWithoutNaN) {
   std::vector<Figure> figures;
-  figures.push_back(Figure{});                                   // no panels at all
-  figures.push_back(one_panel({}));                              // a panel without series
+  figures.push_back(Figure{});       // no panels at all
+  figures.push_back(one_panel({}));  // a panel without series
   figures.push_back(one_panel({Series{.name = "one", .points = {{3, 4}}}}));
   figures.push_back(one_panel({Series{.name = "zero", .points = {{0, 0}, {0, 0}}}}));
-  figures.push_back(one_panel({Series{.name = "huge", .points = {{-1e308, -1e308}, {1e308, 1e308}}}}));
+  figures.push_back(
+      one_panel({Series{.name = "huge", .points = {{-1e308, -1e308}, {1e308, 1e308}}}}));
   figures.push_back(one_panel({Series{.name = "tiny", .points = {{0, 5e-324}, {1, 5e-324}}}}));
   Figure forced = one_panel({Series{.name = "s", .points = {{0, -5}, {1, -1}}}});
-  forced.panels[0].y_min = 0;  // data entirely below the forced start
+  forced.panels[0].y_min = 0;     // data entirely below the forced start
   forced.panels[0].y_max = kNaN;  // ignored
   figures.push_back(forced);
   Figure inverted = one_panel({Series{.name = "s", .points = {{0, 1}, {1, 2}}}});

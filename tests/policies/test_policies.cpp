@@ -69,15 +69,15 @@ std::string cluster(int nodes) { return "[cluster]\nnodes = " + std::to_string(n
 // 4 nodes. Job 1 (2 nodes, 0–100) runs; job 2 wants all 4 and waits for it;
 // job 3 (1 node) would fit at once, but FCFS keeps it behind job 2.
 TEST(PolicyFcfs, BlocksBehindAHeadThatDoesNotFit) {
-  const SimRun run = simulate("fcfs", cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50) +
-                                       job(3, 2, 10, 1, 10));
+  const SimRun run = simulate(
+      "fcfs", cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50) + job(3, 2, 10, 1, 10));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
   EXPECT_EQ(run.result.metrics.jobs, 3);
 }
 
 TEST(PolicyFcfs, StartsInOrderWhileJobsFit) {
   const SimRun run = simulate("fcfs", cluster(4) + job(1, 0, 100, 1, 0) + job(2, 0, 100, 2, 0) +
-                                       job(3, 0, 100, 1, 0) + job(4, 0, 100, 1, 0));
+                                          job(3, 0, 100, 1, 0) + job(4, 0, 100, 1, 0));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 0), Pair(3, 0), Pair(4, 100)));
 }
 
@@ -88,7 +88,7 @@ TEST(PolicyFcfs, StartsInOrderWhileJobsFit) {
 // submitted at 2) ends by 42 ≤ 100: backfilled at once.
 TEST(PolicyEasyBackfill, BackfillsAShortJobThatEndsBeforeTheReservation) {
   const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 100) +
-                                                job(2, 1, 50, 4, 50) + job(3, 2, 30, 2, 40));
+                                                   job(2, 1, 50, 4, 50) + job(3, 2, 30, 2, 40));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
 }
 
@@ -96,7 +96,7 @@ TEST(PolicyEasyBackfill, BackfillsAShortJobThatEndsBeforeTheReservation) {
 // 100, and there are no extra nodes. It waits until the head is done.
 TEST(PolicyEasyBackfill, DoesNotBackfillALongJobThatWouldDelayTheHead) {
   const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 100) +
-                                                job(2, 1, 50, 4, 50) + job(3, 2, 200, 2, 200));
+                                                   job(2, 1, 50, 4, 50) + job(3, 2, 200, 2, 200));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
 }
 
@@ -105,7 +105,7 @@ TEST(PolicyEasyBackfill, DoesNotBackfillALongJobThatWouldDelayTheHead) {
 // in the extra nodes: backfilled at once, and the head still starts at 100.
 TEST(PolicyEasyBackfill, BackfillsALongJobIntoTheExtraNodes) {
   const SimRun run = simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) +
-                                                job(2, 1, 50, 3, 50) + job(3, 2, 500, 2, 500));
+                                                   job(2, 1, 50, 3, 50) + job(3, 2, 500, 2, 500));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
 }
 
@@ -131,8 +131,8 @@ TEST(PolicyEasyBackfill, ExtraNodesCountEveryJobEndingAtTheShadowTime) {
 // time and is backfilled. The head is reserved for 100 and starts at 100.
 TEST(PolicyEasyBackfill, TheReservedHeadStartsAtItsShadowTime) {
   const SimRun run = simulate("easy_backfill", cluster(8) + job(1, 0, 100, 3, 100) +
-                                                job(2, 0, 200, 3, 200) + job(3, 1, 50, 5, 50) +
-                                                job(4, 2, 90, 2, 98) + job(5, 3, 5, 1, 8));
+                                                   job(2, 0, 200, 3, 200) + job(3, 1, 50, 5, 50) +
+                                                   job(4, 2, 90, 2, 98) + job(5, 3, 5, 1, 8));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 0), Pair(3, 100), Pair(4, 2),
                                      // job 5: no idle node until job 4 ends at 92, and
                                      // 92 + 8 ≤ 100: backfilled then.
@@ -149,7 +149,7 @@ TEST(PolicyEasyBackfill, TheReservedHeadStartsAtItsShadowTime) {
 // end in time.
 TEST(PolicyEasyBackfill, JudgesBackfillByWalltimeNotRuntime) {
   const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 100) +
-                                                job(2, 1, 50, 4, 50) + job(3, 2, 30, 2, 150));
+                                                   job(2, 1, 50, 4, 50) + job(3, 2, 30, 2, 150));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
 }
 
@@ -158,9 +158,9 @@ TEST(PolicyEasyBackfill, JudgesBackfillByWalltimeNotRuntime) {
 // in fact 5 s) does not fit in the 1 extra node and waits; job 4 (1 node)
 // does and is backfilled.
 TEST(PolicyEasyBackfill, AJobWithoutWalltimeOnlyGoesIntoExtraNodes) {
-  const SimRun run = simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) +
-                                                job(2, 1, 50, 5, 50) + job(3, 2, 5, 2, 0) +
-                                                job(4, 3, 500, 1, 0));
+  const SimRun run =
+      simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) + job(2, 1, 50, 5, 50) +
+                                    job(3, 2, 5, 2, 0) + job(4, 3, 500, 1, 0));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150), Pair(4, 3)));
 }
 
@@ -170,7 +170,7 @@ TEST(PolicyEasyBackfill, AJobWithoutWalltimeOnlyGoesIntoExtraNodes) {
 // the end of the backfilled job.
 TEST(PolicyEasyBackfill, WithoutEstimatesTheHeadGetsNoReservation) {
   const SimRun run = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 2, 0) +
-                                                job(2, 1, 50, 4, 50) + job(3, 2, 500, 2, 500));
+                                                   job(2, 1, 50, 4, 50) + job(3, 2, 500, 2, 500));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 502), Pair(3, 2)));
   ASSERT_TRUE(run.reserved.count(2));
   EXPECT_EQ(run.reservations.at(2), 1) << "reserved only once job 1 had ended";
@@ -196,8 +196,8 @@ TEST(PolicyEasyBackfill, BehavesLikeFcfsWhileEverythingFits) {
 // avg wait 170/3, avg response 325/3, avg bsld 13.1/3; makespan 150 − 0;
 // utilization (200 + 5 + 50) / (150 × 2) = 0.85.
 TEST(PolicyMetrics, TinyRunByHand) {
-  const SimRun run = simulate("fcfs", cluster(2) + job(1, 0, 100, 2, 0) + job(2, 10, 5, 1, 0) +
-                                       job(3, 20, 50, 1, 0));
+  const SimRun run = simulate(
+      "fcfs", cluster(2) + job(1, 0, 100, 2, 0) + job(2, 10, 5, 1, 0) + job(3, 20, 50, 1, 0));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 100)));
   const sim::Metrics& m = run.result.metrics;
   EXPECT_EQ(m.jobs, 3);

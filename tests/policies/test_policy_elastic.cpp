@@ -186,9 +186,9 @@ TEST(PolicyElastic, AdaptationOrderShrinksTheCheapestShrinkFirst) {
 TEST(PolicyElastic, TimeOrderShrinksTheJobWithTheLeastTimeLeft) {
   Harness h(9);
   h.use(elastic_file(), params({{"victims", text("time")}}));
-  h.submit(malleable(3, 1, 8));                  // 1
-  h.submit(malleable_until(3, 1, 8, 1000));      // 2
-  h.submit(malleable_until(3, 1, 8, 300));       // 3
+  h.submit(malleable(3, 1, 8));              // 1
+  h.submit(malleable_until(3, 1, 8, 1000));  // 2
+  h.submit(malleable_until(3, 1, 8, 300));   // 3
   h.start_all();
   h.clock.set(100);
   h.submit(rigid(1));  // 4
@@ -233,8 +233,8 @@ TEST(PolicyElastic, AnAdaptingJobIsNeverAVictim) {
   h.submit(malleable(2, 1, 8));  // 2
   h.submit(rigid(2));            // 3
   h.start_all();
-  h.engine.set_policy(std::make_shared<ScriptPolicy>(
-      [](PassContext& ctx) { EXPECT_FALSE(ctx.expand(1, 6)); }));
+  h.engine.set_policy(
+      std::make_shared<ScriptPolicy>([](PassContext& ctx) { EXPECT_FALSE(ctx.expand(1, 6)); }));
   h.engine.run_pass(PassReason::Manual);
   h.engine.set_policy(h.policy);
   h.enactor.calls.clear();
@@ -267,8 +267,8 @@ TEST(PolicyElastic, AJobStillStartingIsNeitherShrunkNorGrown) {
 // 5 nodes, all busy: rigid job 1 ends at 100, malleable job 2 holds 3. A
 // 1-node job arrives at `now`.
 void about_to_end_cluster(Harness& h, double now) {
-  h.submit(rigid(2, 100));        // 1
-  h.submit(malleable(3, 1, 8));   // 2
+  h.submit(rigid(2, 100));       // 1
+  h.submit(malleable(3, 1, 8));  // 2
   h.start_all();
   h.clock.set(now);
   h.submit(rigid(1));  // 3
@@ -326,8 +326,8 @@ TEST(PolicyElastic, ApplicationGateSparesAVictimMoreThanXPercentDone) {
     h.clock.set(60);
     h.submit(rigid(1));  // 3
     run(h);
-    EXPECT_THAT(h.enactor.calls, ElementsAre(with_x ? "shrink 2 3->2" : "shrink 1 3->2",
-                                             "start 3 on 1"));
+    EXPECT_THAT(h.enactor.calls,
+                ElementsAre(with_x ? "shrink 2 3->2" : "shrink 1 3->2", "start 3 on 1"));
   }
 }
 
@@ -341,8 +341,8 @@ struct SystemCase {
 };
 
 TEST(PolicyElastic, SystemGateRefusesOnlyAboveUPercentWithAJobAboutToEnd) {
-  for (const SystemCase c : {SystemCase{80, 97, true},    // 70% ≤ 80%
-                             SystemCase{60, 97, false},   // 70% > 60%, job 1 ends in 3 s
+  for (const SystemCase c : {SystemCase{80, 97, true},     // 70% ≤ 80%
+                             SystemCase{60, 97, false},    // 70% > 60%, job 1 ends in 3 s
                              SystemCase{60, 50, true}}) {  // 70% > 60%, nothing ends soon
     SCOPED_TRACE("u = " + std::to_string(c.u) + ", now = " + std::to_string(c.now));
     Harness h(10);
@@ -527,13 +527,13 @@ TEST(PolicyElastic, ExpandsTheLongestRunningMalleableJobFirst) {
 // One [[job]] of the native workload format; min/max 0: a rigid job.
 std::string workload_job(int id, double submit, double runtime, int nodes, double walltime,
                          int min_nodes = 0, int max_nodes = 0, const std::string& extra = "") {
-  std::string text = "[[job]]\nid = " + std::to_string(id) + "\nsubmit = " +
-                     std::to_string(submit) + "\nruntime = " + std::to_string(runtime) +
-                     "\nnodes = " + std::to_string(nodes) + "\nwalltime = " +
-                     std::to_string(walltime) + "\n";
+  std::string text =
+      "[[job]]\nid = " + std::to_string(id) + "\nsubmit = " + std::to_string(submit) +
+      "\nruntime = " + std::to_string(runtime) + "\nnodes = " + std::to_string(nodes) +
+      "\nwalltime = " + std::to_string(walltime) + "\n";
   if (min_nodes > 0) {
-    text += "min_nodes = " + std::to_string(min_nodes) + "\nmax_nodes = " +
-            std::to_string(max_nodes) + "\n";
+    text += "min_nodes = " + std::to_string(min_nodes) +
+            "\nmax_nodes = " + std::to_string(max_nodes) + "\n";
   }
   return text + extra + "\n";
 }
@@ -546,8 +546,8 @@ sim::SimResult simulate(const std::string& policy, const std::string& workload_t
   sim::Simulator simulator(workload, config);
   LuaPolicyOptions options;
   options.params = std::move(values);
-  simulator.set_policy(std::shared_ptr<Policy>(LuaPolicy::load(
-      std::string(SCHED_SOURCE_POLICY_DIR) + "/" + policy + ".lua", options)));
+  simulator.set_policy(std::shared_ptr<Policy>(
+      LuaPolicy::load(std::string(SCHED_SOURCE_POLICY_DIR) + "/" + policy + ".lua", options)));
   return simulator.run();
 }
 
@@ -594,9 +594,8 @@ TEST(PolicyElastic, RunsAMixedWorkloadUnderEveryGateAndOrderWithoutRefusals) {
   for (const char* gate : {"default", "application", "system"}) {
     for (const char* order : {"random", "gain", "resources", "expansions", "adaptation", "time"}) {
       SCOPED_TRACE(std::string(gate) + " / " + order);
-      const sim::SimResult result =
-          simulate("elastic", workload, {{"gate", text(gate)}, {"victims", text(order)},
-                                         {"x", 80LL}});
+      const sim::SimResult result = simulate(
+          "elastic", workload, {{"gate", text(gate)}, {"victims", text(order)}, {"x", 80LL}});
       EXPECT_EQ(result.policy_errors, 0) << result.first_policy_error;
       EXPECT_EQ(result.passes.refusals, 0u);
       EXPECT_EQ(result.metrics.jobs, 24);

@@ -7,9 +7,9 @@
 
 #include "lua_test_support.hpp"
 #include "policy_info.hpp"
+#include "sched/convert/wire_convert.hpp"
 #include "sched/proto/fields.hpp"
 #include "sched/proto/messages.hpp"
-#include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
 namespace {

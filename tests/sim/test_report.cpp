@@ -119,8 +119,8 @@ TEST_F(ReportTest, MetricsJsonKeysInOrder) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : json.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"jobs", "skipped", "nodes", "makespan", "avg_wait",
-                                            "avg_response", "avg_bsld", "utilization",
-                                            "violations", "energy_j"}));
+                                            "avg_response", "avg_bsld", "utilization", "violations",
+                                            "energy_j"}));
   EXPECT_EQ(json["jobs"], 230);
   EXPECT_EQ(json["skipped"], 1);
   EXPECT_EQ(json["nodes"], 32);

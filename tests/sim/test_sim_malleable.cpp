@@ -308,7 +308,8 @@ nodes = 3
 [[job]]
 id = 1
 submit = 0
-runtime = )" + std::to_string(runtime_1) +
+runtime = )" +
+         std::to_string(runtime_1) +
          R"(
 walltime = 100
 nodes = 1
@@ -320,8 +321,9 @@ adapt_alpha_s = 0
 adapt_beta_s = 0
 [[job]]
 id = 2
-submit = )" + std::to_string(submit_2) +
-         "\nruntime = " + std::to_string(runtime_2) + "\nnodes = " + std::to_string(nodes_2) + "\n";
+submit = )" +
+         std::to_string(submit_2) + "\nruntime = " + std::to_string(runtime_2) +
+         "\nnodes = " + std::to_string(nodes_2) + "\n";
 }
 
 std::string grow_across_the_limit(double runtime) { return job_1_and_2(runtime, 0, 95, 2); }

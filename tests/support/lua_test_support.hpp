@@ -6,11 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <lua.hpp>
-
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <lua.hpp>
 #include <memory>
 #include <optional>
 #include <random>
@@ -34,9 +33,9 @@ class TempDir {
     static std::atomic<unsigned> counter{0};
     std::random_device random;
     for (;;) {
-      path_ = fs::temp_directory_path() /
-              ("sched-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-               std::to_string(random()));
+      path_ =
+          fs::temp_directory_path() / ("sched-test-" + std::to_string(::getpid()) + "-" +
+                                       std::to_string(counter++) + "-" + std::to_string(random()));
       if (fs::create_directories(path_)) break;
     }
   }
@@ -279,8 +278,8 @@ class LuaData {
   }
   long long integer(const std::string& path) const {
     push(path);
-    EXPECT_TRUE(lua_isinteger(L_, -1)) << path << " is not an integer but a "
-                                       << luaL_typename(L_, -1);
+    EXPECT_TRUE(lua_isinteger(L_, -1))
+        << path << " is not an integer but a " << luaL_typename(L_, -1);
     const long long v = lua_tointeger(L_, -1);
     lua_settop(L_, 1);
     return v;
@@ -321,7 +320,8 @@ class LuaData {
         lua_pushnil(L_);
         return;
       }
-      const bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+      const bool digits =
+          !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
       if (digits) {
         lua_rawgeti(L_, -1, std::stoll(part));
       } else {

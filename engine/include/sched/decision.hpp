@@ -17,8 +17,8 @@ struct Action {
   enum class Type { Start, Expand, Shrink, RequestPerf, Preempt, Reserve };
   Type type = Type::Start;
   JobId job = 0;
-  int nodes = 0;     // Start: size; Expand/Shrink: target size
-  double time = 0;   // Reserve: expected start
+  int nodes = 0;    // Start: size; Expand/Shrink: target size
+  double time = 0;  // Reserve: expected start
   PreemptMode mode = PreemptMode::Requeue;
 };
 

@@ -26,8 +26,8 @@ enum class EventType {
   JobFailed,
   JobCancelled,
   JobTimeout,
-  JobReserved,    // a policy's ctx:reserve changed the expected start
-  JobRequest,     // an evolving job asks to grow or shrink
+  JobReserved,  // a policy's ctx:reserve changed the expected start
+  JobRequest,   // an evolving job asks to grow or shrink
   NodeUp,
   NodeDown,
   NodeDrain,
@@ -54,7 +54,7 @@ struct Event {
   JobState to = JobState::Pending;
   // The job's size after the event (job.submitted: requested; job.request: asked).
   int nodes = 0;
-  int prev_nodes = 0;  // its size before: job.adapting, job.resized, job.request
+  int prev_nodes = 0;         // its size before: job.adapting, job.resized, job.request
   double expected_start = 0;  // job.reserved: when the policy expects it to start
 
   // ---- node.*

@@ -156,7 +156,7 @@ SCHED_MALL_API int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* 
  * will have rank new_rank after the commit. SCHED_MALL_ENOTPENDING outside
  * a window, SCHED_MALL_EINVAL when new_rank is not one of the new set. */
 SCHED_MALL_API int sched_mall_adapt_window_rank(const sched_mall* m, int new_rank,
-                                               int* window_rank);
+                                                int* window_rank);
 
 /* Leaves the window: the data is where the new process set needs it.
  * SCHED_MALL_ENOTPENDING when no window is open. */

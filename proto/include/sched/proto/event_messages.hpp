@@ -19,16 +19,16 @@ struct EventMsg {
   std::optional<std::string> from;   // job state before
   std::optional<std::string> state;  // job state after
   std::optional<int> nodes;
-  std::optional<int> prev_nodes;           // job.adapting, job.resized, job.request
-  std::optional<double> expected_start;    // job.reserved
+  std::optional<int> prev_nodes;         // job.adapting, job.resized, job.request
+  std::optional<double> expected_start;  // job.reserved
   std::optional<std::string> node;
-  std::optional<double> lower_w;           // power.corridor, power.violation
+  std::optional<double> lower_w;  // power.corridor, power.violation
   std::optional<double> upper_w;
-  std::optional<double> power_w;           // power.violation
-  std::optional<double> pass_s;            // sched.pass
+  std::optional<double> power_w;  // power.violation
+  std::optional<double> pass_s;   // sched.pass
   std::optional<int> actions;
   std::optional<std::string> reason;
-  std::optional<std::string> code;         // policy.error
+  std::optional<std::string> code;  // policy.error
   std::optional<std::string> file;
   std::optional<int> line;
   std::optional<std::string> message;

@@ -33,7 +33,6 @@ struct StepOutput {
   }
 };
 
-
 // agent → engine → client: one task of the step ended.
 struct StepExited {
   std::int64_t job = 0;

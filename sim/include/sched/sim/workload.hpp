@@ -31,12 +31,12 @@ struct TimedEvent {
 };
 
 struct Workload {
-  std::string source;      // file name or "esp"
-  int nodes = 0;           // cluster size the workload was made for (0: unknown)
-  int cores_per_node = 1;  // how SWF processor counts became nodes
+  std::string source;             // file name or "esp"
+  int nodes = 0;                  // cluster size the workload was made for (0: unknown)
+  int cores_per_node = 1;         // how SWF processor counts became nodes
   std::vector<WorkloadJob> jobs;  // in submission order (submit, then id)
   std::vector<TimedEvent> events;
-  int skipped = 0;         // records read but not simulated
+  int skipped = 0;  // records read but not simulated
 };
 
 // A workload that cannot be read: the message names the file and line.
