@@ -80,7 +80,9 @@ void Engine::run_pass(PassReason reason) {
   pass.actions = static_cast<int>(enacted);
   pass.reason = std::string(to_string(reason));
   emit(std::move(pass));
-  version_at_last_pass_ = state_version_;
+  // A failed pass decided nothing: the next tick tries again even when the
+  // policy is not time-dependent (and so counts towards a revert).
+  if (!error) version_at_last_pass_ = state_version_;
 }
 
 void Engine::note_pass_failure(const PolicyFailure &failure) {

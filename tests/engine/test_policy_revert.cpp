@@ -303,6 +303,28 @@ TEST_F(PolicyRevertTest, AGoodPolicyThatStartsFailingHasNothingToRevertTo) {
   EXPECT_FALSE(h.engine.has_fallback_policy());
 }
 
+TEST_F(PolicyRevertTest, TicksRetryAFailedPassOfATimeIndependentPolicy) {
+  load(policy("one"));
+  h.ok_pass();
+  dir.write("policy.lua",
+            "local P = { name = 'two', api = 1, time_dependent = false }\n"
+            "function P.schedule(ctx)\n"
+            "  if not ctx.dry then error('live passes fail') end\n"
+            "end\n"
+            "return P\n");
+  ASSERT_TRUE(host.reload().ok());
+  const JobId id = h.submit(luatest::rigid(1));
+  ASSERT_TRUE(h.engine.run_pass_if_due());  // the submission's pass: fails
+  // Nothing changed since, yet ticks run the failed pass again.
+  for (int i = 0; i < 2; ++i) {
+    h.engine.request_pass(PassReason::Tick);
+    EXPECT_TRUE(h.engine.run_pass_if_due()) << "tick " << i;
+  }
+  EXPECT_EQ(host.current()->name(), "one");
+  EXPECT_TRUE(h.engine.run_pass_if_due());
+  EXPECT_EQ(h.job(id).state, JobState::Starting);
+}
+
 TEST(PolicyRevertOff, ZeroNeverReverts) {
   TempDir dir;
   Harness h(2);  // EngineConfig's default: 0
