@@ -1,10 +1,13 @@
 // `sched policy [info]`: which scheduling policy runs, from where, how its
-// reloads went and its parameters; `sched policy reload` reads its file again.
+// reloads went, its last failure (file, line, when), whether its live passes
+// fail and whether the engine went back to the last good policy, and its
+// parameters; `sched policy reload` reads its file again.
 #include <iostream>
 #include <memory>
 
 #include "admin_commands.hpp"
 #include "connection.hpp"
+#include "slurm_time.hpp"
 
 namespace sched::cli {
 namespace {
@@ -18,7 +21,31 @@ nlohmann::json policy_json(const proto::PolicyInfoReply& info, bool with_params)
                         {"failed_reloads", info.failed_reloads}};
   if (with_params) out["params"] = info.params;
   if (info.last_error) out["last_error"] = *info.last_error;
+  if (const auto& f = info.last_failure) {
+    nlohmann::json failure = {{"time", f->time}, {"code", f->code}, {"message", f->message}};
+    if (f->file) failure["file"] = *f->file;
+    if (f->line) failure["line"] = *f->line;
+    out["last_failure"] = std::move(failure);
+  }
+  out["failed_passes"] = info.failed_passes;
+  out["consecutive_failures"] = info.consecutive_failures;
+  out["revert_after_failures"] = info.revert_after_failures;
+  out["fallback"] = info.fallback;
+  out["reverts"] = info.reverts;
+  if (const auto& r = info.last_revert) {
+    out["last_revert"] = {{"time", r->time},
+                          {"from", r->from},
+                          {"to", r->to},
+                          {"failures", r->failures},
+                          {"message", r->message}};
+  }
   return out;
+}
+
+// "fcfs.lua:12", "fcfs.lua", or "" when the failure does not say where.
+std::string where(const proto::PolicyFailureInfo& failure) {
+  if (!failure.file) return "";
+  return *failure.file + (failure.line ? ":" + std::to_string(*failure.line) : "");
 }
 
 void print_policy(const proto::PolicyInfoReply& info, bool with_params) {
@@ -26,7 +53,27 @@ void print_policy(const proto::PolicyInfoReply& info, bool with_params) {
             << "Path:            " << info.path << "\n"
             << "Reloads:         " << info.reloads << "\n"
             << "Failed reloads:  " << info.failed_reloads << "\n";
-  if (info.last_error) std::cout << "Last error:      " << *info.last_error << "\n";
+  if (const auto& f = info.last_failure) {
+    std::cout << "Last error:      " << f->message << "\n"
+              << "  Where:         " << (where(*f).empty() ? "(unknown)" : where(*f)) << "\n"
+              << "  When:          " << format_timestamp(f->time) << "\n"
+              << "  Kind:          " << f->code << "\n";
+  } else if (info.last_error) {
+    std::cout << "Last error:      " << *info.last_error << "\n";
+  }
+  if (info.consecutive_failures > 0) {
+    std::cout << "Failing:         " << info.consecutive_failures << " live pass(es) in a row";
+    if (info.revert_after_failures > 0 && info.consecutive_failures >= info.revert_after_failures &&
+        !info.fallback) {
+      std::cout << "; no earlier policy completed a pass: nothing to revert to";
+    }
+    std::cout << "\n";
+  }
+  std::cout << "Failed passes:   " << info.failed_passes << "\n"
+            << "Reverts:         " << info.reverts << "\n";
+  if (const auto& r = info.last_revert) {
+    std::cout << "Last revert:     " << format_timestamp(r->time) << ": " << r->message << "\n";
+  }
   if (!with_params) return;
   std::cout << "Parameters:" << (info.params.empty() ? "      (none)\n" : "\n");
   for (const auto& [key, value] : info.params) std::cout << "  " << key << " = " << value << "\n";

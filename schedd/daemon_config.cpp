@@ -45,6 +45,16 @@ Reader number(double& out, const std::string& file, double min) {
   };
 }
 
+Reader count(int& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    if (!node.is_integer() || node.value<std::int64_t>().value() < 0 ||
+        node.value<std::int64_t>().value() > 1'000'000) {
+      fail(file, key, "expected an integer from 0 to 1000000");
+    }
+    out = static_cast<int>(node.value<std::int64_t>().value());
+  };
+}
+
 Reader bytes(std::size_t& out, const std::string& file) {
   return [&out, file](const toml::node& node, const std::string& key) {
     if (!node.is_integer() || node.value<std::int64_t>().value() < 1024) {
@@ -101,6 +111,12 @@ DaemonConfig load_config(const std::string& path) {
                      c.params[n] = param(value, f, pkey + "." + n);
                    }
                  }}});
+  };
+  sections["policy"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"time_limit_s", number(c.policy_time_limit_s, f, 0)},
+                {"revert_after_failures", count(c.policy_revert_after_failures, f)}});
   };
   sections["nodes"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");

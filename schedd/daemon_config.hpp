@@ -32,6 +32,14 @@ struct DaemonConfig {
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;  // after a rollback, no resize of the job for this long
 
+  // [policy]
+  // Seconds one pass of the policy may run (the injected clock's monotonic
+  // time); a pass over it fails. 0: no time bound.
+  double policy_time_limit_s = 0.5;
+  // Live passes in a row that may fail before the last good policy is put
+  // back (policy.reverted). 0: never revert.
+  int policy_revert_after_failures = 3;
+
   // [nodes]
   double heartbeat_s = 2;    // agents send one this often
   double down_after_s = 10;  // no heartbeat for this long: the node is DOWN

@@ -43,6 +43,7 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.requeue_on_node_failure = config.on_failure == NodeFailureAction::Requeue;
   out.idle_w_per_node = config.idle_w_per_node;
   out.resize_backoff_s = config.adapt_backoff_s;
+  out.revert_after_failures = config.policy_revert_after_failures;
   return out;
 }
 
@@ -110,6 +111,8 @@ Daemon::Daemon(DaemonConfig config)
 
   LuaPolicyOptions options;
   options.params = config_.params;
+  options.time_limit_s = config_.policy_time_limit_s;
+  options.clock = &clock_;
   policy_ = std::make_unique<PolicyHost>(engine_, options);
   const auto path = resolve_policy_path(config_.policy, config_.policy_dir);
   if (!path) {

@@ -177,6 +177,7 @@ proto::EventMsg event_msg(const Event& event) {
       msg.reason = event.reason;
       break;
     case EventType::PolicyError:
+    case EventType::PolicyReverted:
       if (!event.code.empty()) msg.code = event.code;
       if (!event.file.empty()) msg.file = event.file;
       if (event.line > 0) msg.line = event.line;

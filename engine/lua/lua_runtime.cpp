@@ -36,19 +36,19 @@ void* bounded_alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   return block;
 }
 
+// Checks the instruction and time bounds. Once one is hit, the hook fires
+// at every instruction and raises again, so a pcall in the policy cannot go
+// on. No C++ object with a destructor lives here: luaL_error longjmps.
 void count_hook(lua_State* L, lua_Debug* /*ar*/) {
   LuaRuntime& rt = LuaRuntime::of(L);
-  rt.note_instructions(rt.instructions_exceeded() ? 1 : kHookStep);
-  if (rt.executed() > rt.instruction_limit()) {
-    // Re-arm at every instruction so a pcall in the policy cannot go on.
+  rt.note_instructions(rt.bound_exceeded() ? 1 : kHookStep);
+  if (rt.bound_exceeded()) {
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     lua_Debug where;
     if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0) {
-      luaL_error(L, "%s:%d: instruction limit (%I) exceeded", where.short_src, where.currentline,
-                 static_cast<lua_Integer>(rt.instruction_limit()));
+      luaL_error(L, "%s:%d: %s", where.short_src, where.currentline, rt.bound_message().c_str());
     }
-    luaL_error(L, "instruction limit (%I) exceeded",
-               static_cast<lua_Integer>(rt.instruction_limit()));
+    luaL_error(L, "%s", rt.bound_message().c_str());
   }
 }
 
@@ -132,6 +132,14 @@ int job_tostring(lua_State* L) {
 
 void push_params(lua_State* L, const PolicyParams& params);
 
+// 0.5 → "0.5", 2 → "2": the bound as configured, without trailing zeros.
+std::string format_seconds(double s) {
+  std::string text = std::to_string(s);
+  while (text.size() > 1 && text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 // A protected trampoline: everything that allocates in Lua during a pass
 // runs inside lua_pcall, so an allocation failure is a Lua error, never a
 // panic. Upvalue 1: the runtime; stack: the function to call and its args.
@@ -149,6 +157,8 @@ LuaRuntime& LuaRuntime::of(lua_State* L) {
 LuaRuntime::LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& options)
     : path_(policy_path),
       instruction_limit_(options.instruction_limit),
+      time_limit_s_(options.clock ? options.time_limit_s : 0),
+      clock_(options.clock),
       seed_(options.seed),
       params_(options.params) {
   namespace fs = std::filesystem;
@@ -171,7 +181,16 @@ LuaRuntime::~LuaRuntime() {
 
 void LuaRuntime::note_instructions(int count) {
   executed_ += static_cast<std::uint64_t>(count);
-  if (executed_ > instruction_limit_) instructions_exceeded_ = true;
+  if (bound_exceeded()) return;
+  if (executed_ > instruction_limit_) {
+    instructions_exceeded_ = true;
+    bound_message_ = "instruction limit (" + std::to_string(instruction_limit_) + ") exceeded";
+  } else if (time_limit_s_ > 0 && clock_->monotonic() > deadline_) {
+    // Every kHookStep instructions (a few microseconds): a looping policy
+    // holds the daemon's loop at most this little past its bound.
+    time_exceeded_ = true;
+    bound_message_ = "time limit (" + format_seconds(time_limit_s_) + " s) exceeded";
+  }
 }
 
 void LuaRuntime::open_sandbox() {
@@ -264,6 +283,8 @@ void LuaRuntime::lock_globals() {
 std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
   executed_ = 0;
   instructions_exceeded_ = false;
+  time_exceeded_ = false;
+  if (time_limit_s_ > 0) deadline_ = clock_->monotonic() + time_limit_s_;
   memory_.exceeded = false;
   lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
   const int base = lua_gettop(L_) - nargs;
@@ -275,15 +296,13 @@ std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
   if (status != LUA_OK) {
     const char* msg = lua_tostring(L_, -1);
     error = PolicyFailure::from_lua(
-        instructions_exceeded_ ? PolicyFailureCode::Timeout : PolicyFailureCode::Runtime,
+        bound_exceeded() ? PolicyFailureCode::Timeout : PolicyFailureCode::Runtime,
         msg ? msg : "unknown Lua error");
     lua_pop(L_, 1);
   }
   // A policy that caught the bound's error with pcall still failed.
-  if (instructions_exceeded_ && !error) {
-    error = PolicyFailure{PolicyFailureCode::Timeout,
-                          "instruction limit (" + std::to_string(instruction_limit_) + ") exceeded",
-                          "", 0};
+  if (bound_exceeded() && !error) {
+    error = PolicyFailure{PolicyFailureCode::Timeout, bound_message_, "", 0};
   }
   if (memory_.exceeded) {
     if (!error || status == LUA_ERRMEM) {
@@ -755,6 +774,7 @@ void LuaRuntime::push_event_fields(const Event& event) {
       set_num("upper_w", event.upper_w);
       break;
     case EventType::PolicyError:
+    case EventType::PolicyReverted:
       if (!event.code.empty()) set_str("code", event.code);
       if (!event.file.empty()) set_str("file", event.file);
       if (event.line > 0) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sched/env.hpp"
 #include "sched/job.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/policy_failure.hpp"
@@ -68,10 +69,13 @@ class LuaRuntime {
   bool is_current_pending_list(int list);
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
-  // lua_pcall) under the instruction and memory bounds.
+  // lua_pcall) under the instruction, time and memory bounds.
   std::optional<PolicyFailure> call_bounded(int nargs, int nresults);
+  // Counts instructions run and checks the instruction and time bounds.
   void note_instructions(int count);
-  bool instructions_exceeded() const { return instructions_exceeded_; }
+  bool bound_exceeded() const { return instructions_exceeded_ || time_exceeded_; }
+  // Which bound was hit: "instruction limit (N) exceeded", "time limit (0.5 s) exceeded".
+  const std::string& bound_message() const { return bound_message_; }
   std::uint64_t instruction_limit() const { return instruction_limit_; }
   std::uint64_t executed() const { return executed_; }
   std::uint64_t seed() const { return seed_; }
@@ -98,6 +102,11 @@ class LuaRuntime {
   std::uint64_t instruction_limit_;
   std::uint64_t executed_ = 0;
   bool instructions_exceeded_ = false;
+  double time_limit_s_ = 0;  // 0: no time bound
+  const Clock* clock_ = nullptr;
+  double deadline_ = 0;  // clock_->monotonic() by which the current call must end
+  bool time_exceeded_ = false;
+  std::string bound_message_;
   std::uint64_t seed_;
   PolicyParams params_;
   PassContext* pass_ = nullptr;

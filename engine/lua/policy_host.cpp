@@ -29,7 +29,13 @@ std::optional<std::string> resolve_policy_path(const std::string& name_or_path,
 }
 
 PolicyHost::PolicyHost(Engine& engine, LuaPolicyOptions options)
-    : engine_(engine), options_(std::move(options)) {}
+    : engine_(engine), options_(std::move(options)) {
+  if (options_.time_limit_s > 0 && !options_.clock) options_.clock = &engine_.clock();
+}
+
+std::shared_ptr<LuaPolicy> PolicyHost::current() const {
+  return std::dynamic_pointer_cast<LuaPolicy>(engine_.shared_policy());
+}
 
 std::string PolicyHost::fingerprint() const {
   // The content itself: an edit within the same second (same mtime) still counts.
@@ -43,13 +49,14 @@ std::string PolicyHost::fingerprint() const {
 Status PolicyHost::load(const std::string& path) {
   path_ = path;
   seen_fingerprint_ = fingerprint();
+  std::shared_ptr<LuaPolicy> policy;
   try {
-    current_ = LuaPolicy::load(path_, options_);
+    policy = LuaPolicy::load(path_, options_);
   } catch (const PolicyLoadError& e) {
     record(e.failure());
     return Status::invalid(e.what());
   }
-  engine_.set_policy(current_);
+  engine_.set_policy(std::move(policy));
   return {};
 }
 
@@ -60,17 +67,16 @@ std::optional<PolicyFailure> PolicyHost::try_replace() {
   } catch (const PolicyLoadError& e) {
     return e.failure();
   }
-  if (current_) {
+  if (const auto running = current()) {
     std::optional<PolicyFailure> error;
-    auto saved = current_->save(&error);
+    auto saved = running->save(&error);
     if (error) return error->prefixed("old policy: ");
     if (saved) {
       if (auto e = fresh->restore(*saved)) return e;
     }
   }
   if (auto e = engine_.dry_pass(*fresh)) return e->prefixed("dry pass: ");
-  current_ = std::move(fresh);
-  engine_.set_policy(current_);
+  engine_.set_policy(std::move(fresh));
   return std::nullopt;
 }
 
@@ -81,7 +87,7 @@ Status PolicyHost::reload() {
     ++failed_reloads_;
     record(*failure);
     const std::string message = "reload of " + path_ + " refused, keeping " +
-                                (current_ ? current_->name() : std::string("no policy")) + ": " +
+                                (current() ? current()->name() : std::string("no policy")) + ": " +
                                 failure->message;
     spdlog::warn("{}", message);
     engine_.publish(policy_error_event(*failure, message));
@@ -90,7 +96,7 @@ Status PolicyHost::reload() {
   ++reloads_;
   Event event;
   event.type = EventType::PolicyReloaded;
-  event.message = current_->name() + " from " + path_;
+  event.message = current()->name() + " from " + path_;
   spdlog::info("policy reloaded: {}", event.message);
   engine_.publish(std::move(event));
   return {};

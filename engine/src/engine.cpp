@@ -25,6 +25,7 @@ NodeIndex Engine::add_node(std::string name, int cores) {
 
 void Engine::set_policy(std::shared_ptr<Policy> policy) {
   policy_ = std::move(policy);
+  stats_.consecutive_failed = 0;  // the count is of the policy running now
   ++state_version_;
 }
 
@@ -83,7 +84,8 @@ void Engine::emit(Event event) {
     case EventType::SchedPass:
     case EventType::PolicyError:
     case EventType::JobReserved:
-      break;  // a policy's own output does not change what it decides on
+    case EventType::PolicyReverted:  // set_policy already counted the change
+      break;                         // a policy's own output does not change what it decides on
     default:
       ++state_version_;
   }

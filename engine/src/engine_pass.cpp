@@ -69,10 +69,10 @@ void Engine::run_pass(PassReason reason) {
     stats_.refusals += n;
   }
   if (error) {
-    ++stats_.failed;
-    error->time = clock_.now();
-    stats_.last_failure = error;
-    emit(policy_error_event(*error, policy_->name() + ": " + error->message + " (pass dropped)"));
+    note_pass_failure(*error);
+  } else {
+    stats_.consecutive_failed = 0;
+    last_good_ = policy_;
   }
   Event pass;
   pass.type = EventType::SchedPass;
@@ -80,7 +80,48 @@ void Engine::run_pass(PassReason reason) {
   pass.actions = static_cast<int>(enacted);
   pass.reason = std::string(to_string(reason));
   emit(std::move(pass));
-  version_at_last_pass_ = state_version_;
+  // A failed pass decided nothing: the next tick tries again even when the
+  // policy is not time-dependent (and so counts towards a revert).
+  if (!error) version_at_last_pass_ = state_version_;
+}
+
+void Engine::note_pass_failure(const PolicyFailure &failure) {
+  ++stats_.failed;
+  ++stats_.consecutive_failed;
+  PolicyFailure error = failure;
+  error.time = clock_.now();
+  stats_.last_failure = error;
+  const int limit = config_.revert_after_failures;
+  const bool give_up = limit > 0 && stats_.consecutive_failed >= limit;
+  std::string what = policy_->name() + ": " + error.message + " (pass dropped)";
+  if (give_up && !has_fallback_policy()) {
+    // Nothing to go back to: keep trying this one, and say so every time.
+    what += "; " + std::to_string(stats_.consecutive_failed) +
+            " passes in a row failed and no other policy has completed a pass: nothing to "
+            "revert to";
+    if (stats_.consecutive_failed == limit) spdlog::error("policy {}", what);
+  }
+  emit(policy_error_event(error, what));
+  if (!give_up || !has_fallback_policy()) return;
+
+  PolicyRevert revert;
+  revert.time = error.time;
+  revert.from = policy_->name();
+  revert.to = last_good_->name();
+  revert.failures = stats_.consecutive_failed;
+  revert.failure = error;
+  set_policy(last_good_);
+  ++stats_.reverts;
+  Event event = policy_error_event(error, "");
+  event.type = EventType::PolicyReverted;
+  event.message = "policy " + revert.from + " failed " + std::to_string(revert.failures) +
+                  " passes in a row (last: " + error.message + "); reverted to " + revert.to +
+                  ", the last policy that completed a pass";
+  spdlog::warn("{}", event.message);
+  revert.message = event.message;
+  stats_.last_revert = std::move(revert);
+  emit(std::move(event));
+  request_pass(PassReason::Manual);  // the jobs the failures held back start now
 }
 
 std::optional<PolicyFailure> Engine::dry_pass(Policy &policy) {

@@ -37,6 +37,21 @@ struct EngineConfig {
   // long (seconds), so that a policy does not retry what just failed at
   // message speed. The simulator's adaptations never fail: 0.
   double resize_backoff_s = 0;
+  // After this many live passes in a row have failed, the engine goes back
+  // to the last good policy (the last one that completed a live pass) and
+  // publishes policy.reverted. 0: never revert (the simulator, which runs
+  // one policy; schedd's [policy] revert_after_failures is 3 by default).
+  int revert_after_failures = 0;
+};
+
+// The last time the engine went back to the last good policy.
+struct PolicyRevert {
+  double time = 0;        // the engine's clock
+  std::string from;       // the policy that kept failing
+  std::string to;         // the last good policy, running again
+  int failures = 0;       // passes in a row it failed
+  PolicyFailure failure;  // the last of them
+  std::string message;    // as published in policy.reverted
 };
 
 struct PassStats {
@@ -49,6 +64,9 @@ struct PassStats {
   double total_s = 0;
   double max_s = 0;
   std::optional<PolicyFailure> last_failure;  // of the last failed pass, with its time
+  int consecutive_failed = 0;  // live passes failed in a row (by the policy running now)
+  std::uint64_t reverts = 0;   // times the engine went back to the last good policy
+  std::optional<PolicyRevert> last_revert;
 };
 
 class Engine {
@@ -59,8 +77,14 @@ class Engine {
 
   // ---- setup
   NodeIndex add_node(std::string name, int cores = 1);
+  // Installs a policy. The one it replaces stays the last good policy if it
+  // completed a live pass; see EngineConfig::revert_after_failures.
   void set_policy(std::shared_ptr<Policy> policy);
   Policy* policy() const { return policy_.get(); }
+  const std::shared_ptr<Policy>& shared_policy() const { return policy_; }
+  // Whether a policy other than the running one completed a live pass (what
+  // a revert would go back to).
+  bool has_fallback_policy() const { return last_good_ && last_good_ != policy_; }
   // Sinks see every event, in order. The engine does not own them.
   void add_sink(EventSink* sink);
 
@@ -140,6 +164,7 @@ class Engine {
 
   // ---- queries
   double now() const { return clock_.now(); }
+  const Clock& clock() const { return clock_; }
   const Cluster& cluster() const { return cluster_; }
   const Job* find_job(JobId id) const;
   const std::unordered_map<JobId, std::unique_ptr<Job>>& jobs() const { return jobs_; }
@@ -171,11 +196,15 @@ class Engine {
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);
   void requeue_waiting_start(Job& job);
+  // After a failed live pass: counts it, and goes back to the last good
+  // policy once revert_after_failures passes in a row have failed.
+  void note_pass_failure(const PolicyFailure& failure);
 
   Clock& clock_;
   Enactor& enactor_;
   EngineConfig config_;
   std::shared_ptr<Policy> policy_;
+  std::shared_ptr<Policy> last_good_;  // the last policy that completed a live pass
   std::vector<EventSink*> sinks_;
 
   Cluster cluster_;

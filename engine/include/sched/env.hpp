@@ -11,7 +11,8 @@ class Clock {
   // Seconds on the scheduler's time line (simulated or epoch-based).
   virtual double now() const = 0;
   // A monotonic reading in seconds used only to measure how long passes
-  // take (statistics); never used for decisions.
+  // take (statistics) and to bound how long a policy may run (a pass over
+  // its time bound fails); never an input of scheduling decisions.
   virtual double monotonic() const = 0;
 };
 

@@ -35,7 +35,8 @@ enum class EventType {
   PowerViolation,  // declared for the wire; not emitted by this version
   PolicyReloaded,
   PolicyError,
-  SchedPass,
+  PolicyReverted,  // the engine went back to the last good policy
+  SchedPass,       // keep last: the journal reads topics up to it
 };
 
 // The topic of an event: "job.started", "policy.error", ...
@@ -70,7 +71,8 @@ struct Event {
   int actions = 0;     // actions accepted and enacted
   std::string reason;  // why it ran: to_string(PassReason)
 
-  // ---- policy.error: the PolicyFailure, when known
+  // ---- policy.error: the PolicyFailure, when known; policy.reverted: the
+  // last failure of the policy that was given up
   std::string code;  // to_string(PolicyFailureCode): "syntax", "runtime", ...
   std::string file;  // the script Lua named; "" when unknown
   int line = 0;      // 0 when unknown

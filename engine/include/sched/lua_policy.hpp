@@ -5,7 +5,8 @@
 // takes text only; globals are locked once the file has loaded; math.random
 // is seeded from the run so simulations replay identically. A pass runs
 // under an instruction bound (a count hook that re-arms, so pcall cannot
-// swallow it) and a memory bound (a capped allocator). docs/policy-api.md is
+// swallow it), a memory bound (a capped allocator) and, when configured, a
+// time bound read from the injected clock by the same hook. docs/policy-api.md is
 // the reference for what a policy sees and may do.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <utility>
 #include <variant>
 
+#include "sched/env.hpp"
 #include "sched/policy.hpp"
 #include "sched/policy_failure.hpp"
 
@@ -42,6 +44,12 @@ struct LuaPolicyOptions {
   std::uint64_t instruction_limit = 200'000'000;
   // Bytes the policy's Lua state may hold in all.
   std::size_t memory_limit = 256u << 20;
+  // Seconds (of clock->monotonic()) one pass (or one on_event, save, restore
+  // call, or the file's own top level) may run; 0 or no clock: no time bound.
+  // The simulator leaves it off, so that its runs do not depend on how fast
+  // the machine is.
+  double time_limit_s = 0;
+  const Clock* clock = nullptr;
   // Seed of math.random.
   std::uint64_t seed = 1;
   PolicyParams params;

@@ -3,7 +3,9 @@
 // policy's saved state, and given a dry pass on the current snapshot; it
 // replaces the running policy only if all of that works. Otherwise the last
 // good policy stays and the reason is published as policy.error. The host
-// keeps the last failure, typed and timed, for policy.info.
+// keeps the last failure, typed and timed, for policy.info. A version that
+// passes the dry pass but then fails live passes is given up by the engine
+// (EngineConfig::revert_after_failures); current() follows the engine.
 #pragma once
 
 #include <filesystem>
@@ -28,6 +30,7 @@ std::string default_policy_dir();
 
 class PolicyHost {
  public:
+  // A time bound (options.time_limit_s) without a clock reads the engine's.
   PolicyHost(Engine& engine, LuaPolicyOptions options);
 
   // Loads the first policy and installs it in the engine. Invalid (and
@@ -39,8 +42,10 @@ class PolicyHost {
   // Reloads when the file changed since the last (attempted) load.
   bool reload_if_changed();
 
-  const std::shared_ptr<LuaPolicy>& current() const { return current_; }
+  // The policy the engine runs (after a revert: the last good one).
+  std::shared_ptr<LuaPolicy> current() const;
   const std::string& path() const { return path_; }
+  const Engine& engine() const { return engine_; }
   std::uint64_t reloads() const { return reloads_; }
   std::uint64_t failed_reloads() const { return failed_reloads_; }
   // The latest failure: of a load or reload here, or of a pass (the engine's
@@ -55,7 +60,6 @@ class PolicyHost {
   Engine& engine_;
   LuaPolicyOptions options_;
   std::string path_;
-  std::shared_ptr<LuaPolicy> current_;
   std::string seen_fingerprint_;
   std::uint64_t reloads_ = 0;
   std::uint64_t failed_reloads_ = 0;

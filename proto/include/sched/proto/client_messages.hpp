@@ -286,6 +286,22 @@ struct PolicyFailureInfo {  // policy.info's last_failure: as a policy.error eve
   }
 };
 
+struct PolicyRevertInfo {  // policy.info's last_revert: as the policy.reverted event said
+  double time = 0;
+  std::string from;  // the policy given up
+  std::string to;    // the last good policy, running again
+  int failures = 0;  // live passes in a row that failed
+  std::string message;
+  template <class V>
+  void fields(V& v) {
+    v("time", time);
+    v("from", from);
+    v("to", to);
+    v("failures", failures);
+    v("message", message);
+  }
+};
+
 struct PolicyInfoReply {
   std::string name;
   std::string path;
@@ -294,6 +310,15 @@ struct PolicyInfoReply {
   std::optional<std::string> last_error;  // last_failure's message
   std::optional<PolicyFailureInfo> last_failure;
   std::map<std::string, std::string> params;
+  // Live passes: failed in all, failed in a row by the running policy, the
+  // count that reverts (0: never), whether there is a last good policy to
+  // go back to, and the reverts so far.
+  std::uint64_t failed_passes = 0;
+  int consecutive_failures = 0;
+  int revert_after_failures = 0;
+  bool fallback = false;
+  std::uint64_t reverts = 0;
+  std::optional<PolicyRevertInfo> last_revert;
   template <class V>
   void fields(V& v) {
     v("name", name);
@@ -303,6 +328,12 @@ struct PolicyInfoReply {
     v("last_error", last_error);
     v("last_failure", last_failure);
     v("params", params);
+    v("failed_passes", failed_passes);
+    v("consecutive_failures", consecutive_failures);
+    v("revert_after_failures", revert_after_failures);
+    v("fallback", fallback);
+    v("reverts", reverts);
+    v("last_revert", last_revert);
   }
 };
 

@@ -28,7 +28,7 @@ struct EventMsg {
   std::optional<double> pass_s;   // sched.pass
   std::optional<int> actions;
   std::optional<std::string> reason;
-  std::optional<std::string> code;  // policy.error
+  std::optional<std::string> code;  // policy.error, policy.reverted
   std::optional<std::string> file;
   std::optional<int> line;
   std::optional<std::string> message;
