@@ -97,7 +97,8 @@ void settle_fenced(DaemonParts& daemon, AgentState& agent, const proto::AgentReg
 // killed what its predecessor left: the jobs led from here that it lists
 // neither as running nor as ended are gone, and end as on a node failure
 // (requeued with on_failure = requeue). Restored jobs are adopt_restored_jobs'.
-void end_vanished_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex index) {
+void end_vanished_jobs(DaemonParts& daemon, AgentState& agent, const proto::AgentRegister& reg,
+                       NodeIndex index) {
   std::set<std::int64_t> listed(reg.jobs.begin(), reg.jobs.end());
   listed.insert(reg.exits.begin(), reg.exits.end());
   Engine& engine = daemon.engine;
@@ -112,7 +113,14 @@ void end_vanished_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, Nod
   }
   if (gone.empty()) return;
   spdlog::warn("node {}: a new agent runs none of its {} jobs; they end", reg.node, gone.size());
+  // No job.kill to the new agent: its "not running here" answer could reach
+  // schedd after the job was requeued and started there again, and end
+  // that run. Unreachable, the leader's jobs end at once (the enactor's
+  // results, fed now).
+  agent.connected = false;
   (void)engine.set_node_up(reg.node, false, "its agent restarted");  // a known node: ok
+  agent.connected = true;
+  daemon.enactor.results().feed(engine);
   for (JobId id : gone) {
     daemon.enactor.forget_kill(id);
     engine.job_ended(id, -SIGKILL);
@@ -155,7 +163,7 @@ void agent_register(const Message& m) {
     spdlog::error("node {}: {}", reg.node, why);
     (void)engine.set_node_up(reg.node, false, why);  // a known node: ok
   } else {
-    end_vanished_jobs(daemon, reg, *engine.cluster().find(reg.node));
+    end_vanished_jobs(daemon, agent, reg, *engine.cluster().find(reg.node));
     (void)engine.set_node_up(reg.node, true, "agent registered");  // a known node: ok
     // Back from a failure; an administrator's drain stays.
     const Node& node = engine.cluster().node(*engine.cluster().find(reg.node));
