@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <zmq.hpp>
@@ -20,6 +21,11 @@ struct AgentState {
   double load = 0;
   std::optional<double> power_w;
   bool connected = false;  // registered and not declared down since
+  // Fencing: jobs led from this node when it was lost, whose old run is not
+  // known dead until its agent registers clean or reports their exits; at
+  // `fence_until` they end anyway (and may be requeued).
+  std::set<std::int64_t> fenced;
+  double fence_until = 0;
 };
 
 class AgentDirectory {

@@ -125,6 +125,7 @@ DaemonConfig load_config(const std::string& path) {
                 {"down_after_s", number(c.down_after_s, f, 0.01)},
                 {"kill_grace_s", number(c.kill_grace_s, f, 0)},
                 {"kill_timeout_s", number(c.kill_timeout_s, f, 0.01)},
+                {"fence_timeout_s", number(c.fence_timeout_s, f, 0)},
                 {"on_failure", [&](const toml::node& v, const std::string& vkey) {
                    const auto s = v.value<std::string>();
                    if (s == "fail") {

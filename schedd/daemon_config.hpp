@@ -46,6 +46,10 @@ struct DaemonConfig {
   NodeFailureAction on_failure = NodeFailureAction::Fail;
   double kill_grace_s = 5;     // SIGTERM, then SIGKILL after this
   double kill_timeout_s = 30;  // no exit report this long after a kill: the job ends anyway
+  // With on_failure = requeue, a job on a lost node is requeued once its old
+  // run is known dead (its agent registered clean, or reported the exit), or
+  // after this long; its node stays out of use meanwhile.
+  double fence_timeout_s = 60;
 
   // [power]
   double idle_w_per_node = 71;

@@ -229,6 +229,7 @@ void Daemon::on_timers(double now) {
         ++it;
       }
     }
+    expire_fences(now);
     enactor_.adaptations().expire(now);
     for (JobId id : enactor_.overdue_kills(now)) {
       spdlog::warn("job {}: no exit report after its kill; it ends anyway", id);
@@ -242,15 +243,18 @@ void Daemon::on_timers(double now) {
 }
 
 void Daemon::node_lost(const std::string& node, const std::string& why) {
-  if (AgentState* agent = agents_.find(node)) agent->connected = false;
   node_reasons_[node] = why;
   spdlog::warn("node {} is down: {}", node, why);
   // Adaptations it took part in end first: an expansion rolled back gives
   // the node back before it goes down, so its job keeps running.
   enactor_.adaptations().node_lost(node);
   enactor_.results().feed(engine_);
-  // Only registered agents are lost, and their nodes are known: ok.
+  // Only registered agents are lost, and their nodes are known: ok. The
+  // agent counts as connected until then, so that stopping its jobs does not
+  // end them at once: what becomes of those it led is decided below.
   (void)engine_.set_node_up(node, false, why);
+  AgentState* agent = agents_.find(node);
+  if (agent) agent->connected = false;
   // Jobs led from that node that were already being stopped: their end will
   // never be reported.
   const auto index = engine_.cluster().find(node);
@@ -264,7 +268,28 @@ void Daemon::node_lost(const std::string& node, const std::string& why) {
   }
   for (JobId id : orphans) {
     enactor_.forget_kill(id);
-    engine_.job_ended(id, -SIGKILL);
+    if (config_.on_failure == NodeFailureAction::Requeue && agent) {
+      // Fenced: its old run may go on out of sight; it must not run twice.
+      spdlog::warn("job {}: requeued once its run on {} is known dead (at most {} s)", id, node,
+                   config_.fence_timeout_s);
+      agent->fenced.insert(id);
+      agent->fence_until = clock_.now() + config_.fence_timeout_s;
+    } else {
+      engine_.job_ended(id, -SIGKILL);
+    }
+  }
+}
+
+void Daemon::expire_fences(double now) {
+  for (const auto& [node, state] : agents_.all()) {
+    if (state.fenced.empty() || now < state.fence_until) continue;
+    AgentState* agent = agents_.find(node);
+    const auto ids = std::move(agent->fenced);
+    agent->fenced.clear();
+    for (JobId id : ids) {
+      spdlog::warn("job {}: node {} not back within fence_timeout_s; it ends", id, node);
+      engine_.job_ended(id, -SIGKILL);
+    }
   }
 }
 

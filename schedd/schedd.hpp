@@ -93,6 +93,8 @@ class Daemon : private EventSink {
   // Jobs restored from the journal whose leader's agent has not yet said
   // whether it runs them: job → when they count as lost.
   std::map<JobId, double> awaiting_agent_;
+  // Ends the fenced jobs of nodes whose fence_timeout_s has run out.
+  void expire_fences(double now);
   // The latest perf.report of each node of a job: MTCT = Σ comm / Σ compute.
   std::map<JobId, std::map<std::string, NodePhases>> phases_;
   // Why a node is down or drained, for `sched nodes`.

@@ -60,6 +60,10 @@ Agent::Agent(AgentOptions options)
   std::filesystem::create_directories(options_.spool_dir, ec);
   local_endpoint_ =
       "ipc://" + std::filesystem::absolute(options_.spool_dir).string() + "/agent.ipc";
+  // What an earlier agent here left running goes before this one registers
+  // (fence_clean, at each registration until it is gone).
+  task_file_ = options_.spool_dir + "/tasks";
+  predecessor_ = read_task_records(task_file_);
   local_.set(zmq::sockopt::linger, 0);
   local_.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
   try {
@@ -67,6 +71,34 @@ Agent::Agent(AgentOptions options)
   } catch (const zmq::error_t& e) {
     throw std::runtime_error("cannot listen for job processes on " + local_endpoint_ + ": " +
                              e.what());
+  }
+}
+
+bool Agent::fence_clean() {
+  if (!predecessor_.empty()) {
+    spdlog::warn("{} tasks of an earlier agent on this node: killing them", predecessor_.size());
+    predecessor_ = kill_recorded(predecessor_, std::chrono::seconds(5));
+    if (!predecessor_.empty()) {
+      spdlog::error("{} tasks of an earlier agent could not be killed; the node is not clean",
+                    predecessor_.size());
+    }
+    save_records();
+  }
+  return predecessor_.empty();
+}
+
+void Agent::record_task(JobId job, TaskId task) {
+  if (const auto pid = tasks_.pid(task)) records_[task] = task_record(job, task, *pid);
+  save_records();
+}
+
+void Agent::save_records() {
+  std::vector<TaskRecord> all = predecessor_;
+  for (const auto& [task, record] : records_) all.push_back(record);
+  try {
+    write_task_records(task_file_, all);
+  } catch (const std::exception& e) {
+    spdlog::error("process table: {}", e.what());
   }
 }
 
@@ -117,6 +149,8 @@ void Agent::send_register() {
   reg.memory_bytes = static_cast<std::int64_t>(topology_.memory_bytes);
   reg.gpus = topology_.gpus;
   for (const auto& [job, task] : batch_) reg.jobs.push_back(job);
+  for (const auto& [seq, report] : unacked_exits_) reg.exits.push_back(report.job);
+  reg.clean = fence_clean();
   register_seq_ = send(proto::type::kAgentRegister, reg);
   // Exits the engine has not acknowledged go again, after the registration.
   std::map<std::uint64_t, proto::TaskExited> again;
@@ -193,6 +227,23 @@ void Agent::run(const std::atomic<bool>& stop) {
     drain_local();
     forward_output();
     report_exits();
+    check_cut_off();
+  }
+}
+
+void Agent::check_cut_off() {
+  // The engine takes a node it has not heard from for down_after_s for lost
+  // and may run its jobs elsewhere: an agent that has not heard from the
+  // engine that long stops them itself, and reports their ends once back.
+  if (down_after_.count() <= 0 || (batch_.empty() && step_tasks_.empty())) return;
+  if (Clock::now() - last_heard_ < down_after_) return;
+  std::set<JobId> jobs;
+  for (const auto& [job, task] : batch_) jobs.insert(job);
+  for (const auto& [task, step] : step_tasks_) jobs.insert(step.job);
+  for (JobId job : jobs) {
+    if (!cut_off_killed_.insert(job).second) continue;
+    spdlog::warn("no word from the engine for {:.1f} s: killing job {}", down_after_.count(), job);
+    for (TaskId task : tasks_.tasks_of(job)) tasks_.kill(task, std::chrono::seconds(0));
   }
 }
 
@@ -278,6 +329,8 @@ void Agent::report_perf(JobId job) {
 
 void Agent::on_message(const proto::Envelope& message) {
   namespace type = proto::type;
+  last_heard_ = Clock::now();
+  cut_off_killed_.clear();  // should the engine fall silent again
   if (message.is_reply()) {
     if (message.type == type::kAgentRegister) {
       if (!*message.ok) {
@@ -286,14 +339,17 @@ void Agent::on_message(const proto::Envelope& message) {
       }
       const auto reply = message.body_as<proto::RegisterReply>();
       if (reply.heartbeat_s > 0) heartbeat_ = std::chrono::duration<double>(reply.heartbeat_s);
+      if (reply.down_after_s > 0) down_after_ = std::chrono::duration<double>(reply.down_after_s);
       client_endpoint_ = reply.client_endpoint;
       if (!registered_) spdlog::info("registered with the engine");
       registered_ = true;
       next_heartbeat_ = Clock::now();
-    } else if (message.type == type::kTaskExited) {
-      unacked_exits_.erase(message.seq);
+    } else if (message.type == type::kTaskExited && *message.ok) {
+      // Only an ack that says the end is recorded lets the report go.
+      if (message.body_as<proto::TaskExitedReply>().recorded) unacked_exits_.erase(message.seq);
     } else if (!*message.ok) {
-      // The engine does not know us (it restarted): register again.
+      // The engine does not know us (it restarted): register again. A
+      // refused exit report is kept; it goes again after the registration.
       if (message.error && message.error->code == proto::code::kNotFound && registered_) {
         spdlog::info("the engine does not know this node any more; registering again");
         registered_ = false;
@@ -339,6 +395,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
     add_job_env(batch.env);
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
+    record_task(launch.job, task);
     power_estimates_[launch.job] = launch.power_w;
     proto::TaskStarted started;
     started.node = options_.node_name;
@@ -415,6 +472,7 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
       step_launches_.try_emplace({launch.job, launch.step}, launch);
       step_tasks_[task] =
           StepTask{launch.job, launch.step, rank, launch.tasks, joined, Clock::now()};
+      record_task(launch.job, task);
       power_estimates_[launch.job] = launch.power_w;
     } catch (const std::exception& e) {
       failed.emplace_back(rank, e.what());
@@ -449,7 +507,10 @@ void Agent::forward_output() {
 }
 
 void Agent::report_exits() {
-  for (const TaskExit& exit : tasks_.reap()) {
+  const auto exits = tasks_.reap();
+  for (const TaskExit& exit : exits) records_.erase(exit.task);
+  if (!exits.empty()) save_records();
+  for (const TaskExit& exit : exits) {
     if (auto step = step_tasks_.find(exit.task); step != step_tasks_.end()) {
       send_output(exit.task, exit.output);
       const StepTask ended = step->second;

@@ -21,6 +21,7 @@
 #include <zmq.hpp>
 
 #include "sched/agent/processes.hpp"
+#include "sched/agent/task_records.hpp"
 #include "sched/agent/topology.hpp"
 #include "sched/plugins/power_meter.hpp"
 #include "sched/proto/agent_messages.hpp"
@@ -92,6 +93,10 @@ class Agent {
   void report_power();
   void report_exits();
   void forward_output();
+  void check_cut_off();
+  // Kills what an earlier agent on this node left running (its process
+  // table in the spool folder); true when nothing of it is left.
+  bool fence_clean();
 
   AgentOptions options_;
   NodeTopology topology_;
@@ -157,6 +162,19 @@ class Agent {
   std::map<JobId, double> power_estimates_;  // per-node watts of the jobs run here
   // task.exited reports not yet acknowledged: seq → the report.
   std::map<std::uint64_t, proto::TaskExited> unacked_exits_;
+  // When the engine was last heard from (any message), and how long a
+  // silence makes the engine take this node for lost (from its register
+  // reply; 0: not known yet).
+  Clock::time_point last_heard_ = Clock::now();
+  std::chrono::duration<double> down_after_{0};
+  std::set<JobId> cut_off_killed_;  // jobs killed for the engine's silence
+  // The process table file (<spool>/tasks): this agent's running tasks, for
+  // its successor to kill should it die.
+  std::string task_file_;
+  std::vector<TaskRecord> predecessor_;  // left by an earlier agent, not yet gone
+  std::map<TaskId, TaskRecord> records_;
+  void record_task(JobId job, TaskId task);
+  void save_records();
 };
 
 template <class Body>

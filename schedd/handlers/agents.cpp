@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <set>
 
@@ -14,11 +15,14 @@ namespace sched::daemon::handlers {
 namespace {
 
 // Jobs restored from the journal and led from this node: running here
-// (adopted) or not (lost; its end, if it came while schedd was away, is the
-// agent's to report next).
+// (adopted), ended here with the report following the registration (it
+// settles them), or neither: lost, failed at once (no wait: the agent has
+// said all it knows).
 void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex index) {
   const std::set<std::int64_t> running(reg.jobs.begin(), reg.jobs.end());
+  const std::set<std::int64_t> exited(reg.exits.begin(), reg.exits.end());
   auto& awaiting = daemon.awaiting_agent;
+  std::vector<JobId> lost;
   for (auto it = awaiting.begin(); it != awaiting.end();) {
     const Job* job = daemon.engine.find_job(it->first);
     if (!job || job->allocation.empty() || job->allocation.front() != index) {
@@ -28,11 +32,18 @@ void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, N
     if (running.count(job->id)) {
       spdlog::info("job {} re-adopted from node {}", job->id, reg.node);
       it = awaiting.erase(it);
+    } else if (exited.count(job->id)) {
+      ++it;  // its task.exited comes next on the same connection
     } else {
-      // Give the agent a moment to report an exit it kept while we were away.
-      it->second = std::min(it->second, daemon.clock.now() + 5);
-      ++it;
+      lost.push_back(job->id);
+      it = awaiting.erase(it);
     }
+  }
+  for (JobId id : lost) {
+    spdlog::warn(
+        "job {}: its node {} registered without it and without its exit; it ends as failed", id,
+        reg.node);
+    daemon.engine.job_ended(id, -SIGKILL);
   }
 }
 
@@ -52,6 +63,67 @@ void kill_strays(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex
       kill.reason = "not running here any more";
       daemon.agents.send(reg.node, proto::type::kJobKill, kill);
     }
+  }
+}
+
+// Jobs fenced when the node was lost: their old run is dead if the agent
+// registers clean without them (a new agent killed what its predecessor
+// left); one still running after a partition is killed, and its exit report,
+// like one that follows this registration, settles it.
+void settle_fenced(DaemonParts& daemon, AgentState& agent, const proto::AgentRegister& reg) {
+  const std::set<std::int64_t> running(reg.jobs.begin(), reg.jobs.end());
+  const std::set<std::int64_t> exited(reg.exits.begin(), reg.exits.end());
+  std::vector<JobId> dead;
+  for (JobId id : agent.fenced) {
+    if (exited.count(id)) continue;
+    if (running.count(id)) {
+      proto::JobKill kill;
+      kill.job = id;
+      kill.grace_s = 0;
+      kill.reason = "its node was lost";
+      daemon.agents.send(reg.node, proto::type::kJobKill, kill);
+    } else if (reg.clean) {
+      dead.push_back(id);
+    }
+  }
+  for (JobId id : dead) {
+    agent.fenced.erase(id);
+    spdlog::info("job {}: its old run on {} is gone", id, reg.node);
+    daemon.engine.job_ended(id, -SIGKILL);
+  }
+}
+
+// A new agent that replaced one schedd had not yet missed (a quick restart)
+// killed what its predecessor left: the jobs led from here that it lists
+// neither as running nor as ended are gone, and end as on a node failure
+// (requeued with on_failure = requeue). Restored jobs are adopt_restored_jobs'.
+void end_vanished_jobs(DaemonParts& daemon, AgentState& agent, const proto::AgentRegister& reg,
+                       NodeIndex index) {
+  std::set<std::int64_t> listed(reg.jobs.begin(), reg.jobs.end());
+  listed.insert(reg.exits.begin(), reg.exits.end());
+  Engine& engine = daemon.engine;
+  std::vector<JobId> gone;
+  for (const auto& [id, job] : engine.jobs()) {
+    const bool live = job->state == JobState::Starting || job->state == JobState::Running ||
+                      job->state == JobState::Adapting;
+    if (live && !job->allocation.empty() && job->allocation.front() == index && !listed.count(id) &&
+        !daemon.awaiting_agent.count(id)) {
+      gone.push_back(id);
+    }
+  }
+  if (gone.empty()) return;
+  spdlog::warn("node {}: a new agent runs none of its {} jobs; they end", reg.node, gone.size());
+  // No job.kill to the new agent: its "not running here" answer could reach
+  // schedd after the job was requeued and started there again, and end
+  // that run. Unreachable, the leader's jobs end at once (the enactor's
+  // results, fed now).
+  agent.connected = false;
+  (void)engine.set_node_up(reg.node, false, "its agent restarted");  // a known node: ok
+  agent.connected = true;
+  daemon.enactor.results().feed(engine);
+  for (JobId id : gone) {
+    daemon.enactor.forget_kill(id);
+    engine.job_ended(id, -SIGKILL);
   }
 }
 
@@ -84,7 +156,14 @@ void agent_register(const Message& m) {
     engine.publish(std::move(event));
     engine.request_pass(PassReason::Manual);
     daemon.save_nodes();
+  } else if (!reg.clean) {
+    // Processes an earlier agent left could not be killed: no new work here.
+    const std::string why = "not clean: processes of an earlier agent are left";
+    daemon.node_reasons[reg.node] = why;
+    spdlog::error("node {}: {}", reg.node, why);
+    (void)engine.set_node_up(reg.node, false, why);  // a known node: ok
   } else {
+    end_vanished_jobs(daemon, agent, reg, *engine.cluster().find(reg.node));
     (void)engine.set_node_up(reg.node, true, "agent registered");  // a known node: ok
     // Back from a failure; an administrator's drain stays.
     const Node& node = engine.cluster().node(*engine.cluster().find(reg.node));
@@ -92,8 +171,10 @@ void agent_register(const Message& m) {
   }
   const NodeIndex index = *engine.cluster().find(reg.node);
   adopt_restored_jobs(daemon, reg, index);
+  settle_fenced(daemon, agent, reg);
   kill_strays(daemon, reg, index);
-  m.reply(proto::RegisterReply{daemon.config.heartbeat_s, daemon.client_endpoint});
+  m.reply(proto::RegisterReply{daemon.config.heartbeat_s, daemon.client_endpoint,
+                               daemon.config.down_after_s});
 }
 
 void agent_heartbeat(const Message& m) {
@@ -113,10 +194,11 @@ void task_started(const Message& m) {
 
 void task_exited(const Message& m) {
   const auto body = m.body<proto::TaskExited>();
-  m.from_node(body.node);
-  // Acknowledged once journaled: until then the agent keeps the report and
-  // sends it again after a reconnection.
-  m.reply(proto::Empty{});
+  m.from_node(body.node).fenced.erase(body.job);
+  // The reply leaves after the turn's journal commit (the outbox), so
+  // `recorded` is true when the agent reads it; until then the agent keeps
+  // the report and sends it again after a reconnection.
+  m.reply(proto::TaskExitedReply{true});
   Engine& engine = m.daemon.engine;
   const Job* job = engine.find_job(body.job);
   // Only the leader runs the batch script; its end is the job's end.

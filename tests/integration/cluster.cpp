@@ -26,7 +26,7 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""
-         << options_.on_failure << "\"\n"
+         << options_.on_failure << "\"\nfence_timeout_s = " << options_.fence_timeout_s << "\n"
          << options_.extra_config;
   config.close();
   start_schedd();
@@ -64,6 +64,8 @@ void LocalCluster::kill_schedd(int sig) {
   schedd_->signal(sig);
   schedd_->wait(std::chrono::seconds(5));
 }
+
+void LocalCluster::signal_schedd(int sig) { schedd_->signal(sig); }
 
 void LocalCluster::start_agent(const std::string& node, int cores) {
   agents_[node] = std::make_unique<Process>(

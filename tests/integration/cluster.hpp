@@ -21,6 +21,7 @@ struct ClusterOptions {
   double down_after_s = 1.5;
   double kill_grace_s = 1;
   std::string on_failure = "fail";
+  double fence_timeout_s = 3;
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;
   std::string extra_config;  // appended to the generated sched.toml
@@ -38,6 +39,8 @@ class LocalCluster {
   // Starts a node agent for a virtual node (name n1, n2, ...).
   void start_agent(const std::string& node, int cores = 1);
   void kill_agent(const std::string& node, int sig);
+  // Sends a signal and returns (SIGSTOP/SIGCONT: a partition).
+  void signal_schedd(int sig);
   // Waits until schedd lists `count` nodes up.
   bool wait_nodes_up(int count);
 

@@ -47,6 +47,13 @@ struct AgentRegister {
   std::int64_t memory_bytes = 0;
   int gpus = 0;
   std::vector<std::int64_t> jobs;  // jobs whose processes run here (re-adoption)
+  // Jobs that ended here and whose task.exited reports follow this message
+  // (not yet acknowledged as recorded): the engine waits for those, and
+  // settles at once the jobs it thought ran here that are in neither list.
+  std::vector<std::int64_t> exits;
+  // No process of an earlier agent on this node is left (the agent killed
+  // what its predecessor's process table listed): the node may take work.
+  bool clean = true;
   template <class V>
   void fields(V& v) {
     v("node", node);
@@ -57,16 +64,22 @@ struct AgentRegister {
     v("memory_bytes", memory_bytes);
     v("gpus", gpus);
     v("jobs", jobs);
+    v("exits", exits);
+    v("clean", clean);
   }
 };
 
 struct RegisterReply {
   double heartbeat_s = 0;       // how often the engine expects a heartbeat
   std::string client_endpoint;  // where job processes reach the engine (sched run)
+  // An agent that hears nothing from the engine this long kills its jobs
+  // (the engine has taken its node for lost).
+  double down_after_s = 0;
   template <class V>
   void fields(V& v) {
     v("heartbeat_s", heartbeat_s);
     v("client_endpoint", client_endpoint);
+    v("down_after_s", down_after_s);
   }
 };
 
@@ -149,6 +162,17 @@ struct TaskExited {  // agent → engine
     v("job", job);
     v("status", status);
     v("message", message);
+  }
+};
+
+// engine → agent, the reply to task.exited: `recorded` says the job's end is
+// in the journal (or the report needs none: the job is over or not led from
+// there). Only then may the agent forget the report; an error reply is no ack.
+struct TaskExitedReply {
+  bool recorded = false;
+  template <class V>
+  void fields(V& v) {
+    v("recorded", recorded);
   }
 };
 
