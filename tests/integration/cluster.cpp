@@ -65,6 +65,8 @@ void LocalCluster::kill_schedd(int sig) {
   schedd_->wait(std::chrono::seconds(5));
 }
 
+void LocalCluster::signal_schedd(int sig) { schedd_->signal(sig); }
+
 void LocalCluster::start_agent(const std::string& node, int cores) {
   agents_[node] = std::make_unique<Process>(
       std::vector<std::string>{SCHED_NODEAGENT_BIN, "--engine", agent_endpoint_, "--node-name",
