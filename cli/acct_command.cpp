@@ -182,7 +182,7 @@ void add_acct_command(CLI::App& app) {
       if (args->json) {
         nlohmann::json out = {{"jobs", nlohmann::json::array()}};
         for (const auto& job : list.jobs) out["jobs"].push_back(to_json(job));
-        std::cout << out.dump(2) << "\n";
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return;
       }
       std::vector<AcctRow> rows;

@@ -78,7 +78,9 @@ void queue(const QueueArgs& args) {
   if (args.json) {
     nlohmann::json jobs = nlohmann::json::array();
     for (const auto& job : list.jobs) jobs.push_back(to_json(job));
-    std::cout << nlohmann::json{{"jobs", jobs}}.dump(2) << "\n";
+    std::cout << nlohmann::json{{"jobs", jobs}}.dump(2, ' ', false,
+                                                     nlohmann::json::error_handler_t::replace)
+              << "\n";
     return;
   }
   const double now = static_cast<double>(std::time(nullptr));
@@ -104,7 +106,7 @@ void queue(const QueueArgs& args) {
 void show(std::int64_t id, bool json) {
   const auto job = client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{id}).job;
   if (json) {
-    std::cout << to_json(job).dump(2) << "\n";
+    std::cout << to_json(job).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   // scontrol's habit: Key=Value, a few per line.

@@ -3,10 +3,13 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 
 #include "connection.hpp"
@@ -32,11 +35,22 @@ std::string read_script(const std::string& path) {
   return text.str();
 }
 
+// A random id for one submission, the same on each of its retries: schedd
+// answers a retry with the first job instead of a new one.
+std::string new_request_id() {
+  std::random_device random;
+  std::ostringstream id;
+  id << std::hex << std::setfill('0');
+  for (int i = 0; i < 4; ++i) id << std::setw(8) << static_cast<std::uint32_t>(random());
+  return id.str();
+}
+
 struct SubmitArgs {
   std::string script_path;
   std::string wrap;
   bool json = false;
   bool parsable = false;
+  int retries = 2;
   // Every option of the submit table, by long name, as given.
   std::map<std::string, std::vector<std::string>> values;
   std::map<std::string, bool> flags;
@@ -51,6 +65,11 @@ void add_submit_command(CLI::App& app) {
   cmd->add_option("--wrap", args->wrap, "Submit this command line as a one-line script");
   cmd->add_flag("--json", args->json, "Print {\"id\": N}");
   cmd->add_flag("--parsable", args->parsable, "Print only the job id");
+  cmd->add_option("--retries", args->retries,
+                  "Times to send the submission again when schedd does not answer in time "
+                  "(each within --timeout; a retry never makes a second job)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   // The options the directives know, with the same names and rules.
   for (const OptionInfo& option : submit_option_table()) {
     if (option.slurm_only) continue;
@@ -105,7 +124,17 @@ void add_submit_command(CLI::App& app) {
       }
       proto::SubmitRequest request;
       request.job = convert::spec_to_wire(spec);
-      const auto reply = client().call<proto::SubmitReply>(proto::type::kSubmit, request);
+      request.request_id = new_request_id();
+      proto::SubmitReply reply;
+      for (int attempt = 0;; ++attempt) {
+        try {
+          reply = client().call<proto::SubmitReply>(proto::type::kSubmit, request);
+          break;
+        } catch (const proto::TransportError& e) {
+          if (attempt >= args->retries) throw;
+          std::cerr << "sched: " << e.what() << "; sending the submission again\n";
+        }
+      }
       if (args->json) {
         std::cout << nlohmann::json{{"id", reply.id}}.dump() << "\n";
       } else if (args->parsable) {

@@ -17,12 +17,12 @@ DaemonParts Daemon::parts() {
 
 void Daemon::drain_clients() {
   DaemonParts daemon = parts();
-  receive_messages(clients_, client_routes_, kClientRules, daemon);
+  receive_messages(clients_, client_routes_, kClientRules, daemon, client_log_);
 }
 
 void Daemon::drain_agents() {
   DaemonParts daemon = parts();
-  receive_messages(agents_socket_, agent_routes_, kAgentRules, daemon);
+  receive_messages(agents_socket_, agent_routes_, kAgentRules, daemon, agent_log_);
 }
 
 }  // namespace sched::daemon

@@ -53,6 +53,7 @@ constexpr int kMaxSettleRounds = 100;
 
 constexpr const char* kNodesMeta = "nodes";
 constexpr const char* kCorridorMeta = "corridor";
+constexpr const char* kCountersMeta = "counters";
 
 }  // namespace
 
@@ -198,7 +199,10 @@ void Daemon::run(const std::atomic<bool>& stop) {
 }
 
 void Daemon::commit() {
-  if (store_->in_transaction()) store_->commit();
+  if (store_->in_transaction()) {
+    save_counters();
+    store_->commit();
+  }
   outbox_.flush();
 }
 
@@ -322,11 +326,27 @@ void Daemon::save_job(const Job& job) {
 }
 
 void Daemon::save_nodes() {
+  // A drain and the reasons `sched nodes` shows outlive a restart; a node
+  // up now is down after one until its agent registers again.
   nlohmann::json nodes = nlohmann::json::array();
   for (const Node& node : engine_.cluster().nodes()) {
-    nodes.push_back({{"name", node.name}, {"cores", node.cores}});
+    nlohmann::json entry = {
+        {"name", node.name}, {"cores", node.cores}, {"drain", node.draining}, {"down", !node.up}};
+    if (auto it = node_reasons_.find(node.name); it != node_reasons_.end()) {
+      entry["reason"] = it->second;
+    }
+    nodes.push_back(std::move(entry));
   }
   store_->set_meta(kNodesMeta, nodes.dump());
+}
+
+void Daemon::save_counters() {
+  const nlohmann::json counters = {
+      {"jobs_submitted", submitted_}, {"messages", messages_}, {"bad_messages", bad_messages_}};
+  std::string text = counters.dump();
+  if (text == saved_counters_) return;  // most turns change nothing
+  store_->set_meta(kCountersMeta, text);
+  saved_counters_ = std::move(text);
 }
 
 void Daemon::on_event(const Event& event) {
@@ -343,6 +363,10 @@ void Daemon::on_event(const Event& event) {
       }
     }
   }
+  if (event.type == EventType::NodeUp || event.type == EventType::NodeDown ||
+      event.type == EventType::NodeDrain) {
+    save_nodes();
+  }
   if (event.type == EventType::PowerCorridor) {
     store_->set_meta(kCorridorMeta, nlohmann::json::array({event.lower_w, event.upper_w}).dump());
   }
@@ -357,15 +381,36 @@ void Daemon::recover() {
   engine_.skip_event_seq_through(store_->last_event_seq());
   // Nodes first (down until their agents register), so that restored jobs
   // find theirs and submissions are checked against the known cluster.
+  // Read whole before any node is added: each node event journals the list.
   if (auto saved = store_->meta(kNodesMeta)) {
     const auto nodes = nlohmann::json::parse(*saved, nullptr, false);
     if (nodes.is_array()) {
       for (const auto& node : nodes) {
         const std::string name = node.value("name", "");
         if (name.empty() || engine_.cluster().find(name)) continue;
+        const bool drained = node.value("drain", false);
+        const std::string reason = node.value("reason", "");
+        // Down, or drained, for the same reason as before (a node that was
+        // up says why it is down now).
+        if ((drained || node.value("down", false)) && !reason.empty()) {
+          node_reasons_[name] = reason;
+        } else {
+          node_reasons_[name] = "waiting for its agent after a restart";
+        }
         engine_.add_node(name, node.value("cores", 1));
-        (void)engine_.set_node_up(name, false, "waiting for its agent after a restart");
+        // A drained node takes no new work after the restart either.
+        if (drained) (void)engine_.set_node_draining(name, true);
+        (void)engine_.set_node_up(name, false, node_reasons_[name]);
       }
+    }
+  }
+  if (auto saved = store_->meta(kCountersMeta)) {
+    const auto counters = nlohmann::json::parse(*saved, nullptr, false);
+    if (counters.is_object()) {
+      submitted_ = counters.value("jobs_submitted", std::uint64_t{0});
+      messages_ = counters.value("messages", std::uint64_t{0});
+      bad_messages_ = counters.value("bad_messages", std::uint64_t{0});
+      saved_counters_ = *saved;
     }
   }
   int pending = 0;

@@ -20,6 +20,7 @@
 #include "agent_directory.hpp"
 #include "daemon_config.hpp"
 #include "handlers/context.hpp"
+#include "handlers/receive.hpp"
 #include "handlers/route_table.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
@@ -64,6 +65,7 @@ class Daemon : private EventSink {
   void on_event(const Event& event) override;
   void save_job(const Job& job);
   void save_nodes();
+  void save_counters();  // jobs_submitted, messages, bad_messages, when changed
   void recover();
   void lock_state_dir();
 
@@ -104,7 +106,11 @@ class Daemon : private EventSink {
   std::uint64_t messages_ = 0;
   std::uint64_t bad_messages_ = 0;
   std::uint64_t submitted_ = 0;
+  std::string saved_counters_;  // as last journaled
   std::uint64_t agent_seq_ = 0;
+  // Bounds on the log lines about bad messages, per socket.
+  LogLimiter client_log_;
+  LogLimiter agent_log_;
   // Message type → handler, one table per socket; built with the daemon, so
   // that a type routed twice stops it at start-up.
   const RouteTable client_routes_ = client_routes();

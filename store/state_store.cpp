@@ -116,6 +116,24 @@ const std::string kUpsertMeta =
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value";
 const std::string kSelectMeta = "SELECT value FROM meta WHERE key = ?1";
 
+// Submissions by their client's request id (exactly-once submit). Added to
+// schema 2 in place: a file without it gets it at open, and an older build
+// ignores it.
+constexpr const char* kSubmissionsTable = R"sql(
+CREATE TABLE IF NOT EXISTS submissions (
+  request_id TEXT PRIMARY KEY,
+  job INTEGER NOT NULL,
+  expires REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS submissions_by_expiry ON submissions (expires);
+)sql";
+const std::string kInsertSubmission =
+    "INSERT INTO submissions (request_id, job, expires) VALUES (?1, ?2, ?3) "
+    "ON CONFLICT (request_id) DO UPDATE SET job = excluded.job, expires = excluded.expires";
+const std::string kSelectSubmission =
+    "SELECT job FROM submissions WHERE request_id = ?1 AND expires > ?2";
+const std::string kExpireSubmissions = "DELETE FROM submissions WHERE expires <= ?1";
+
 const std::string kBegin = "BEGIN IMMEDIATE";  // take the write lock now, not at the first write
 const std::string kCommit = "COMMIT";
 const std::string kRollback = "ROLLBACK";
@@ -315,6 +333,7 @@ std::unique_ptr<StateStore> StateStore::open(const std::string& path) {
     // On failure the connection closes with impl, which rolls this back.
     db.exec("BEGIN IMMEDIATE");
     check_or_create_schema(db, prefix);
+    db.exec(kSubmissionsTable);
     db.exec("COMMIT");
     // Not inside a transaction: SQLite cannot change the journal mode there.
     const std::string mode = db.query_text("PRAGMA journal_mode = WAL");
@@ -478,6 +497,38 @@ std::optional<std::string> StateStore::meta(const std::string& key) const {
     q->bind_text(1, key);
     if (!q->step()) return std::nullopt;
     return q->column_text(0);
+  });
+}
+
+}  // namespace sched
+
+namespace sched {
+
+void StateStore::remember_submission(const std::string& request_id, JobId job, double expires) {
+  impl_->guarded("recording request " + request_id, [&] {
+    auto q = impl_->db.prepared(kInsertSubmission);
+    q->bind_text(1, request_id);
+    q->bind_int(2, job);
+    q->bind_double(3, expires);
+    q->step();
+  });
+}
+
+std::optional<JobId> StateStore::submission(const std::string& request_id, double now) const {
+  return impl_->guarded("reading request " + request_id, [&]() -> std::optional<JobId> {
+    auto q = impl_->db.prepared(kSelectSubmission);
+    q->bind_text(1, request_id);
+    q->bind_double(2, now);
+    if (!q->step()) return std::nullopt;
+    return q->column_int(0);
+  });
+}
+
+void StateStore::forget_submissions(double now) {
+  impl_->guarded("forgetting expired requests", [&] {
+    auto q = impl_->db.prepared(kExpireSubmissions);
+    q->bind_double(1, now);
+    q->step();
   });
 }
 

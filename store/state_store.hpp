@@ -83,6 +83,14 @@ class StateStore {
   void set_meta(const std::string& key, const std::string& value);
   std::optional<std::string> meta(const std::string& key) const;
 
+  // Submissions by the request id their client chose, so that a retried
+  // submit gets the first answer (docs/protocol.md §4). A mapping counts
+  // until `expires` (epoch seconds); submission() sees only live ones, and
+  // forget_submissions() deletes those expired by `now`.
+  void remember_submission(const std::string& request_id, JobId job, double expires);
+  std::optional<JobId> submission(const std::string& request_id, double now) const;
+  void forget_submissions(double now);
+
   // The schema this build writes (PRAGMA user_version). Opening a file of
   // schema 1 upgrades it in place (events' value/value2 become named fields).
   static constexpr int kSchemaVersion = 2;

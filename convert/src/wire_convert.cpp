@@ -1,5 +1,7 @@
 #include "sched/convert/wire_convert.hpp"
 
+#include "sched/proto/text.hpp"
+
 namespace sched::convert {
 
 namespace {
@@ -34,12 +36,66 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   return out;
 }
 
+namespace {
+
+// What is wrong with one text field: too long, not UTF-8, or (unless
+// `nul_ok`) a NUL byte, which C strings (paths, the environment) cannot hold.
+std::optional<std::string> text_error(const std::string& field, const std::string& text,
+                                      std::size_t max_bytes, bool nul_ok = false) {
+  if (text.size() > max_bytes) {
+    return field + ": " + std::to_string(text.size()) + " bytes, over the limit of " +
+           std::to_string(max_bytes);
+  }
+  if (!proto::valid_utf8(text)) return field + ": not valid UTF-8 ('" + proto::excerpt(text) + "')";
+  if (!nul_ok && text.find('\0') != std::string::npos) {
+    return field + ": holds a NUL byte ('" + proto::excerpt(text) + "')";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_spec_text(const proto::JobSpecMsg& in) {
+  using L = SpecTextLimits;
+  for (auto error :
+       {text_error("job.name", in.name, L::kName), text_error("job.user", in.user, L::kUser),
+        text_error("job.script", in.script, L::kScript, /*nul_ok=*/true),
+        text_error("job.workdir", in.workdir, L::kPath),
+        in.output ? text_error("job.output", *in.output, L::kPath) : std::nullopt}) {
+    if (error) return error;
+  }
+  if (in.env.size() > L::kEnvVars) {
+    return "job.env: " + std::to_string(in.env.size()) + " variables, over the limit of " +
+           std::to_string(L::kEnvVars);
+  }
+  std::size_t total = 0;
+  for (const auto& [name, value] : in.env) {
+    if (auto error = text_error("job.env name", name, L::kEnvName)) return error;
+    const std::string field = "job.env." + name;
+    if (name.empty() || name.find('=') != std::string::npos) {
+      return "job.env: '" + proto::excerpt(name) + "' is not a variable name (empty or with '=')";
+    }
+    if (auto error = text_error(field, value, L::kEnvValue)) return error;
+    total += name.size() + value.size();
+  }
+  if (total > L::kEnvTotal) {
+    return "job.env: " + std::to_string(total) + " bytes in all, over the limit of " +
+           std::to_string(L::kEnvTotal);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& out) {
+  if (auto error = check_spec_text(in)) return error;
   const auto kind = parse_job_kind(in.kind);
-  if (!kind) return "unknown kind '" + in.kind + "' (rigid, moldable, malleable or evolving)";
+  if (!kind) {
+    return "unknown kind '" + proto::excerpt(in.kind) +
+           "' (rigid, moldable, malleable or evolving)";
+  }
   const auto constraint = parse_node_constraint(in.node_constraint);
   if (!constraint) {
-    return "unknown node constraint '" + in.node_constraint + "' (none, pof2, even, odd or ncube)";
+    return "unknown node constraint '" + proto::excerpt(in.node_constraint) +
+           "' (none, pof2, even, odd or ncube)";
   }
   out = JobSpec{};
   shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });

@@ -1,5 +1,7 @@
 #include "sched/proto/envelope.hpp"
 
+#include "sched/proto/text.hpp"
+
 namespace sched::proto {
 namespace {
 
@@ -143,9 +145,14 @@ Envelope decode(const void* data, std::size_t size, std::size_t max_bytes) {
 
 std::string encode_error(std::string_view type, std::uint64_t seq, std::string_view code,
                          std::string_view message) {
+  // An error answers what a peer sent, whatever its size: it repeats only an
+  // excerpt of it (docs/protocol.md §3).
+  const auto bounded = [](std::string_view text, std::size_t max) {
+    return text.size() <= max && valid_utf8(text) ? std::string(text) : excerpt(text, max);
+  };
   msgpack::sbuffer buffer;
   Packer pk(buffer);
-  detail::pack_header(pk, 5, type, seq);
+  detail::pack_header(pk, 5, bounded(type, kMaxTypeBytes), seq);
   pk.pack(std::string_view("ok"));
   pk.pack(false);
   pk.pack(std::string_view("error"));
@@ -153,7 +160,7 @@ std::string encode_error(std::string_view type, std::uint64_t seq, std::string_v
   pk.pack(std::string_view("code"));
   pk.pack(code);
   pk.pack(std::string_view("message"));
-  pk.pack(message);
+  pk.pack(bounded(message, kMaxErrorMessageBytes));
   return std::string(buffer.data(), buffer.size());
 }
 

@@ -7,6 +7,7 @@
 #include "handlers/handlers.hpp"
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/text.hpp"
 #include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
@@ -18,7 +19,9 @@ std::set<JobState> parse_states(const std::vector<std::string>& names) {
     std::string upper = name;
     std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
     const auto state = parse_job_state(upper);
-    if (!state) throw proto::ProtoError(proto::code::kInvalid, "unknown job state '" + name + "'");
+    if (!state)
+      throw proto::ProtoError(proto::code::kInvalid,
+                              "unknown job state '" + proto::excerpt(name) + "'");
     states.insert(*state);
   }
   return states;
@@ -38,18 +41,39 @@ proto::JobInfo info_of(const DaemonParts& daemon, const Job& job, int pending_ra
 
 void submit(const Message& m) {
   const auto body = m.body<proto::SubmitRequest>();
+  StateStore& store = m.daemon.store;
+  const double now = m.daemon.clock.now();
+  if (body.request_id) {
+    const std::string& id = *body.request_id;
+    if (id.empty() || id.size() > proto::kMaxRequestIdBytes || !proto::valid_utf8(id)) {
+      throw proto::ProtoError(proto::code::kInvalid,
+                              "request_id: 1 to " + std::to_string(proto::kMaxRequestIdBytes) +
+                                  " bytes of UTF-8 ('" + proto::excerpt(id) + "')");
+    }
+    // A retry of a submission already taken: its first answer.
+    if (const auto job = store.submission(id, now)) {
+      m.reply(proto::SubmitReply{*job});
+      return;
+    }
+  }
   JobSpec spec;
   if (auto error = convert::spec_from_wire(body.job, spec)) {
     throw proto::ProtoError(proto::code::kInvalid, *error);
   }
   if (spec.workdir.empty() || !std::filesystem::path(spec.workdir).is_absolute()) {
-    throw proto::ProtoError(proto::code::kInvalid,
-                            "workdir must be an absolute path (got '" + spec.workdir + "')");
+    throw proto::ProtoError(proto::code::kInvalid, "workdir must be an absolute path (got '" +
+                                                       proto::excerpt(spec.workdir) + "')");
   }
   if (spec.command.empty()) throw proto::ProtoError(proto::code::kInvalid, "the script is empty");
   auto submitted = m.daemon.engine.submit(std::move(spec));
   if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;
+  if (body.request_id) {
+    // In the same transaction as the job: both are journaled, or neither.
+    store.forget_submissions(now);
+    store.remember_submission(*body.request_id, submitted.value(),
+                              now + proto::kSubmitRequestIdTtlS);
+  }
   m.reply(proto::SubmitReply{submitted.value()});
 }
 

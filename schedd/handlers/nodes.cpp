@@ -1,10 +1,13 @@
 // Nodes: what clients see of them, and an administrator's drain and resume.
 #include "handlers/handlers.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/text.hpp"
 #include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
 namespace {
+
+constexpr std::size_t kMaxReasonBytes = 256;
 
 std::string node_state(const Node& node) {
   if (!node.up) return "down";
@@ -43,8 +46,14 @@ void nodes_query(const Message& m) {
 void node_update(const Message& m) {
   const auto body = m.body<proto::NodeUpdate>();
   if (body.state != "drain" && body.state != "resume") {
+    throw proto::ProtoError(proto::code::kInvalid, "state must be drain or resume, not '" +
+                                                       proto::excerpt(body.state) + "'");
+  }
+  // The reason is shown by `sched nodes` (and journaled): bounded text.
+  if (body.reason && (body.reason->size() > kMaxReasonBytes || !proto::valid_utf8(*body.reason))) {
     throw proto::ProtoError(proto::code::kInvalid,
-                            "state must be drain or resume, not '" + body.state + "'");
+                            "reason: at most " + std::to_string(kMaxReasonBytes) +
+                                " bytes of UTF-8 ('" + proto::excerpt(*body.reason) + "')");
   }
   if (const Status status = m.daemon.engine.set_node_draining(body.name, body.state == "drain");
       !status.ok()) {
@@ -55,6 +64,7 @@ void node_update(const Message& m) {
   } else {
     m.daemon.node_reasons.erase(body.name);
   }
+  m.daemon.save_nodes();  // the drain and its reason outlive a restart
   m.reply(proto::Empty{});
 }
 

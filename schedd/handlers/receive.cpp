@@ -1,11 +1,46 @@
 #include "handlers/receive.hpp"
 
+#include "sched/proto/text.hpp"
 #include "sched/proto/transport.hpp"
 
 namespace sched::daemon {
 
+bool LogLimiter::admit(double now, std::uint64_t& held_back) {
+  held_back = 0;
+  if (interval_start_ < 0 || now - interval_start_ >= interval_s_) {
+    held_back = held_back_;
+    held_back_ = 0;
+    interval_start_ = now;
+    logged_ = 0;
+  }
+  if (logged_ < lines_) {
+    ++logged_;
+    return true;
+  }
+  ++held_back_;
+  return false;
+}
+
+namespace {
+
+// Logs one line about a bad message, within the limiter's bounds.
+template <class... Args>
+void log_limited(LogLimiter& log, double now, spdlog::level::level_enum level,
+                 std::string_view peers, spdlog::format_string_t<Args...> format, Args&&... args) {
+  if (!spdlog::should_log(level)) return;
+  std::uint64_t held_back = 0;
+  const bool admitted = log.admit(now, held_back);
+  if (held_back > 0) {
+    spdlog::log(level, "{} more bad {} messages not logged (at most {} lines per {} s)", held_back,
+                peers, LogLimiter::kLines, LogLimiter::kIntervalS);
+  }
+  if (admitted) spdlog::log(level, format, std::forward<Args>(args)...);
+}
+
+}  // namespace
+
 void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const ReceiveRules& rules,
-                      DaemonParts& daemon, int batch) {
+                      DaemonParts& daemon, LogLimiter& log, int batch) {
   for (int i = 0; i < batch; ++i) {
     bool malformed = false;
     auto routed = proto::receive_routed(socket, &malformed);
@@ -23,7 +58,8 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
                                daemon.config.max_message_bytes);
     } catch (const proto::ProtoError& e) {
       ++daemon.bad_messages;
-      spdlog::log(rules.undecodable, "{} message refused: {}", rules.peers, e.what());
+      log_limited(log, daemon.clock.now(), rules.undecodable, rules.peers, "{} message refused: {}",
+                  rules.peers, e.what());
       daemon.outbox.post(socket, routed->peer, proto::encode_error("error", 0, e.code(), e.what()));
       continue;
     }
@@ -36,7 +72,8 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
           e.code() == proto::code::kUnknownType) {
         ++daemon.bad_messages;
       }
-      spdlog::log(rules.refused, "{} message {} refused: {}", rules.peers, envelope.type, e.what());
+      log_limited(log, daemon.clock.now(), rules.refused, rules.peers, "{} message {} refused: {}",
+                  rules.peers, proto::excerpt(envelope.type), e.what());
       message.reply_error(e.code(), e.what());
     }
   }

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdint>
 #include <string_view>
 #include <zmq.hpp>
 
@@ -37,8 +38,33 @@ inline constexpr ReceiveRules kAgentRules{.peers = "agent",
                                           .drop_replies = true,
                                           .every_refusal_is_bad = true};
 
-// Handles the messages waiting on `socket`, at most `batch` of them.
+// Bounds the log lines about bad or refused messages: a peer that sends
+// thousands must not fill the disk. At most `lines` per `interval_s`; the
+// lines held back are counted and told in one summary line once the
+// interval has passed.
+class LogLimiter {
+ public:
+  static constexpr int kLines = 20;
+  static constexpr double kIntervalS = 10;
+  explicit LogLimiter(int lines = kLines, double interval_s = kIntervalS)
+      : lines_(lines), interval_s_(interval_s) {}
+
+  // Whether a line may be logged at `now`. When an interval with lines held
+  // back has ended, `held_back` gets their count (else 0), for the caller to
+  // log first.
+  bool admit(double now, std::uint64_t& held_back);
+
+ private:
+  int lines_;
+  double interval_s_;
+  double interval_start_ = -1;
+  int logged_ = 0;
+  std::uint64_t held_back_ = 0;
+};
+
+// Handles the messages waiting on `socket`, at most `batch` of them. Log
+// lines about bad messages go through `log`.
 void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const ReceiveRules& rules,
-                      DaemonParts& daemon, int batch = 1000);
+                      DaemonParts& daemon, LogLimiter& log, int batch = 1000);
 
 }  // namespace sched::daemon

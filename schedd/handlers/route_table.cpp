@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sched/proto/text.hpp"
+
 namespace sched::daemon {
 
 RouteTable& RouteTable::add(std::string_view type, Handler handler) {
@@ -16,7 +18,8 @@ void RouteTable::dispatch(const Message& message) const {
   const std::string& type = message.envelope.type;
   const auto it = routes_.find(type);
   if (it == routes_.end()) {
-    throw proto::ProtoError(proto::code::kUnknownType, "unknown message type '" + type + "'");
+    throw proto::ProtoError(proto::code::kUnknownType,
+                            "unknown message type '" + proto::excerpt(type) + "'");
   }
   it->second(message);
 }

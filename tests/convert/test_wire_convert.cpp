@@ -56,7 +56,7 @@ TEST(WireConvert, SpecRoundTrip) {
 TEST(WireConvert, SpecRoundTripThroughMsgpack) {
   const JobSpec spec = full_spec();
   const std::string bytes =
-      proto::encode_request("submit", 1, proto::SubmitRequest{spec_to_wire(spec)});
+      proto::encode_request("submit", 1, proto::SubmitRequest{spec_to_wire(spec), std::nullopt});
   const proto::Envelope envelope = proto::decode(bytes.data(), bytes.size());
   JobSpec back;
   ASSERT_EQ(spec_from_wire(envelope.body_as<proto::SubmitRequest>().job, back), std::nullopt);
@@ -142,6 +142,51 @@ TEST(ParamText, IsReadBackByParseParam) {
   }
   EXPECT_EQ(param_text(ParamValue{true}), "true");
   EXPECT_EQ(param_text(ParamValue{3LL}), "3");
+}
+
+}  // namespace
+}  // namespace sched::convert
+
+namespace sched::convert {
+namespace {
+
+TEST(WireConvert, TextFieldsAreUtf8AndBoundedOrRefusedByName) {
+  const proto::JobSpecMsg good = spec_to_wire(full_spec());
+  EXPECT_EQ(check_spec_text(good), std::nullopt);
+  const auto refused = [&](auto change) {
+    proto::JobSpecMsg wire = good;
+    change(wire);
+    JobSpec out;
+    out.name = "untouched";
+    auto error = spec_from_wire(wire, out);
+    if (error) {
+      EXPECT_EQ(out.name, "untouched");
+    }
+    return error.value_or("accepted");
+  };
+  EXPECT_EQ(refused([](auto& w) { w.name = "caf\xe9"; }), "job.name: not valid UTF-8 ('caf\\xE9')");
+  EXPECT_EQ(refused([](auto& w) { w.user.assign(65, 'u'); }),
+            "job.user: 65 bytes, over the limit of 64");
+  EXPECT_EQ(refused([](auto& w) { w.script.assign((1 << 20) + 1, 's'); }),
+            "job.script: 1048577 bytes, over the limit of 1048576");
+  EXPECT_EQ(refused([](auto& w) { w.workdir = std::string("/tmp/a\0b", 8); }),
+            "job.workdir: holds a NUL byte ('/tmp/a\\x00b')");
+  EXPECT_EQ(refused([](auto& w) { w.output = std::string(5000, 'o'); }),
+            "job.output: 5000 bytes, over the limit of 4096");
+  EXPECT_EQ(refused([](auto& w) { w.env["A=B"] = "x"; }),
+            "job.env: 'A=B' is not a variable name (empty or with '=')");
+  EXPECT_EQ(refused([](auto& w) { w.env["BIG"] = std::string((128 << 10) + 1, 'v'); }),
+            "job.env.BIG: 131073 bytes, over the limit of 131072");
+  EXPECT_NE(refused([](auto& w) {
+              for (int i = 0; i < 10; ++i)
+                w.env["V" + std::to_string(i)] = std::string(120 << 10, 'v');
+            }).find("bytes in all, over the limit of 1048576"),
+            std::string::npos);
+  // A very long unknown kind is echoed as an excerpt.
+  EXPECT_LT(refused([](auto& w) { w.kind.assign(100000, 'k'); }).size(), 200u);
+  // The script may hold NUL bytes and any UTF-8.
+  EXPECT_EQ(refused([](auto& w) { w.script = std::string("#!/bin/sh\necho \xc3\xa9\0", 19); }),
+            "accepted");
 }
 
 }  // namespace

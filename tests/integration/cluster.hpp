@@ -36,6 +36,8 @@ class LocalCluster {
   // (Re)starts schedd on the same state folder and endpoints.
   void start_schedd();
   void kill_schedd(int sig);
+  // Sends schedd a signal without waiting (SIGSTOP, SIGCONT).
+  void signal_schedd(int sig);
   // Starts a node agent for a virtual node (name n1, n2, ...).
   void start_agent(const std::string& node, int cores = 1);
   void kill_agent(const std::string& node, int sig);

@@ -777,5 +777,26 @@ TEST_F(StateStoreTest, OpensInWalMode) {
   sqlite3_close(db);
 }
 
+TEST_F(StateStoreTest, SubmissionsByRequestIdOutliveReopeningAndExpire) {
+  {
+    auto store = open();
+    EXPECT_FALSE(store->submission("r1", 100));
+    store->remember_submission("r1", 7, 200);
+    store->remember_submission("r2", 8, 150);
+    store->begin();
+    store->remember_submission("r3", 9, 300);
+    store->rollback();  // not journaled with its job: not remembered either
+  }
+  auto store = open();
+  EXPECT_EQ(store->submission("r1", 100), 7);
+  EXPECT_EQ(store->submission("r2", 100), 8);
+  EXPECT_FALSE(store->submission("r3", 100));
+  // Expired: no longer an answer, and then deleted.
+  EXPECT_FALSE(store->submission("r2", 150));
+  store->forget_submissions(160);
+  EXPECT_FALSE(store->submission("r2", 0));
+  EXPECT_EQ(store->submission("r1", 160), 7);
+}
+
 }  // namespace
 }  // namespace sched

@@ -4,6 +4,7 @@
 // the sched CLI alike.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,8 +19,27 @@ namespace sched::convert {
 // A job spec as the CLI submits it.
 proto::JobSpecMsg spec_to_wire(const JobSpec& spec);
 
-// A submitted spec; an error for people when a name is unknown. Sizes and
-// limits are checked afterwards by the engine (normalize_spec).
+// Bounds of a submitted spec's text (docs/protocol.md §4). Every string is
+// valid UTF-8 without NUL bytes (the script may hold any UTF-8).
+struct SpecTextLimits {
+  static constexpr std::size_t kName = 256;
+  static constexpr std::size_t kUser = 64;
+  static constexpr std::size_t kScript = 1 << 20;  // 1 MiB
+  static constexpr std::size_t kPath = 4096;       // workdir, output (PATH_MAX)
+  static constexpr std::size_t kEnvVars = 1024;
+  static constexpr std::size_t kEnvName = 256;
+  static constexpr std::size_t kEnvValue = 128 << 10;  // Linux's MAX_ARG_STRLEN
+  static constexpr std::size_t kEnvTotal = 1 << 20;    // names and values together
+};
+
+// The first field of `in` whose text is out of bounds or not UTF-8, as an
+// error for people that names it ("job.name: not valid UTF-8 ..."); nothing
+// when all are fine.
+std::optional<std::string> check_spec_text(const proto::JobSpecMsg& in);
+
+// A submitted spec; an error for people when a name is unknown or a text
+// field out of bounds (check_spec_text), and then `out` is untouched. Sizes
+// and limits are checked afterwards by the engine (normalize_spec).
 std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& out);
 
 // What clients see of a job. `pending_rank` is its place in the queue (0 for

@@ -5,6 +5,7 @@
 // epoch seconds, sizes are nodes, power is watts.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -82,11 +83,20 @@ struct JobSpecMsg {
   }
 };
 
+// request_id: chosen by the client, random, the same on each retry of one
+// submission: a retry gets the first answer instead of a new job, for
+// kSubmitRequestIdTtlS after it (docs/protocol.md §4). 1 to
+// kMaxRequestIdBytes of UTF-8.
+inline constexpr double kSubmitRequestIdTtlS = 24 * 3600;
+inline constexpr std::size_t kMaxRequestIdBytes = 128;
+
 struct SubmitRequest {
   JobSpecMsg job;
+  std::optional<std::string> request_id;
   template <class V>
   void fields(V& v) {
     v("job", job);
+    v("request_id", request_id);
   }
 };
 

@@ -1,0 +1,243 @@
+// Issue 13's records: what a client sends is checked and bounded before it
+// is stored (a bad name cannot break the queue for everyone), error replies
+// echo only an excerpt, a retried submission creates one job, and what must
+// survive a restart does.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster.hpp"
+
+namespace sched::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct CliRun {
+  int status = -1;  // the exit status; -1 when it did not exit in time or was killed
+  std::string out;
+  std::string err;
+};
+
+// Runs `sched --endpoint ENDPOINT ARGS...` to its end.
+CliRun run_sched(const std::string& endpoint, const std::vector<std::string>& args,
+                 std::chrono::milliseconds limit = 8s) {
+  TempDir dir("sched-cli");
+  const std::string err_path = dir.str() + "/stderr";
+  std::vector<std::string> argv = {SCHED_CLI_BIN, "--endpoint", endpoint};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process process(argv, err_path);
+  CliRun run;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                 std::chrono::steady_clock::now());
+  };
+  while (auto line = process.read_line(std::max(left(), 0ms))) run.out += *line + "\n";
+  if (const auto status = process.wait(std::max(left(), 0ms)); status && WIFEXITED(*status)) {
+    run.status = WEXITSTATUS(*status);
+  }
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  run.err = text.str();
+  return run;
+}
+
+std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const proto::ProtoError& e) {
+    return e.code() + ": " + e.what();
+  }
+  return "no error";
+}
+
+proto::SubmitRequest sleeper(LocalCluster& cluster, const std::string& name = "sleeper") {
+  proto::SubmitRequest request;
+  request.job.name = name;
+  request.job.user = "tester";
+  request.job.script = "#!/bin/sh\nsleep 30\n";
+  request.job.workdir = cluster.work_dir();
+  return request;
+}
+
+TEST(Records, ANonUtf8NameIsRefusedAndQueueJsonKeepsWorking) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  auto& client = cluster.client();
+  client.call<proto::SubmitReply>(proto::type::kSubmit, sleeper(cluster, "fine"));
+
+  auto bad = sleeper(cluster, std::string("caf\xe9-latin1"));
+  const std::string refused =
+      error_of([&] { client.call<proto::SubmitReply>(proto::type::kSubmit, bad); });
+  EXPECT_EQ(refused.rfind("invalid: job.name: not valid UTF-8", 0), 0u) << refused;
+  bad = sleeper(cluster);
+  bad.job.env["GOOD"] = "yes";
+  bad.job.env["BAD"] = std::string("\xff\xfe");
+  EXPECT_EQ(error_of([&] {
+              client.call<proto::SubmitReply>(proto::type::kSubmit, bad);
+            }).rfind("invalid: job.env.BAD: not valid UTF-8", 0),
+            0u);
+  bad = sleeper(cluster);
+  bad.job.name.assign(300, 'n');
+  EXPECT_EQ(error_of([&] { client.call<proto::SubmitReply>(proto::type::kSubmit, bad); }),
+            "invalid: job.name: 300 bytes, over the limit of 256");
+
+  const CliRun queue = run_sched(cluster.client_endpoint(), {"queue", "--json"});
+  ASSERT_EQ(queue.status, 0) << queue.err;
+  const auto json = nlohmann::json::parse(queue.out);
+  ASSERT_EQ(json["jobs"].size(), 1u) << queue.out;
+  EXPECT_EQ(json["jobs"][0]["name"], "fine");
+  const auto stats = client.call<proto::StatsReply>(proto::type::kStats, proto::Empty{});
+  EXPECT_EQ(stats.jobs_submitted, 1u);
+}
+
+TEST(Records, ErrorRepliesEchoOnlyAnExcerptOfTheRequest) {
+  LocalCluster cluster;
+  auto& client = cluster.client();
+  const std::string long_type(100 << 10, 't');
+  const auto unknown = client.raw(proto::encode_request(long_type, 7, proto::Empty{}));
+  ASSERT_TRUE(unknown.error);
+  EXPECT_EQ(unknown.error->code, "unknown_type");
+  EXPECT_LE(unknown.type.size(), 200u);
+  EXPECT_LE(unknown.error->message.size(), 600u);
+  EXPECT_NE(unknown.error->message.find("(102400 bytes)"), std::string::npos)
+      << unknown.error->message;
+
+  auto request = sleeper(cluster);
+  request.job.workdir = std::string(100 << 10, 'w');
+  const auto refused = client.raw(proto::encode_request(proto::type::kSubmit, 8, request));
+  ASSERT_TRUE(refused.error);
+  EXPECT_EQ(refused.error->code, "invalid");
+  EXPECT_LE(refused.error->message.size(), 600u);
+  // A bad state name in a query, echoed in its error.
+  proto::JobsQuery query;
+  query.states = std::vector<std::string>{std::string(100 << 10, 's')};
+  const auto bad_state = client.raw(proto::encode_request(proto::type::kJobsQuery, 9, query));
+  ASSERT_TRUE(bad_state.error);
+  EXPECT_LE(bad_state.error->message.size(), 600u);
+  // And schedd keeps answering.
+  EXPECT_EQ(client.call<proto::StatsReply>(proto::type::kStats, proto::Empty{}).jobs_submitted, 0u);
+}
+
+std::size_t queued(LocalCluster& cluster) {
+  return cluster.client()
+      .call<proto::JobList>(proto::type::kJobsQuery, proto::JobsQuery{})
+      .jobs.size();
+}
+
+TEST(Records, ARetriedSubmitCreatesOneJobAlsoAcrossARestart) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  auto request = sleeper(cluster);
+  request.request_id = "4f1c-retry-test";
+  const auto first = cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  const auto again = cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  EXPECT_EQ(again, first);
+  request.request_id = "another-submission";
+  const auto other = cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  EXPECT_NE(other, first);
+  EXPECT_EQ(queued(cluster), 2u);
+
+  // The mapping is journaled: it holds after a crash.
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  request.request_id = "4f1c-retry-test";
+  EXPECT_EQ(cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id, first);
+  EXPECT_EQ(queued(cluster), 2u);
+
+  request.request_id = std::string(200, 'r');
+  EXPECT_EQ(error_of([&] {
+              cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request);
+            }).rfind("invalid: request_id: 1 to 128 bytes", 0),
+            0u);
+}
+
+TEST(Records, TheCliRetriesATimedOutSubmitWithoutADuplicate) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  // schedd stopped: the first attempt times out and waits in its socket;
+  // the retry (same request id) follows it once schedd runs again.
+  cluster.signal_schedd(SIGSTOP);
+  std::thread resume([&] {
+    std::this_thread::sleep_for(1500ms);
+    cluster.signal_schedd(SIGCONT);
+  });
+  const CliRun submit = run_sched(
+      cluster.client_endpoint(),
+      {"--timeout", "1", "submit", "--retries", "5", "--parsable", "--wrap", "sleep 30"}, 15s);
+  resume.join();
+  ASSERT_EQ(submit.status, 0) << submit.err;
+  EXPECT_NE(submit.err.find("sending the submission again"), std::string::npos) << submit.err;
+  EXPECT_EQ(queued(cluster), 1u) << cluster.logs();
+  const auto stats = cluster.client().call<proto::StatsReply>(proto::type::kStats, proto::Empty{});
+  EXPECT_EQ(stats.jobs_submitted, 1u);
+}
+
+proto::NodeInfo node_info(LocalCluster& cluster, const std::string& name) {
+  const auto list =
+      cluster.client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+  for (const auto& node : list.nodes) {
+    if (node.name == name) return node;
+  }
+  return {};
+}
+
+TEST(Records, ADrainAndTheCountersSurviveARestart) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  cluster.start_agent("n2");
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  proto::NodeUpdate drain;
+  drain.name = "n1";
+  drain.state = "drain";
+  drain.reason = "fan replaced";
+  cluster.client().call<proto::Empty>(proto::type::kNodeUpdate, drain);
+  const auto first =
+      cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, sleeper(cluster)).id;
+  ASSERT_TRUE(cluster.wait_state(first, "RUNNING")) << cluster.logs();
+  EXPECT_EQ(cluster.job(first).nodelist, std::vector<std::string>{"n2"});
+  const auto before = cluster.client().call<proto::StatsReply>(proto::type::kStats, proto::Empty{});
+
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  const proto::NodeInfo n1 = node_info(cluster, "n1");
+  EXPECT_EQ(n1.state, "drain");
+  EXPECT_EQ(n1.reason, "fan replaced");
+  const auto after = cluster.client().call<proto::StatsReply>(proto::type::kStats, proto::Empty{});
+  EXPECT_EQ(after.jobs_submitted, before.jobs_submitted);
+  EXPECT_EQ(after.jobs_submitted, 1u);
+  EXPECT_GE(after.messages, before.messages);
+
+  // n2 is busy and n1 drained: a new job waits instead of landing on n1.
+  const auto second =
+      cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, sleeper(cluster)).id;
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(cluster.job(second).state, "PENDING") << cluster.logs();
+  EXPECT_TRUE(node_info(cluster, "n1").jobs.empty());
+  // Resumed, it takes the job; and a resume is journaled too.
+  drain.state = "resume";
+  drain.reason.reset();
+  cluster.client().call<proto::Empty>(proto::type::kNodeUpdate, drain);
+  ASSERT_TRUE(cluster.wait_state(second, "RUNNING")) << cluster.logs();
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  EXPECT_EQ(node_info(cluster, "n1").state, "alloc");
+  EXPECT_EQ(node_info(cluster, "n1").reason, "");
+}
+
+}  // namespace
+}  // namespace sched::testing
