@@ -159,7 +159,9 @@ TOML
   ) &
   local chaos=$!
 
-  # Submissions: an id printed is an acknowledged submission.
+  # Submissions: an id printed is an acknowledged submission. Jobs run (and
+  # write their output) in the phase's folder.
+  cd "$dir" || return
   : >"$dir/acked"
   local submitted=0 refused=0
   for i in $(seq 1 "$jobs"); do
@@ -172,6 +174,7 @@ TOML
     fi
   done
 
+  cd - >/dev/null || true
   # Wait for every acknowledged job to end, or the deadline.
   python3 "$here/check.py" wait "$dir/acked" "$deadline" "$sched"
   touch "$dir/stop"
