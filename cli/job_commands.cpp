@@ -53,6 +53,9 @@ JobState state_of(const std::string& name) {
   return parse_job_state(name).value_or(JobState::Pending);
 }
 
+// As many as schedd gives in one page (it bounds pages by size too).
+constexpr std::int64_t kQueuePageJobs = 10000;
+
 struct QueueArgs {
   std::string user;
   std::string states;
@@ -74,7 +77,20 @@ void queue(const QueueArgs& args) {
     query.states = names;
   }
   if (!args.ids.empty()) query.ids = parse_ids(args.ids);
-  const auto list = client().call<proto::JobList>(proto::type::kJobsQuery, query);
+  // Page by page (a reply holds a few thousand jobs), following the cursor.
+  query.limit = kQueuePageJobs;
+  proto::JobList list;
+  while (true) {
+    auto page = client().call<proto::JobList>(proto::type::kJobsQuery, query);
+    if (list.jobs.empty()) {
+      list.jobs = std::move(page.jobs);
+    } else {
+      list.jobs.insert(list.jobs.end(), std::make_move_iterator(page.jobs.begin()),
+                       std::make_move_iterator(page.jobs.end()));
+    }
+    if (!page.next_cursor) break;
+    query.cursor = std::move(page.next_cursor);
+  }
   if (args.json) {
     nlohmann::json jobs = nlohmann::json::array();
     for (const auto& job : list.jobs) jobs.push_back(to_json(job));

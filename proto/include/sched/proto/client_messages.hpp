@@ -180,23 +180,31 @@ struct JobInfo {
   }
 };
 
+// One page of the queue: `limit` jobs at most (default 1000, at most
+// 10000, and about 2 MiB), from `cursor` (a reply's next_cursor) on.
 struct JobsQuery {
   std::optional<std::vector<std::string>> states;  // default: every non-terminal state
   std::optional<std::string> user;
   std::optional<std::vector<std::int64_t>> ids;
+  std::optional<std::int64_t> limit;
+  std::optional<std::string> cursor;
   template <class V>
   void fields(V& v) {
     v("states", states);
     v("user", user);
     v("ids", ids);
+    v("limit", limit);
+    v("cursor", cursor);
   }
 };
 
 struct JobList {  // reply of jobs.query and acct
   std::vector<JobInfo> jobs;
+  std::optional<std::string> next_cursor;  // jobs.query: set when there are more
   template <class V>
   void fields(V& v) {
     v("jobs", jobs);
+    v("next_cursor", next_cursor);
   }
 };
 
