@@ -41,8 +41,6 @@ class LocalCluster {
   // Starts a node agent for a virtual node (name n1, n2, ...).
   void start_agent(const std::string& node, int cores = 1);
   void kill_agent(const std::string& node, int sig);
-  // Sends a signal and returns (SIGSTOP/SIGCONT: a partition).
-  void signal_schedd(int sig);
   // Waits until schedd lists `count` nodes up.
   bool wait_nodes_up(int count);
 
