@@ -13,12 +13,6 @@ LiveEnactor::LiveEnactor(AgentDirectory& agents, StepTable& steps, double kill_g
       kill_timeout_s_(kill_timeout_s),
       adaptations_(agents, steps, results_) {}
 
-std::vector<std::string> LiveEnactor::node_names(const Job& job) const {
-  std::vector<std::string> names;
-  for (NodeIndex n : job.allocation) names.push_back(engine_->cluster().node(n).name);
-  return names;
-}
-
 void LiveEnactor::start(const Job& job) {
   const proto::JobLaunch launch = convert::job_launch(job, engine_->cluster());
   const JobId id = job.id;
@@ -33,7 +27,7 @@ void LiveEnactor::resize(const Job& job, const Resize& resize) {
   const auto& nodes = resize.op == Resize::Op::Expand ? resize.added : resize.removed;
   std::vector<std::string> changed;
   for (NodeIndex n : nodes) changed.push_back(engine_->cluster().node(n).name);
-  adaptations_.begin(job, resize, node_names(job), changed, engine_->now());
+  adaptations_.begin(job, resize, convert::node_names(job, engine_->cluster()), changed, engine_->now());
 }
 
 void LiveEnactor::stop(const Job& job, StopReason reason) {
@@ -57,7 +51,7 @@ void LiveEnactor::stop(const Job& job, StopReason reason) {
       kill.reason = "failed";
       break;
   }
-  std::vector<std::string> names = node_names(job);
+  std::vector<std::string> names = convert::node_names(job, engine_->cluster());
   // Processes an unfinished expansion started on its new nodes go too.
   for (std::string& node : adaptations_.withdraw(job.id, "the job is stopping: " + kill.reason)) {
     names.push_back(std::move(node));
@@ -79,7 +73,7 @@ void LiveEnactor::stop(const Job& job, StopReason reason) {
 void LiveEnactor::request_perf(const Job& job) {
   // Every node of the job reports what its processes measured; the daemon
   // reduces the reports to the job's MTCT.
-  for (const std::string& node : node_names(job)) {
+  for (const std::string& node : convert::node_names(job, engine_->cluster())) {
     agents_.send(node, proto::type::kPerfRequest, proto::PerfRequest{job.id});
   }
 }

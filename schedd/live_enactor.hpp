@@ -41,7 +41,6 @@ class LiveEnactor : public Enactor {
   void forget_kill(JobId job) { kills_.erase(job); }
 
  private:
-  std::vector<std::string> node_names(const Job& job) const;
 
   AgentDirectory& agents_;
   Engine* engine_ = nullptr;

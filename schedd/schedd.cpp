@@ -172,8 +172,10 @@ void Daemon::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     const double now = clock_.now();
     double next = std::min(next_tick_, next_policy_check_);
-    // A time limit is enforced when it is due, not at the next tick.
-    if (const auto limit = engine_.next_time_limit()) next = std::min(next, *limit);
+    // A time limit is enforced when it is due, not at the next tick. Limits
+    // only move later, and a new job's lies ahead: one scan a turn is enough.
+    next_time_limit_ = engine_.next_time_limit();
+    if (next_time_limit_) next = std::min(next, *next_time_limit_);
     const long wait_ms = std::clamp(static_cast<long>(std::ceil((next - now) * 1000)), 0L, 100L);
     try {
       zmq::poll(items, 2, std::chrono::milliseconds(wait_ms));
@@ -209,7 +211,7 @@ void Daemon::commit() {
 void Daemon::on_timers(double now) {
   // Time limits, the engine's rule (an adapting job is not timed out); the
   // poll wakes for the next one.
-  engine_.expire_time_limits();
+  if (next_time_limit_ && *next_time_limit_ <= now) engine_.expire_time_limits();
   if (now >= next_tick_) {
     next_tick_ = now + config_.tick_s;
     engine_.tick();
@@ -299,15 +301,9 @@ void Daemon::expire_fences(double now) {
 
 // ---------------------------------------------------------------- journal
 
-std::vector<std::string> Daemon::node_names(const Job& job) const {
-  std::vector<std::string> names;
-  for (NodeIndex n : job.allocation) names.push_back(engine_.cluster().node(n).name);
-  return names;
-}
-
 void Daemon::save_job(const Job& job) {
   if (!job.allocation.empty()) {
-    last_nodes_[job.id] = node_names(job);
+    last_nodes_[job.id] = convert::node_names(job, engine_.cluster());
     store_->save_job(job, last_nodes_[job.id]);
     return;
   }

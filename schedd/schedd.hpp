@@ -14,6 +14,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <zmq.hpp>
 
@@ -69,7 +70,6 @@ class Daemon : private EventSink {
   void recover();
   void lock_state_dir();
 
-  std::vector<std::string> node_names(const Job& job) const;
 
   DaemonConfig config_;
   SystemClock clock_;
@@ -91,6 +91,7 @@ class Daemon : private EventSink {
   int lock_fd_ = -1;
   double started_at_ = 0;
   double next_tick_ = 0;
+  std::optional<double> next_time_limit_;  // this loop turn's, from the engine
   double next_policy_check_ = 0;
   // Jobs restored from the journal whose leader's agent has not yet said
   // whether it runs them: job → when they count as lost.
@@ -107,7 +108,6 @@ class Daemon : private EventSink {
   std::uint64_t bad_messages_ = 0;
   std::uint64_t submitted_ = 0;
   std::string saved_counters_;  // as last journaled
-  std::uint64_t agent_seq_ = 0;
   // Bounds on the log lines about bad messages, per socket.
   LogLimiter client_log_;
   LogLimiter agent_log_;

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <optional>
 #include <set>
-#include <unordered_set>
 
 #include "handlers/handlers.hpp"
 #include "sched/convert/wire_convert.hpp"
@@ -169,11 +168,9 @@ void jobs_query(const Message& m) {
   const std::vector<const Job*> pending = engine.pending_jobs();
   std::vector<JobId> others;  // running first by id (squeue's habit)
   if (!cursor || !cursor->pending) {
-    std::unordered_set<JobId> queued;
-    queued.reserve(pending.size());
-    for (const Job* job : pending) queued.insert(job->id);
     for (const auto& [id, job] : engine.jobs()) {
-      if (queued.count(id) || !wanted(*job)) continue;
+      // PENDING jobs are exactly those in the queue: they come after, by rank.
+      if (job->state == JobState::Pending || !wanted(*job)) continue;
       if (cursor && id <= cursor->id) continue;
       others.push_back(id);
     }
@@ -181,9 +178,13 @@ void jobs_query(const Message& m) {
   }
   std::size_t first_pending = 0;
   if (cursor && cursor->pending) {
+    // The page goes on at `rank`, just after the cursor's job, unless the
+    // queue moved meanwhile: then after wherever that job is now.
     first_pending = std::min(cursor->rank, pending.size());
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      if (pending[i]->id == cursor->id) first_pending = i + 1;
+    if (first_pending == 0 || pending[first_pending - 1]->id != cursor->id) {
+      for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i]->id == cursor->id) first_pending = i + 1;
+      }
     }
   }
   proto::JobList list;
