@@ -27,7 +27,8 @@ void LiveEnactor::resize(const Job& job, const Resize& resize) {
   const auto& nodes = resize.op == Resize::Op::Expand ? resize.added : resize.removed;
   std::vector<std::string> changed;
   for (NodeIndex n : nodes) changed.push_back(engine_->cluster().node(n).name);
-  adaptations_.begin(job, resize, convert::node_names(job, engine_->cluster()), changed, engine_->now());
+  adaptations_.begin(job, resize, convert::node_names(job, engine_->cluster()), changed,
+                     engine_->now());
 }
 
 void LiveEnactor::stop(const Job& job, StopReason reason) {

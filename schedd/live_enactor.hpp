@@ -41,7 +41,6 @@ class LiveEnactor : public Enactor {
   void forget_kill(JobId job) { kills_.erase(job); }
 
  private:
-
   AgentDirectory& agents_;
   Engine* engine_ = nullptr;
   double kill_grace_s_;

@@ -70,7 +70,6 @@ class Daemon : private EventSink {
   void recover();
   void lock_state_dir();
 
-
   DaemonConfig config_;
   SystemClock clock_;
   zmq::context_t context_;
