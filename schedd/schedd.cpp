@@ -113,7 +113,6 @@ Daemon::Daemon(DaemonConfig config)
   LuaPolicyOptions options;
   options.params = config_.params;
   options.time_limit_s = config_.policy_time_limit_s;
-  options.clock = &clock_;
   policy_ = std::make_unique<PolicyHost>(engine_, options);
   const auto path = resolve_policy_path(config_.policy, config_.policy_dir);
   if (!path) {
@@ -127,13 +126,8 @@ Daemon::Daemon(DaemonConfig config)
         "policy " + *path +
         " not loaded, scheduling nothing until it is fixed: " + loaded.message();
     spdlog::error("{}", why);
-    const auto failure = policy_->last_failure();
-    engine_.publish(failure ? policy_error_event(*failure, why) : [&] {
-      Event event;
-      event.type = EventType::PolicyError;
-      event.message = why;
-      return event;
-    }());
+    // A refused load always leaves its typed failure.
+    engine_.publish(policy_error_event(*policy_->last_failure(), why));
   }
   commit();
   started_at_ = clock_.now();
@@ -236,6 +230,7 @@ void Daemon::on_timers(double now) {
       }
     }
     expire_fences(now);
+    store_->forget_submissions(now);  // request ids past their time
     enactor_.adaptations().expire(now);
     for (JobId id : enactor_.overdue_kills(now)) {
       spdlog::warn("job {}: no exit report after its kill; it ends anyway", id);

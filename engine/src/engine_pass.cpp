@@ -109,7 +109,6 @@ void Engine::note_pass_failure(const PolicyFailure &failure) {
   revert.from = policy_->name();
   revert.to = last_good_->name();
   revert.failures = stats_.consecutive_failed;
-  revert.failure = error;
   set_policy(last_good_);
   ++stats_.reverts;
   Event event = policy_error_event(error, "");

@@ -120,11 +120,8 @@ void end_vanished_jobs(DaemonParts& daemon, AgentState& agent, const proto::Agen
   agent.connected = false;
   (void)engine.set_node_up(reg.node, false, "its agent restarted");  // a known node: ok
   agent.connected = true;
+  // Their leader is unreachable: the enactor ended them at once (queued).
   daemon.enactor.results().feed(engine);
-  for (JobId id : gone) {
-    daemon.enactor.forget_kill(id);
-    engine.job_ended(id, -SIGKILL);
-  }
 }
 
 }  // namespace
@@ -154,8 +151,7 @@ void agent_register(const Message& m) {
     event.node = reg.node;
     event.message = "registered";
     engine.publish(std::move(event));
-    engine.request_pass(PassReason::Manual);
-    daemon.save_nodes();
+    engine.request_pass(PassReason::Manual);  // its node.up event journaled the node list
   } else if (!reg.clean) {
     // Processes an earlier agent left could not be killed: no new work here.
     const std::string why = "not clean: processes of an earlier agent are left";

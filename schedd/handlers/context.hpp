@@ -53,7 +53,7 @@ struct DaemonParts {
   std::uint64_t& submitted;
   std::uint64_t& messages;
   std::uint64_t& bad_messages;
-  std::function<void()> save_nodes;  // journals the node list (a node registered)
+  std::function<void()> save_nodes;  // journals the node list (a drain, its reason)
 };
 
 // One message received on a socket.

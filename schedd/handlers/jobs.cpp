@@ -131,7 +131,6 @@ void submit(const Message& m) {
   ++m.daemon.submitted;
   if (body.request_id) {
     // In the same transaction as the job: both are journaled, or neither.
-    store.forget_submissions(now);
     store.remember_submission(*body.request_id, submitted.value(),
                               now + proto::kSubmitRequestIdTtlS);
   }

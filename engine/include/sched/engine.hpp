@@ -46,12 +46,11 @@ struct EngineConfig {
 
 // The last time the engine went back to the last good policy.
 struct PolicyRevert {
-  double time = 0;        // the engine's clock
-  std::string from;       // the policy that kept failing
-  std::string to;         // the last good policy, running again
-  int failures = 0;       // passes in a row it failed
-  PolicyFailure failure;  // the last of them
-  std::string message;    // as published in policy.reverted
+  double time = 0;      // the engine's clock
+  std::string from;     // the policy that kept failing
+  std::string to;       // the last good policy, running again
+  int failures = 0;     // passes in a row it failed
+  std::string message;  // as published in policy.reverted
 };
 
 struct PassStats {
