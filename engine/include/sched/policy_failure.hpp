@@ -13,10 +13,13 @@ namespace sched {
 enum class PolicyFailureCode {
   Syntax,   // the file (or a module it requires) does not parse
   Runtime,  // a Lua error raised while running (load, schedule, on_event, save, restore)
-  Timeout,  // the instruction bound was hit
-  Memory,   // the memory bound was hit
-  Api,  // the policy breaks the policy API (no schedule, api ~= 1, save returns a function, ...)
-  Io,   // the file cannot be read
+  // A bounded call (a pass, on_event, save, restore, the file's top level)
+  // ran past LuaPolicyOptions::instruction_limit or time_limit_s, even if the
+  // policy caught the error with pcall (LuaRuntime::call_bounded).
+  Timeout,
+  Memory,  // the memory bound was hit
+  Api,     // the policy breaks the policy API (no schedule, api ~= 1, save returns a function, ...)
+  Io,      // the file cannot be read
 };
 
 // "syntax", "runtime", "timeout", "memory", "api", "io".

@@ -57,8 +57,12 @@ proto::EventMsg event_msg(const Event& event);
 // The names of a job's nodes, leader first.
 std::vector<std::string> node_names(const Job& job, const Cluster& cluster);
 
-// A job's per-node power estimate: the midpoint of its min and max, the one
-// given, or 0 (as Engine::cluster_power_w counts it).
+// A job's per-node power estimate for its agents (job.launch's power_w,
+// which their power meter plugin uses to model or split a node's draw): the
+// midpoint of power_min_w and power_max_w when both are given, else the one
+// given, else 0 (none). Not the engine's figure: Engine::cluster_power_w
+// counts the job's measured power, else the midpoint only when power_max_w
+// is given, else the idle power.
 double power_estimate(const JobSpec& spec);
 
 // The output file of a job: its own, else <workdir>/sched-<id>.out.
