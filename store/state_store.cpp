@@ -21,8 +21,17 @@ constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 // JSON (see job_codec.hpp). Times are REAL epoch seconds. An event's fields
 // that belong to its topic alone (expected_start, lower_w, pass_s, code, ...)
 // are a JSON object in `fields` (encode_event_fields), so that a field added
-// to a topic needs no schema change.
-constexpr const char* kSchema = R"sql(
+// to a topic needs no schema change. Submissions are remembered by their
+// client's request id (exactly-once submit) until they expire.
+const std::string kSubmissionsTable = R"sql(
+CREATE TABLE submissions (
+  request_id TEXT PRIMARY KEY,
+  job INTEGER NOT NULL,
+  expires REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX submissions_by_expiry ON submissions (expires);
+)sql";
+const std::string kSchema = R"sql(
 CREATE TABLE jobs (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL,
@@ -56,7 +65,7 @@ CREATE TABLE meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) WITHOUT ROWID;
-)sql";
+)sql" + kSubmissionsTable;
 
 constexpr const char* kJobColumns =
     "id, name, user, kind, state, submit_time, start_time, end_time, exit_status, nodes, spec, "
@@ -90,7 +99,8 @@ const std::string kMaxJobId = "SELECT COALESCE(MAX(id), 0) FROM jobs";
 // names them per topic in `fields`. Old rows get the names their topic gives
 // the numbers; a sched.pass row also moves its action count (nodes) and its
 // reason (message) there. A NULL value read as 0 before, and still does.
-constexpr const char* kMigrate1To2 = R"sql(
+// Schema 2 also has the submissions table.
+const std::string kMigrate1To2 = kSubmissionsTable + R"sql(
 ALTER TABLE events ADD COLUMN fields TEXT NOT NULL DEFAULT '{}';
 UPDATE events SET fields = json_object('expected_start', COALESCE(value, 0))
   WHERE type = 'job.reserved';
@@ -116,17 +126,6 @@ const std::string kUpsertMeta =
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value";
 const std::string kSelectMeta = "SELECT value FROM meta WHERE key = ?1";
 
-// Submissions by their client's request id (exactly-once submit). Added to
-// schema 2 in place: a file without it gets it at open, and an older build
-// ignores it.
-constexpr const char* kSubmissionsTable = R"sql(
-CREATE TABLE IF NOT EXISTS submissions (
-  request_id TEXT PRIMARY KEY,
-  job INTEGER NOT NULL,
-  expires REAL NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS submissions_by_expiry ON submissions (expires);
-)sql";
 const std::string kInsertSubmission =
     "INSERT INTO submissions (request_id, job, expires) VALUES (?1, ?2, ?3) "
     "ON CONFLICT (request_id) DO UPDATE SET job = excluded.job, expires = excluded.expires";
@@ -256,7 +255,7 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
   const std::int64_t version = db.query_int("PRAGMA user_version");
   const std::int64_t objects = db.query_int("SELECT count(*) FROM sqlite_master");
   if (application_id == 0 && version == 0 && objects == 0) {
-    db.exec(kSchema);
+    db.exec(kSchema.c_str());
     db.exec(("PRAGMA application_id = " + std::to_string(kApplicationId)).c_str());
     db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
     return;
@@ -272,7 +271,7 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
                      "); run a newer sched or use another file");
   }
   if (version == 1) {
-    db.exec(kMigrate1To2);
+    db.exec(kMigrate1To2.c_str());
     db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
     return;
   }
@@ -333,7 +332,6 @@ std::unique_ptr<StateStore> StateStore::open(const std::string& path) {
     // On failure the connection closes with impl, which rolls this back.
     db.exec("BEGIN IMMEDIATE");
     check_or_create_schema(db, prefix);
-    db.exec(kSubmissionsTable);
     db.exec("COMMIT");
     // Not inside a transaction: SQLite cannot change the journal mode there.
     const std::string mode = db.query_text("PRAGMA journal_mode = WAL");

@@ -92,7 +92,8 @@ class StateStore {
   void forget_submissions(double now);
 
   // The schema this build writes (PRAGMA user_version). Opening a file of
-  // schema 1 upgrades it in place (events' value/value2 become named fields).
+  // schema 1 upgrades it in place (events' value/value2 become named fields;
+  // the submissions table is added).
   static constexpr int kSchemaVersion = 2;
 
  private:

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -234,6 +235,23 @@ void raw_sql(const std::string& path, const char* sql) {
   EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << error;
   sqlite3_free(error);
   sqlite3_close(db);
+}
+
+// The kinds and names of a database file's tables and indexes, sorted.
+std::vector<std::string> schema_objects(const std::string& path) {
+  std::vector<std::string> objects;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT type || ' ' || name FROM sqlite_master ORDER BY 1", -1,
+                               &statement, nullptr),
+            SQLITE_OK);
+  while (sqlite3_step(statement) == SQLITE_ROW) {
+    objects.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)));
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return objects;
 }
 
 std::string file_bytes(const fs::path& path) {
@@ -751,9 +769,20 @@ PRAGMA user_version = 1;
     store->append_event(next);
     EXPECT_EQ(store->last_event_seq(), 6u);
     expect_same_event(next, store->events_after(5, 1).at(0));
+    // The upgrade adds schema 2's submissions table.
+    store->remember_submission("r1", 7, 200);
+    EXPECT_EQ(store->submission("r1", 100), 7);
   }
   // Upgraded once: it reopens as a file of this build.
-  EXPECT_EQ(open()->events_after(0, 0).size(), 6u);
+  auto store = open();
+  EXPECT_EQ(store->events_after(0, 0).size(), 6u);
+  EXPECT_EQ(store->submission("r1", 100), 7);
+  // The upgraded file has what a new one has.
+  const std::string fresh = (dir_ / "new.db").string();
+  StateStore::open(fresh);
+  const std::vector<std::string> objects = schema_objects(fresh);
+  EXPECT_EQ(schema_objects(path_), objects);
+  EXPECT_NE(std::find(objects.begin(), objects.end(), "table submissions"), objects.end());
 }
 
 // ":memory:" gives a store that lives only as long as the object (for tests).
