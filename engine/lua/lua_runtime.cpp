@@ -183,12 +183,12 @@ void LuaRuntime::note_instructions(int count) {
   executed_ += static_cast<std::uint64_t>(count);
   if (bound_exceeded()) return;
   if (executed_ > instruction_limit_) {
-    instructions_exceeded_ = true;
+    bound_exceeded_ = true;
     bound_message_ = "instruction limit (" + std::to_string(instruction_limit_) + ") exceeded";
   } else if (time_limit_s_ > 0 && clock_->monotonic() > deadline_) {
     // Every kHookStep instructions (a few microseconds): a looping policy
     // holds the daemon's loop at most this little past its bound.
-    time_exceeded_ = true;
+    bound_exceeded_ = true;
     bound_message_ = "time limit (" + format_seconds(time_limit_s_) + " s) exceeded";
   }
 }
@@ -282,8 +282,7 @@ void LuaRuntime::lock_globals() {
 
 std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
   executed_ = 0;
-  instructions_exceeded_ = false;
-  time_exceeded_ = false;
+  bound_exceeded_ = false;
   if (time_limit_s_ > 0) deadline_ = clock_->monotonic() + time_limit_s_;
   memory_.exceeded = false;
   lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);

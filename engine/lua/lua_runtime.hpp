@@ -34,7 +34,6 @@ class LuaRuntime {
   LuaRuntime(const LuaRuntime&) = delete;
   LuaRuntime& operator=(const LuaRuntime&) = delete;
 
-  lua_State* state() const { return L_; }
   static LuaRuntime& of(lua_State* L);
 
   // Loads, runs and checks the policy file; keeps the returned table.
@@ -73,12 +72,9 @@ class LuaRuntime {
   std::optional<PolicyFailure> call_bounded(int nargs, int nresults);
   // Counts instructions run and checks the instruction and time bounds.
   void note_instructions(int count);
-  bool bound_exceeded() const { return instructions_exceeded_ || time_exceeded_; }
+  bool bound_exceeded() const { return bound_exceeded_; }
   // Which bound was hit: "instruction limit (N) exceeded", "time limit (0.5 s) exceeded".
   const std::string& bound_message() const { return bound_message_; }
-  std::uint64_t instruction_limit() const { return instruction_limit_; }
-  std::uint64_t executed() const { return executed_; }
-  std::uint64_t seed() const { return seed_; }
 
  private:
   void open_sandbox();
@@ -101,11 +97,12 @@ class LuaRuntime {
   bool time_dependent_ = true;
   std::uint64_t instruction_limit_;
   std::uint64_t executed_ = 0;
-  bool instructions_exceeded_ = false;
   double time_limit_s_ = 0;  // 0: no time bound
   const Clock* clock_ = nullptr;
   double deadline_ = 0;  // clock_->monotonic() by which the current call must end
-  bool time_exceeded_ = false;
+  // The instruction or the time bound was hit in the current call;
+  // bound_message_ says which.
+  bool bound_exceeded_ = false;
   std::string bound_message_;
   std::uint64_t seed_;
   PolicyParams params_;

@@ -32,15 +32,7 @@ void Engine::run_pass(PassReason reason) {
   in_pass_ = true;
   const double t0 = clock_.monotonic();
   PassContext ctx(*this, reason, /*dry=*/false);
-  std::optional<PolicyFailure> error;
-  policy_busy_ = true;
-  try {
-    error = policy_->schedule(ctx);
-  } catch (const std::exception &e) {
-    error =
-        PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
-  }
-  policy_busy_ = false;
+  const std::optional<PolicyFailure> error = call_schedule(*policy_, ctx);
   std::size_t enacted = 0;
   if (!error) {
     for (const Action &action : ctx.actions()) {
@@ -125,16 +117,23 @@ void Engine::note_pass_failure(const PolicyFailure &failure) {
 
 std::optional<PolicyFailure> Engine::dry_pass(Policy &policy) {
   PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
+  std::optional<PolicyFailure> error = call_schedule(policy, ctx);
+  if (error) error->time = clock_.now();
+  return error;
+}
+
+std::optional<PolicyFailure> Engine::call_schedule(Policy &policy, PassContext &ctx) {
+  // While schedule runs, events are not handed to the policy's on_event.
   const bool was_busy = policy_busy_;
   policy_busy_ = true;
   std::optional<PolicyFailure> error;
   try {
     error = policy.schedule(ctx);
   } catch (const std::exception &e) {
+    // A policy that throws instead of returning its failure still only fails the pass.
     error =
         PolicyFailure{PolicyFailureCode::Runtime, std::string("policy raised: ") + e.what(), "", 0};
   }
-  if (error) error->time = clock_.now();
   policy_busy_ = was_busy;
   return error;
 }

@@ -92,10 +92,10 @@ class Engine {
   // that id is used; it must not be taken (Conflict). New ids continue above
   // the highest id seen, so an id is never reused. A bad spec, or one the
   // cluster is too small for, is Invalid.
-  [[nodiscard]] Result<JobId> submit(JobSpec spec, JobId requested_id = 0);
+  Result<JobId> submit(JobSpec spec, JobId requested_id = 0);
   // Cancels a pending or running job. NotFound: no such job; Conflict: it
   // has ended or is ending.
-  [[nodiscard]] Status cancel(JobId id);
+  Status cancel(JobId id);
   // Results of enactment.
   void job_started(JobId id);
   void job_ended(JobId id, int exit_status);
@@ -106,16 +106,14 @@ class Engine {
   // An evolving job asks to grow or shrink to request.nodes. Replaces an
   // earlier request. NotFound: no such job; Conflict: not running, or not a
   // change from its size now; Invalid: not evolving, or outside its bounds.
-  [[nodiscard]] Status resize_request(JobId id, ResizeRequest request);
+  Status resize_request(JobId id, ResizeRequest request);
   void perf_report(JobId id, double mtct);
   void power_report(JobId id, double watts_per_node);
   void tick();
   void set_corridor(double lower_w, double upper_w);
   // NotFound: no such node. Setting what already is, is success.
-  // set_node_up is not [[nodiscard]] (yet): schedd ignores its answer where it
-  // knows the node (sched/status.hpp).
   Status set_node_up(const std::string& name, bool up, const std::string& why);
-  [[nodiscard]] Status set_node_draining(const std::string& name, bool draining);
+  Status set_node_draining(const std::string& name, bool draining);
 
   // Recovery from the journal (schedd restart): puts a saved job back as it
   // was. A pending job rejoins the queue with its submit time; a job that
@@ -124,7 +122,7 @@ class Engine {
   // (adopted) or not (Engine::job_ended). Terminal jobs are not restored.
   // Emits no event. Conflict when the job cannot be put back (id taken,
   // node held by another job); Invalid for a job that ended or held nothing.
-  [[nodiscard]] Status restore_job(const Job& saved, const std::vector<std::string>& nodes);
+  Status restore_job(const Job& saved, const std::vector<std::string>& nodes);
   // New ids continue above `id` (the highest id the journal ever saw, so
   // that ids of finished jobs are not reused either).
   void skip_ids_through(JobId id) { last_id_ = std::max(last_id_, id); }
@@ -195,6 +193,9 @@ class Engine {
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);
   void requeue_waiting_start(Job& job);
+  // Runs policy.schedule(ctx) with the policy marked busy; a C++ exception
+  // from it becomes a Runtime failure.
+  std::optional<PolicyFailure> call_schedule(Policy& policy, PassContext& ctx);
   // After a failed live pass: counts it, and goes back to the last good
   // policy once revert_after_failures passes in a row have failed.
   void note_pass_failure(const PolicyFailure& failure);

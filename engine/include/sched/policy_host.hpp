@@ -35,10 +35,10 @@ class PolicyHost {
 
   // Loads the first policy and installs it in the engine. Invalid (and
   // nothing installed) when it cannot be loaded; last_failure() says why.
-  [[nodiscard]] Status load(const std::string& path);
+  Status load(const std::string& path);
   // Reloads the current file. Invalid when the new file was refused (the old
   // policy keeps running); the refusal is published as policy.error.
-  [[nodiscard]] Status reload();
+  Status reload();
   // Reloads when the file changed since the last (attempted) load.
   bool reload_if_changed();
 

@@ -39,6 +39,8 @@ constexpr std::string_view to_string(StatusCode code) {
 }
 
 // Success is a null pointer: no allocation, ok() is one comparison.
+// [[nodiscard]] on the class covers every function returning a Status (or a
+// Result): an answer dropped by mistake is a warning; `(void)` says it is meant.
 class [[nodiscard]] Status {
  public:
   Status() = default;  // success
