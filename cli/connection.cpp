@@ -97,5 +97,6 @@ nlohmann::json to_json(const proto::JobInfo& job) { return body_json(job); }
 nlohmann::json to_json(const proto::NodeInfo& node) { return body_json(node); }
 nlohmann::json to_json(const proto::EventMsg& event) { return body_json(event); }
 nlohmann::json to_json(const proto::StatsReply& stats) { return body_json(stats); }
+nlohmann::json to_json(const proto::PolicyInfoReply& info) { return body_json(info); }
 
 }  // namespace sched::cli

@@ -32,5 +32,6 @@ nlohmann::json to_json(const proto::JobInfo& job);
 nlohmann::json to_json(const proto::NodeInfo& node);
 nlohmann::json to_json(const proto::EventMsg& event);
 nlohmann::json to_json(const proto::StatsReply& stats);
+nlohmann::json to_json(const proto::PolicyInfoReply& info);
 
 }  // namespace sched::cli

@@ -12,43 +12,13 @@
 namespace sched::cli {
 namespace {
 
-// A reload's reply carries no parameters: with_params = false leaves them out
-// rather than show an empty set.
-nlohmann::json policy_json(const proto::PolicyInfoReply& info, bool with_params) {
-  nlohmann::json out = {{"name", info.name},
-                        {"path", info.path},
-                        {"reloads", info.reloads},
-                        {"failed_reloads", info.failed_reloads}};
-  if (with_params) out["params"] = info.params;
-  if (info.last_error) out["last_error"] = *info.last_error;
-  if (const auto& f = info.last_failure) {
-    nlohmann::json failure = {{"time", f->time}, {"code", f->code}, {"message", f->message}};
-    if (f->file) failure["file"] = *f->file;
-    if (f->line) failure["line"] = *f->line;
-    out["last_failure"] = std::move(failure);
-  }
-  out["failed_passes"] = info.failed_passes;
-  out["consecutive_failures"] = info.consecutive_failures;
-  out["revert_after_failures"] = info.revert_after_failures;
-  out["fallback"] = info.fallback;
-  out["reverts"] = info.reverts;
-  if (const auto& r = info.last_revert) {
-    out["last_revert"] = {{"time", r->time},
-                          {"from", r->from},
-                          {"to", r->to},
-                          {"failures", r->failures},
-                          {"message", r->message}};
-  }
-  return out;
-}
-
 // "fcfs.lua:12", "fcfs.lua", or "" when the failure does not say where.
 std::string where(const proto::PolicyFailureInfo& failure) {
   if (!failure.file) return "";
   return *failure.file + (failure.line ? ":" + std::to_string(*failure.line) : "");
 }
 
-void print_policy(const proto::PolicyInfoReply& info, bool with_params) {
+void print_policy(const proto::PolicyInfoReply& info) {
   std::cout << "Policy:          " << info.name << "\n"
             << "Path:            " << info.path << "\n"
             << "Reloads:         " << info.reloads << "\n"
@@ -74,7 +44,6 @@ void print_policy(const proto::PolicyInfoReply& info, bool with_params) {
   if (const auto& r = info.last_revert) {
     std::cout << "Last revert:     " << format_timestamp(r->time) << ": " << r->message << "\n";
   }
-  if (!with_params) return;
   std::cout << "Parameters:" << (info.params.empty() ? "      (none)\n" : "\n");
   for (const auto& [key, value] : info.params) std::cout << "  " << key << " = " << value << "\n";
 }
@@ -92,9 +61,9 @@ void add_policy_command(CLI::App& app) {
       const auto info =
           client().call<proto::PolicyInfoReply>(proto::type::kPolicyInfo, proto::Empty{});
       if (*json) {
-        std::cout << policy_json(info, true).dump(2) << "\n";
+        std::cout << to_json(info).dump(2) << "\n";
       } else {
-        print_policy(info, true);
+        print_policy(info);
       }
     });
   };
@@ -120,10 +89,10 @@ void add_policy_command(CLI::App& app) {
                                  e.what());
       }
       if (*json) {
-        std::cout << policy_json(info, false).dump(2) << "\n";
+        std::cout << to_json(info).dump(2) << "\n";
       } else {
         std::cout << "Reloaded.\n";
-        print_policy(info, false);
+        print_policy(info);
       }
     });
   });

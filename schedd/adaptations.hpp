@@ -52,9 +52,6 @@ WindowPlan plan_window(const StepLayout& layout, Resize::Op op,
 
 class Adaptations {
  public:
-  // What to feed the engine, once its current call has returned.
-  using Result = DeferredResults::Result;
-
   // `notify_client(peer, resized)` tells a step's `sched run` its new size.
   using ClientNotice = std::function<void(const std::string&, const proto::StepResized&)>;
   Adaptations(AgentDirectory& agents, StepTable& steps, DeferredResults& results)

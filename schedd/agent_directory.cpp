@@ -14,13 +14,6 @@ const AgentState* AgentDirectory::find(const std::string& node) const {
   return it == agents_.end() ? nullptr : &it->second;
 }
 
-std::optional<std::string> AgentDirectory::node_of_peer(const std::string& peer) const {
-  for (const auto& [node, state] : agents_) {
-    if (state.peer == peer && state.connected) return node;
-  }
-  return std::nullopt;
-}
-
 bool AgentDirectory::send_bytes(const std::string& node, const std::string& bytes) {
   const AgentState* agent = find(node);
   if (!agent || !agent->connected) return false;

@@ -18,7 +18,6 @@ struct AgentState {
   std::string peer;  // routing id on the agent socket
   proto::AgentRegister info;
   double last_seen = 0;
-  double load = 0;
   std::optional<double> power_w;
   bool connected = false;  // registered and not declared down since
   // Fencing: jobs led from this node when it was lost, whose old run is not
@@ -35,8 +34,6 @@ class AgentDirectory {
   AgentState& upsert(const std::string& node) { return agents_[node]; }
   AgentState* find(const std::string& node);
   const AgentState* find(const std::string& node) const;
-  // The node a peer speaks for, if it registered.
-  std::optional<std::string> node_of_peer(const std::string& peer) const;
   const std::map<std::string, AgentState>& all() const { return agents_; }
 
   // Queues a one-way message to a node's agent (sent once the journal is

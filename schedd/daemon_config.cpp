@@ -172,10 +172,4 @@ void complete_config(DaemonConfig& config) {
   if (config.policy_dir.empty()) config.policy_dir = default_policy_dir();
 }
 
-DaemonConfig default_config() {
-  DaemonConfig config;
-  complete_config(config);
-  return config;
-}
-
 }  // namespace sched::daemon

@@ -61,8 +61,6 @@ struct DaemonConfig {
 // key and the file (a typo must not silently fall back to a default).
 // Throws std::runtime_error.
 DaemonConfig load_config(const std::string& path);
-// The built-in defaults with state_dir and policy_dir filled in.
-DaemonConfig default_config();
 // Fills state_dir and policy_dir when empty; call after load_config.
 void complete_config(DaemonConfig& config);
 

@@ -6,7 +6,7 @@
 
 #include "sched/engine.hpp"
 #include "sched/policy_host.hpp"
-#include "sched/proto/messages.hpp"
+#include "sched/proto/client_messages.hpp"
 
 namespace sched::daemon {
 

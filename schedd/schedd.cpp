@@ -332,12 +332,12 @@ void Daemon::save_nodes() {
 }
 
 void Daemon::save_counters() {
-  const nlohmann::json counters = {
+  const std::array<std::uint64_t, 3> counters{submitted_, messages_, bad_messages_};
+  if (counters == saved_counters_) return;  // most turns change nothing
+  const nlohmann::json json = {
       {"jobs_submitted", submitted_}, {"messages", messages_}, {"bad_messages", bad_messages_}};
-  std::string text = counters.dump();
-  if (text == saved_counters_) return;  // most turns change nothing
-  store_->set_meta(kCountersMeta, text);
-  saved_counters_ = std::move(text);
+  store_->set_meta(kCountersMeta, json.dump());
+  saved_counters_ = counters;
 }
 
 void Daemon::on_event(const Event& event) {
@@ -401,7 +401,7 @@ void Daemon::recover() {
       submitted_ = counters.value("jobs_submitted", std::uint64_t{0});
       messages_ = counters.value("messages", std::uint64_t{0});
       bad_messages_ = counters.value("bad_messages", std::uint64_t{0});
-      saved_counters_ = *saved;
+      saved_counters_ = {submitted_, messages_, bad_messages_};
     }
   }
   int pending = 0;

@@ -11,6 +11,7 @@
 // Every engine event is journaled (SQLite) and published on the PUB socket.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -106,7 +107,8 @@ class Daemon : private EventSink {
   std::uint64_t messages_ = 0;
   std::uint64_t bad_messages_ = 0;
   std::uint64_t submitted_ = 0;
-  std::string saved_counters_;  // as last journaled
+  // The counters as last journaled (jobs_submitted, messages, bad_messages).
+  std::array<std::uint64_t, 3> saved_counters_{};
   // Bounds on the log lines about bad messages, per socket.
   LogLimiter client_log_;
   LogLimiter agent_log_;

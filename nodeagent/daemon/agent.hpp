@@ -1,9 +1,18 @@
 // The nodeagent daemon's loop (docs/design.md §2, §5): one DEALER connection to the
 // engine's agent endpoint; registers the node, heartbeats, runs what the
 // engine asks (job.launch, job.kill, step.launch) through the ProcessTable,
-// and reports how tasks started and ended. Reports of ended tasks are kept
-// until the engine acknowledges them, so an engine restart loses none; the
-// agent's jobs keep running while the engine is away.
+// and reports how tasks started and ended (docs/protocol.md §5).
+//
+// Across a break with the engine: a task.exited report is kept until the
+// engine acknowledges it as recorded, and sent again after each
+// registration (which lists the jobs still running here; step.running the
+// steps). The jobs run on while the engine is silent, for at most the
+// down_after_s its register reply gave: the engine then takes the node for
+// lost, and the agent kills them itself.
+//
+// Fencing: the running tasks are recorded in <spool>/tasks (task_records.hpp).
+// Before each registration the agent kills what an earlier agent's table
+// still names, and registers clean only when none of it is left.
 //
 // A ROUTER socket on ipc://<spool>/agent.ipc serves the job's processes (the
 // malleable library): measurements, and this node's part of adaptations

@@ -12,15 +12,29 @@
 #include "sched/proto/agent_messages.hpp"
 
 namespace sched::daemon::handlers {
+
+bool holds_node(const Job* job, NodeIndex index) {
+  return job && !is_terminal(job->state) &&
+         std::find(job->allocation.begin(), job->allocation.end(), index) != job->allocation.end();
+}
+
 namespace {
+
+// What a registration lists: jobs running here, and jobs whose exit reports
+// follow it.
+struct Listed {
+  std::set<std::int64_t> running;
+  std::set<std::int64_t> exited;
+  explicit Listed(const proto::AgentRegister& reg)
+      : running(reg.jobs.begin(), reg.jobs.end()), exited(reg.exits.begin(), reg.exits.end()) {}
+};
 
 // Jobs restored from the journal and led from this node: running here
 // (adopted), ended here with the report following the registration (it
 // settles them), or neither: lost, failed at once (no wait: the agent has
 // said all it knows).
-void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex index) {
-  const std::set<std::int64_t> running(reg.jobs.begin(), reg.jobs.end());
-  const std::set<std::int64_t> exited(reg.exits.begin(), reg.exits.end());
+void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, const Listed& listed,
+                         NodeIndex index) {
   auto& awaiting = daemon.awaiting_agent;
   std::vector<JobId> lost;
   for (auto it = awaiting.begin(); it != awaiting.end();) {
@@ -29,10 +43,10 @@ void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, N
       ++it;
       continue;
     }
-    if (running.count(job->id)) {
+    if (listed.running.count(job->id)) {
       spdlog::info("job {} re-adopted from node {}", job->id, reg.node);
       it = awaiting.erase(it);
-    } else if (exited.count(job->id)) {
+    } else if (listed.exited.count(job->id)) {
       ++it;  // its task.exited comes next on the same connection
     } else {
       lost.push_back(job->id);
@@ -51,11 +65,7 @@ void adopt_restored_jobs(DaemonParts& daemon, const proto::AgentRegister& reg, N
 // the node was out of touch): they must not run on unseen.
 void kill_strays(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex index) {
   for (std::int64_t id : reg.jobs) {
-    const Job* job = daemon.engine.find_job(id);
-    const bool here =
-        job && !is_terminal(job->state) &&
-        std::find(job->allocation.begin(), job->allocation.end(), index) != job->allocation.end();
-    if (!here) {
+    if (!holds_node(daemon.engine.find_job(id), index)) {
       spdlog::info("node {} runs job {}, which is not its any more: killing it", reg.node, id);
       proto::JobKill kill;
       kill.job = id;
@@ -70,13 +80,12 @@ void kill_strays(DaemonParts& daemon, const proto::AgentRegister& reg, NodeIndex
 // registers clean without them (a new agent killed what its predecessor
 // left); one still running after a partition is killed, and its exit report,
 // like one that follows this registration, settles it.
-void settle_fenced(DaemonParts& daemon, AgentState& agent, const proto::AgentRegister& reg) {
-  const std::set<std::int64_t> running(reg.jobs.begin(), reg.jobs.end());
-  const std::set<std::int64_t> exited(reg.exits.begin(), reg.exits.end());
+void settle_fenced(DaemonParts& daemon, AgentState& agent, const proto::AgentRegister& reg,
+                   const Listed& listed) {
   std::vector<JobId> dead;
   for (JobId id : agent.fenced) {
-    if (exited.count(id)) continue;
-    if (running.count(id)) {
+    if (listed.exited.count(id)) continue;
+    if (listed.running.count(id)) {
       proto::JobKill kill;
       kill.job = id;
       kill.grace_s = 0;
@@ -98,16 +107,14 @@ void settle_fenced(DaemonParts& daemon, AgentState& agent, const proto::AgentReg
 // neither as running nor as ended are gone, and end as on a node failure
 // (requeued with on_failure = requeue). Restored jobs are adopt_restored_jobs'.
 void end_vanished_jobs(DaemonParts& daemon, AgentState& agent, const proto::AgentRegister& reg,
-                       NodeIndex index) {
-  std::set<std::int64_t> listed(reg.jobs.begin(), reg.jobs.end());
-  listed.insert(reg.exits.begin(), reg.exits.end());
+                       const Listed& listed, NodeIndex index) {
   Engine& engine = daemon.engine;
   std::vector<JobId> gone;
   for (const auto& [id, job] : engine.jobs()) {
     const bool live = job->state == JobState::Starting || job->state == JobState::Running ||
                       job->state == JobState::Adapting;
-    if (live && !job->allocation.empty() && job->allocation.front() == index && !listed.count(id) &&
-        !daemon.awaiting_agent.count(id)) {
+    if (live && !job->allocation.empty() && job->allocation.front() == index &&
+        !listed.running.count(id) && !listed.exited.count(id) && !daemon.awaiting_agent.count(id)) {
       gone.push_back(id);
     }
   }
@@ -144,7 +151,9 @@ void agent_register(const Message& m) {
   agent.connected = true;
 
   Engine& engine = daemon.engine;
-  if (!engine.cluster().find(reg.node)) {
+  const Listed listed(reg);
+  const bool known = engine.cluster().find(reg.node).has_value();
+  if (!known) {
     engine.add_node(reg.node, std::max(reg.cores, 1));
     Event event;
     event.type = EventType::NodeUp;
@@ -152,22 +161,23 @@ void agent_register(const Message& m) {
     event.message = "registered";
     engine.publish(std::move(event));
     engine.request_pass(PassReason::Manual);  // its node.up event journaled the node list
-  } else if (!reg.clean) {
-    // Processes an earlier agent left could not be killed: no new work here.
+  }
+  const NodeIndex index = *engine.cluster().find(reg.node);
+  if (!reg.clean) {
+    // Processes an earlier agent left could not be killed: no new work here,
+    // whether the node is new to schedd or not.
     const std::string why = "not clean: processes of an earlier agent are left";
     daemon.node_reasons[reg.node] = why;
     spdlog::error("node {}: {}", reg.node, why);
     (void)engine.set_node_up(reg.node, false, why);  // a known node: ok
-  } else {
-    end_vanished_jobs(daemon, agent, reg, *engine.cluster().find(reg.node));
+  } else if (known) {
+    end_vanished_jobs(daemon, agent, reg, listed, index);
     (void)engine.set_node_up(reg.node, true, "agent registered");  // a known node: ok
     // Back from a failure; an administrator's drain stays.
-    const Node& node = engine.cluster().node(*engine.cluster().find(reg.node));
-    if (!node.draining) daemon.node_reasons.erase(reg.node);
+    if (!engine.cluster().node(index).draining) daemon.node_reasons.erase(reg.node);
   }
-  const NodeIndex index = *engine.cluster().find(reg.node);
-  adopt_restored_jobs(daemon, reg, index);
-  settle_fenced(daemon, agent, reg);
+  adopt_restored_jobs(daemon, reg, listed, index);
+  settle_fenced(daemon, agent, reg, listed);
   kill_strays(daemon, reg, index);
   m.reply(proto::RegisterReply{daemon.config.heartbeat_s, daemon.client_endpoint,
                                daemon.config.down_after_s});
@@ -175,9 +185,7 @@ void agent_register(const Message& m) {
 
 void agent_heartbeat(const Message& m) {
   const auto body = m.body<proto::AgentHeartbeat>();
-  AgentState& agent = m.from_node(body.node);
-  agent.load = body.load;
-  agent.power_w = body.power_w;
+  m.from_node(body.node).power_w = body.power_w;
   m.reply(proto::Empty{});
 }
 

@@ -6,16 +6,22 @@
 #include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
+namespace {
 
-void policy_info(const Message& m) {
-  proto::PolicyInfoReply info = policy_info_reply(m.daemon.policy);
-  for (const auto& [key, value] : m.daemon.config.params) info.params[key] = param_text(value);
-  m.reply(info);
+// policy.info's body; policy.reload answers with the same (docs/protocol.md §4).
+proto::PolicyInfoReply info_reply(const DaemonParts& daemon) {
+  proto::PolicyInfoReply info = policy_info_reply(daemon.policy);
+  for (const auto& [key, value] : daemon.config.params) info.params[key] = param_text(value);
+  return info;
 }
+
+}  // namespace
+
+void policy_info(const Message& m) { m.reply(info_reply(m.daemon)); }
 
 void policy_reload(const Message& m) {
   if (const Status status = m.daemon.policy.reload(); !status.ok()) throw_status(status);
-  m.reply(policy_info_reply(m.daemon.policy));
+  m.reply(info_reply(m.daemon));
 }
 
 }  // namespace sched::daemon::handlers

@@ -7,13 +7,13 @@ namespace sched::daemon {
 
 bool LogLimiter::admit(double now, std::uint64_t& held_back) {
   held_back = 0;
-  if (interval_start_ < 0 || now - interval_start_ >= interval_s_) {
+  if (interval_start_ < 0 || now - interval_start_ >= kIntervalS) {
     held_back = held_back_;
     held_back_ = 0;
     interval_start_ = now;
     logged_ = 0;
   }
-  if (logged_ < lines_) {
+  if (logged_ < kLines) {
     ++logged_;
     return true;
   }

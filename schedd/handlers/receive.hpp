@@ -39,15 +39,13 @@ inline constexpr ReceiveRules kAgentRules{.peers = "agent",
                                           .every_refusal_is_bad = true};
 
 // Bounds the log lines about bad or refused messages: a peer that sends
-// thousands must not fill the disk. At most `lines` per `interval_s`; the
+// thousands must not fill the disk. At most kLines per kIntervalS; the
 // lines held back are counted and told in one summary line once the
 // interval has passed.
 class LogLimiter {
  public:
   static constexpr int kLines = 20;
   static constexpr double kIntervalS = 10;
-  explicit LogLimiter(int lines = kLines, double interval_s = kIntervalS)
-      : lines_(lines), interval_s_(interval_s) {}
 
   // Whether a line may be logged at `now`. When an interval with lines held
   // back has ended, `held_back` gets their count (else 0), for the caller to
@@ -55,8 +53,6 @@ class LogLimiter {
   bool admit(double now, std::uint64_t& held_back);
 
  private:
-  int lines_;
-  double interval_s_;
   double interval_start_ = -1;
   int logged_ = 0;
   std::uint64_t held_back_ = 0;

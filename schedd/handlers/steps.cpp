@@ -123,9 +123,7 @@ void step_running(const Message& m) {
   const Engine& engine = m.daemon.engine;
   const Job* job = engine.find_job(body.launch.job);
   const auto index = engine.cluster().find(body.node);
-  const bool here =
-      job && index && !is_terminal(job->state) &&
-      std::find(job->allocation.begin(), job->allocation.end(), *index) != job->allocation.end();
+  const bool here = index && holds_node(job, *index);
   // A step of a job that is not this node's any more is killed with it
   // (agent.register); nothing to adopt.
   if (here && m.daemon.steps.adopt(body.node, body.launch)) {

@@ -1,8 +1,9 @@
 // Agent-side faults on a local cluster of real daemons (issue 13): exit
 // reports survive a schedd restart, a lost node is fenced (what its dead agent
 // left is killed before the node runs anything else; a requeued job never
-// runs twice at once), an agent cut off from schedd stops its jobs, and a
-// restart holds no node for a fixed time.
+// runs twice at once), an agent cut off from schedd stops its jobs, a
+// restart holds no node for a fixed time, and a node whose agent registers
+// unclean takes no work, even on its first registration.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -193,6 +194,28 @@ TEST(FaultsAgents, AnAgentCutOffLongerThanTheDownTimeoutKillsItsJobs) {
   EXPECT_TRUE(gone) << "the job outlived the down timeout";
   ASSERT_TRUE(cluster.wait_state(id, "FAILED")) << cluster.logs();
   EXPECT_EQ(cluster.job(id).exit_status, -SIGKILL);
+}
+
+TEST(FaultsAgents, ANewNodeWhoseAgentRegistersUncleanStaysDown) {
+  LocalCluster cluster;
+  // The first registration schedd sees from n1 (a node it has never known):
+  // its agent could not kill all that an earlier agent left.
+  zmq::context_t context(1);
+  proto::Client agent(context, cluster.agent_endpoint());
+  proto::AgentRegister reg;
+  reg.node = "n1";
+  reg.cores = 1;
+  reg.clean = false;
+  agent.call<proto::RegisterReply>(proto::type::kAgentRegister, reg);
+  const auto nodes =
+      cluster.client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+  ASSERT_EQ(nodes.nodes.size(), 1u);
+  EXPECT_EQ(nodes.nodes[0].state, "down");
+  EXPECT_EQ(nodes.nodes[0].reason, "not clean: processes of an earlier agent are left");
+  // It takes no work.
+  const auto id = cluster.submit("#!/bin/sh\ntrue\n");
+  std::this_thread::sleep_for(milliseconds(600));  // a few ticks and passes
+  EXPECT_EQ(cluster.job(id).state, "PENDING");
 }
 
 }  // namespace
