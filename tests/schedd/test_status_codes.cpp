@@ -40,7 +40,9 @@ TEST(StatusCodes, ThrowStatusCarriesTheCodeAndTheMessage) {
       ADD_FAILURE() << "throw_status returned";
     } catch (const proto::ProtoError& e) {
       EXPECT_EQ(e.code(), c.code);
-      if (!c.status.ok()) EXPECT_STREQ(e.what(), c.status.message().c_str());
+      if (!c.status.ok()) {
+        EXPECT_STREQ(e.what(), c.status.message().c_str());
+      }
     }
   }
 }
