@@ -66,10 +66,9 @@ def expected(rec, job_id):
 
 
 def exit_of(job):
-    for key in ("exit_status", "exit_code", "exit"):
-        if key in job and job[key] is not None:
-            return int(job[key])
-    return None
+    """The exit status `sched acct --json` gives (None while it has none)."""
+    status = job.get("exit_status")
+    return None if status is None else int(status)
 
 
 def count(ids_path, rec, sched):

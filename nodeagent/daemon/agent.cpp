@@ -89,7 +89,6 @@ bool Agent::fence_clean() {
 
 void Agent::record_task(JobId job, TaskId task) {
   if (const auto pid = tasks_.pid(task)) records_[task] = task_record(job, task, *pid);
-  save_records();
 }
 
 void Agent::save_records() {
@@ -236,12 +235,13 @@ void Agent::check_cut_off() {
   // and may run its jobs elsewhere: an agent that has not heard from the
   // engine that long stops them itself, and reports their ends once back.
   if (down_after_.count() <= 0 || (batch_.empty() && step_tasks_.empty())) return;
-  if (Clock::now() - last_heard_ < down_after_) return;
+  if (cut_off_killed_ || Clock::now() - last_heard_ < down_after_) return;
+  // Nothing starts while the engine is silent: these are all its jobs here.
+  cut_off_killed_ = true;
   std::set<JobId> jobs;
   for (const auto& [job, task] : batch_) jobs.insert(job);
   for (const auto& [task, step] : step_tasks_) jobs.insert(step.job);
   for (JobId job : jobs) {
-    if (!cut_off_killed_.insert(job).second) continue;
     spdlog::warn("no word from the engine for {:.1f} s: killing job {}", down_after_.count(), job);
     for (TaskId task : tasks_.tasks_of(job)) tasks_.kill(task, std::chrono::seconds(0));
   }
@@ -330,7 +330,7 @@ void Agent::report_perf(JobId job) {
 void Agent::on_message(const proto::Envelope& message) {
   namespace type = proto::type;
   last_heard_ = Clock::now();
-  cut_off_killed_.clear();  // should the engine fall silent again
+  cut_off_killed_ = false;  // should the engine fall silent again
   if (message.is_reply()) {
     if (message.type == type::kAgentRegister) {
       if (!*message.ok) {
@@ -396,6 +396,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
     record_task(launch.job, task);
+    save_records();
     power_estimates_[launch.job] = launch.power_w;
     proto::TaskStarted started;
     started.node = options_.node_name;
@@ -479,6 +480,7 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
     }
     ++local;
   }
+  if (failed.size() < launch.ranks.size()) save_records();
   return failed;
 }
 

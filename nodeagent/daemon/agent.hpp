@@ -44,7 +44,8 @@ struct AgentOptions {
   std::string engine_endpoint = "tcp://127.0.0.1:7101";
   std::string node_name;  // default: the host name
   int cores = 0;          // > 0: a virtual node of that many cores
-  std::string spool_dir;  // where batch scripts are written
+  // Where batch scripts are written, and the process table (tasks) kept.
+  std::string spool_dir;
   double register_retry_s = 1;
   // The power meter plugin: "auto" (RAPL when its counters can be read, else
   // the model), a name (libsched_power_<name>.so) or a path.
@@ -176,12 +177,14 @@ class Agent {
   // reply; 0: not known yet).
   Clock::time_point last_heard_ = Clock::now();
   std::chrono::duration<double> down_after_{0};
-  std::set<JobId> cut_off_killed_;  // jobs killed for the engine's silence
+  bool cut_off_killed_ = false;  // this silence's jobs are killed already
   // The process table file (<spool>/tasks): this agent's running tasks, for
   // its successor to kill should it die.
   std::string task_file_;
   std::vector<TaskRecord> predecessor_;  // left by an earlier agent, not yet gone
   std::map<TaskId, TaskRecord> records_;
+  // Adds a task to the table in memory; save_records() writes it (once for
+  // all the tasks of a launch, before they are reported started).
   void record_task(JobId job, TaskId task);
   void save_records();
 };

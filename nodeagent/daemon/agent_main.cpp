@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   app.add_option("--cores", options.cores, "A virtual node of this many cores")
       ->check(CLI::PositiveNumber);
   app.add_option("--spool-dir", options.spool_dir,
-                 "Where batch scripts are written (default: /tmp/sched-agent-NODE)");
+                 "Where batch scripts are written and the process table (tasks) is kept "
+                 "(default: /tmp/sched-agent-NODE)");
   app.add_option("--power-meter", options.power_meter,
                  "auto (RAPL, else the model), a plugin name or a path")
       ->capture_default_str();

@@ -35,7 +35,7 @@ std::vector<detail::ProcRef> processes_of(const TaskRecord& record) {
 
 }  // namespace
 
-TaskRecord task_record(JobId job, std::int64_t task, pid_t pid) {
+TaskRecord task_record(JobId job, TaskId task, pid_t pid) {
   TaskRecord record{job, task, pid, 0};
   if (const auto stat = detail::read_proc_stat(pid)) record.start_time = stat->ref.start_time;
   return record;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lua_test_support.hpp"
+#include "policy_source.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/policy_host.hpp"
 
@@ -16,6 +17,7 @@ namespace sched {
 namespace {
 
 using luatest::Harness;
+using luatest::policy;
 using luatest::TempDir;
 using ::testing::HasSubstr;
 
@@ -32,30 +34,6 @@ class SteppingClock : public Clock {
   double step_;
   mutable long reads_ = 0;
 };
-
-// A policy named `name` that starts every job that fits; `body` runs first
-// in each pass (line 3 of the file).
-std::string policy(const std::string& name, const std::string& body = "") {
-  return "local P = { name = '" + name +
-         "', api = 1 }\n"              // line 1
-         "function P.schedule(ctx)\n"  // line 2
-         "  " +
-         body +
-         "\n"  // line 3
-         "  for _, job in ipairs(ctx.pending) do\n"
-         "    if job.nodes <= ctx.nodes_idle then ctx:start(job) end\n"
-         "  end\n"
-         "end\n"
-         "return P\n";
-}
-
-std::vector<Event> of_type(const luatest::EventLog& log, EventType type) {
-  std::vector<Event> out;
-  for (const Event& e : log.events) {
-    if (e.type == type) out.push_back(e);
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- time bound
 
@@ -208,7 +186,7 @@ TEST_F(PolicyRevertTest, AVersionFailingEveryLivePassIsRevertedToTheLastGood) {
   EXPECT_TRUE(h.pass());
 
   // Reverted: published, counted, and the last good policy runs again.
-  const auto reverted = of_type(h.log, EventType::PolicyReverted);
+  const auto reverted = h.log.of_type(EventType::PolicyReverted);
   ASSERT_EQ(reverted.size(), 1u);
   EXPECT_EQ(topic(reverted[0].type), "policy.reverted");
   EXPECT_EQ(reverted[0].code, "runtime");

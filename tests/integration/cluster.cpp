@@ -1,5 +1,8 @@
 #include "cluster.hpp"
 
+#include <sys/wait.h>
+
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -126,6 +129,42 @@ std::string LocalCluster::logs() const {
     out << "---- " << entry.path().filename().string() << "\n" << in.rdbuf() << "\n";
   }
   return out.str();
+}
+
+CliRun run_sched(const std::string& endpoint, const std::vector<std::string>& args,
+                 std::chrono::milliseconds limit) {
+  using std::chrono::milliseconds;
+  TempDir dir("sched-cli");
+  const std::string err_path = dir.str() + "/stderr";
+  std::vector<std::string> argv = {SCHED_CLI_BIN, "--endpoint", endpoint};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process process(argv, err_path);
+  CliRun run;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto left = [&] {
+    return std::max(
+        std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()),
+        milliseconds(0));
+  };
+  while (auto line = process.read_line(left())) run.out += *line + "\n";
+  if (const auto status = process.wait(left()); status && WIFEXITED(*status)) {
+    run.status = WEXITSTATUS(*status);
+  }
+  run.err = read_file(err_path);
+  return run;
+}
+
+CliRun run_sched(LocalCluster& cluster, const std::vector<std::string>& args) {
+  return run_sched(cluster.client_endpoint(), args);
+}
+
+std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const proto::ProtoError& e) {
+    return e.code() + ": " + e.what();
+  }
+  return "no error";
 }
 
 }  // namespace sched::testing

@@ -2,6 +2,8 @@
 // and a temporary state folder, and node agents as virtual nodes.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -73,5 +75,20 @@ class LocalCluster {
   std::map<std::string, std::unique_ptr<Process>> agents_;
   std::unique_ptr<proto::Client> client_;
 };
+
+// What a run of the `sched` command did.
+struct CliRun {
+  int status = -1;  // the exit status; -1 when it did not exit in time or was killed
+  std::string out;
+  std::string err;
+};
+
+// Runs `sched --endpoint ENDPOINT ARGS...` to its end (at most `limit`).
+CliRun run_sched(const std::string& endpoint, const std::vector<std::string>& args,
+                 std::chrono::milliseconds limit = std::chrono::seconds(8));
+CliRun run_sched(LocalCluster& cluster, const std::vector<std::string>& args);
+
+// "code: message" of the error reply `call` gets; "no error" when it succeeds.
+std::string error_of(const std::function<void()>& call);
 
 }  // namespace sched::testing

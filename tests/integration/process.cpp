@@ -110,6 +110,22 @@ bool pid_alive(pid_t pid) {
   return close != std::string::npos && close + 2 < content.size() && content[close + 2] != 'Z';
 }
 
+pid_t read_pid(const std::string& path) {
+  pid_t pid = 0;
+  eventually([&] {
+    std::ifstream in(path);
+    return static_cast<bool>(in >> pid);
+  });
+  return pid;
+}
+
+Orphans::~Orphans() {
+  std::ifstream in(file);
+  for (pid_t pid = 0; in >> pid;) {
+    if (pid > 0) ::kill(-pid, SIGKILL);
+  }
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

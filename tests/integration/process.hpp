@@ -52,10 +52,10 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// Polls `done` until it is true or `timeout` passes; returns its last value.
 // A whole file's text ("" when it cannot be read).
 std::string read_file(const std::string& path);
 
+// Polls `done` until it is true or `timeout` passes; returns its last value.
 template <class F>
 bool eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -66,6 +66,20 @@ bool eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds
   }
 }
 
+// Whether the process runs: false once it is gone or a zombie nobody reaped.
 bool pid_alive(pid_t pid);
+
+// The pid a script wrote to a file, waiting until it is there (0 if it never
+// is).
+pid_t read_pid(const std::string& path);
+
+// Scripts on a node whose agent the test kills with SIGKILL outlive it (as
+// they would not outlive a crashed node): they write their pid to `file`,
+// and this kills their process groups when the test ends, should an
+// assertion fail midway.
+struct Orphans {
+  std::string file;
+  ~Orphans();
+};
 
 }  // namespace sched::testing

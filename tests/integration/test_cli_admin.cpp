@@ -21,41 +21,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct CliRun {
-  int status = -1;  // the exit status; -1 when it did not exit in time or was killed
-  std::string out;
-  std::string err;
-};
-
-// Runs `sched --endpoint ENDPOINT ARGS...` to its end.
-CliRun run_sched(const std::string& endpoint, const std::vector<std::string>& args,
-                 std::chrono::milliseconds limit = 8s) {
-  TempDir dir("sched-cli");
-  const std::string err_path = dir.str() + "/stderr";
-  std::vector<std::string> argv = {SCHED_CLI_BIN, "--endpoint", endpoint};
-  argv.insert(argv.end(), args.begin(), args.end());
-  Process process(argv, err_path);
-  CliRun run;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  const auto left = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                 std::chrono::steady_clock::now());
-  };
-  while (auto line = process.read_line(std::max(left(), 0ms))) run.out += *line + "\n";
-  if (const auto status = process.wait(std::max(left(), 0ms)); status && WIFEXITED(*status)) {
-    run.status = WEXITSTATUS(*status);
-  }
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  run.err = text.str();
-  return run;
-}
-
-CliRun run_sched(LocalCluster& cluster, const std::vector<std::string>& args) {
-  return run_sched(cluster.client_endpoint(), args);
-}
-
 // Whether some line of `text` matches `pattern` as a whole.
 bool has_line(const std::string& text, const std::string& pattern) {
   const std::regex re(pattern);

@@ -22,37 +22,6 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using std::chrono::steady_clock;
 
-// The pid a script wrote to a file (waits until it is there).
-pid_t read_pid(const std::string& path) {
-  pid_t pid = 0;
-  eventually([&] {
-    std::ifstream in(path);
-    return static_cast<bool>(in >> pid);
-  });
-  return pid;
-}
-
-// Gone, or a zombie nobody reaped yet: it runs no more.
-bool process_gone(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return true;
-  const auto close = stat.rfind(')');
-  return close == std::string::npos || stat.compare(close, 3, ") Z") == 0;
-}
-
-// Kills what tests leave behind should an assertion fail midway: every pid
-// the scripts wrote to the file, by process group.
-struct Orphans {
-  std::string file;
-  ~Orphans() {
-    std::ifstream in(file);
-    for (pid_t pid = 0; in >> pid;) {
-      if (pid > 0) ::kill(-pid, SIGKILL);
-    }
-  }
-};
-
 TEST(FaultsAgents, ExitsWhileScheddIsDownAreRecordedWithTheirTrueStatus) {
   ClusterOptions options;
   options.down_after_s = 6;  // the outage is shorter: nothing counts as lost
@@ -115,7 +84,7 @@ TEST(FaultsAgents, AKilledAgentsJobIsGoneBeforeItsNodeRunsAnythingElse) {
   const pid_t old = read_pid(orphans.file);
   cluster.kill_agent("n1", SIGKILL);
   ASSERT_TRUE(cluster.wait_state(first, "FAILED")) << cluster.logs();
-  ASSERT_FALSE(process_gone(old)) << "a SIGKILLed agent's job runs on";
+  ASSERT_TRUE(pid_alive(old)) << "a SIGKILLed agent's job runs on";
   // The next job looks for its predecessor's process as it starts.
   const std::string seen = cluster.work_dir() + "/seen";
   const auto next = cluster.submit("#!/bin/sh\nif [ -e /proc/" + std::to_string(old) +
@@ -125,7 +94,7 @@ TEST(FaultsAgents, AKilledAgentsJobIsGoneBeforeItsNodeRunsAnythingElse) {
   cluster.start_agent("n1");
   ASSERT_TRUE(cluster.wait_state(next, "COMPLETED")) << cluster.logs();
   EXPECT_EQ(read_file(seen), "gone\n");
-  EXPECT_TRUE(process_gone(old));
+  EXPECT_FALSE(pid_alive(old));
 }
 
 // Beats: "<pid> <ns>" lines a job's script appends while it runs.
@@ -189,7 +158,7 @@ TEST(FaultsAgents, AnAgentCutOffLongerThanTheDownTimeoutKillsItsJobs) {
   const pid_t pid = read_pid(orphans.file);
   // schedd hears nothing and says nothing: to the agent, a partition.
   cluster.signal_schedd(SIGSTOP);
-  const bool gone = eventually([&] { return process_gone(pid); }, seconds(6));
+  const bool gone = eventually([&] { return !pid_alive(pid); }, seconds(6));
   cluster.signal_schedd(SIGCONT);
   EXPECT_TRUE(gone) << "the job outlived the down timeout";
   ASSERT_TRUE(cluster.wait_state(id, "FAILED")) << cluster.logs();

@@ -4,7 +4,6 @@
 // file and line; a looping version cannot hold client requests longer than
 // the pass's time bound.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <fstream>
@@ -15,46 +14,18 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "policy_source.hpp"
 
 namespace sched::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-// A policy named `name` that starts every job that fits; `body` is line 3,
-// run first in every pass.
-std::string policy(const std::string& name, const std::string& body = "") {
-  return "local P = { name = '" + name +
-         "', api = 1 }\n"              // line 1
-         "function P.schedule(ctx)\n"  // line 2
-         "  " +
-         body +
-         "\n"  // line 3
-         "  for _, job in ipairs(ctx.pending) do\n"
-         "    if job.nodes <= ctx.nodes_idle then ctx:start(job) end\n"
-         "  end\n"
-         "end\n"
-         "return P\n";
-}
+using luatest::policy;
 
 void write(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);
   out << text;
-}
-
-// `sched --endpoint E ARGS...` to its end: its exit status (-1: did not
-// exit in time) and standard output.
-std::pair<int, std::string> run_sched(const std::string& endpoint,
-                                      const std::vector<std::string>& args,
-                                      const std::string& err_path) {
-  std::vector<std::string> argv = {SCHED_CLI_BIN, "--endpoint", endpoint};
-  argv.insert(argv.end(), args.begin(), args.end());
-  Process process(argv, err_path);
-  std::string out;
-  while (auto line = process.read_line(8s)) out += *line + "\n";
-  int status = -1;
-  if (const auto s = process.wait(5s); s && WIFEXITED(*s)) status = WEXITSTATUS(*s);
-  return {status, out};
 }
 
 proto::PolicyInfoReply policy_info(LocalCluster& cluster) {
@@ -108,8 +79,9 @@ TEST(FaultsPolicy, AnEditFailingEveryLivePassIsRevertedAndJobsStart) {
   EXPECT_EQ(event["line"], 3) << event;
   EXPECT_EQ(event["code"], "runtime") << event;
 
-  const auto [status, out] = run_sched(cluster.client_endpoint(), {"policy"}, dir.str() + "/cli");
-  EXPECT_EQ(status, 0) << out;
+  const CliRun run = run_sched(cluster, {"policy"});
+  const std::string& out = run.out;
+  EXPECT_EQ(run.status, 0) << out;
   EXPECT_NE(out.find("Policy:          good"), std::string::npos) << out;
   EXPECT_NE(out.find("live passes fail"), std::string::npos) << out;
   EXPECT_NE(out.find("Where:         mine.lua:3"), std::string::npos) << out;
@@ -132,8 +104,9 @@ TEST(FaultsPolicy, WithNoLastGoodPolicyPolicyInfoSaysSo) {
   EXPECT_FALSE(info.fallback);
   EXPECT_EQ(info.reverts, 0u);
   EXPECT_EQ(info.revert_after_failures, 3);
-  const auto [status, out] = run_sched(cluster.client_endpoint(), {"policy"}, dir.str() + "/cli");
-  EXPECT_EQ(status, 0) << out;
+  const CliRun run = run_sched(cluster, {"policy"});
+  const std::string& out = run.out;
+  EXPECT_EQ(run.status, 0) << out;
   EXPECT_NE(out.find("nothing to revert to"), std::string::npos) << out;
   EXPECT_NE(out.find("Where:         mine.lua:3"), std::string::npos) << out;
 }

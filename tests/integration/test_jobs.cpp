@@ -12,29 +12,6 @@
 namespace sched::testing {
 namespace {
 
-// The pid a script wrote to a file (waits until it is there).
-pid_t read_pid(const std::string& path) {
-  pid_t pid = 0;
-  eventually([&] {
-    std::ifstream in(path);
-    return static_cast<bool>(in >> pid);
-  });
-  return pid;
-}
-
-// Scripts on a node whose agent the test kills with SIGKILL outlive it (as
-// they would not outlive a crashed node): they write their pid to a file,
-// and this kills their process groups when the test ends.
-struct Orphans {
-  std::string file;
-  ~Orphans() {
-    std::ifstream in(file);
-    for (pid_t pid = 0; in >> pid;) {
-      if (pid > 0) ::kill(-pid, SIGKILL);
-    }
-  }
-};
-
 TEST(Jobs, AJobRunsToCompletionWithItsOutputAndExitCode) {
   LocalCluster cluster;
   cluster.start_agent("n1");

@@ -9,15 +9,6 @@
 namespace sched::testing {
 namespace {
 
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const proto::ProtoError& e) {
-    return e.code() + ": " + e.what();
-  }
-  return "no error";
-}
-
 TEST(Schedd, AnswersQueriesWithNoNodes) {
   LocalCluster cluster;
   const auto stats = cluster.client().call<proto::StatsReply>(proto::type::kStats, proto::Empty{});

@@ -1,37 +1,20 @@
 // The failing-policy surface of schedd (issue 13, item 3): the [policy]
-// config keys, policy.reverted on the wire, and policy.info after a revert.
+// config keys, policy.reverted and policy.error on the wire, and what
+// policy.info (schedd/policy_info.hpp) shows after a revert, a failing pass
+// and a refused reload.
 #include <gtest/gtest.h>
-
-#include <msgpack.hpp>
 
 #include "daemon_config.hpp"
 #include "lua_test_support.hpp"
 #include "policy_info.hpp"
-#include "sched/convert/wire_convert.hpp"
-#include "sched/proto/fields.hpp"
-#include "sched/proto/messages.hpp"
+#include "policy_source.hpp"
+#include "wire_event.hpp"
 
 namespace sched::daemon {
 namespace {
 
-proto::EventMsg on_the_wire(const Event& event) {
-  msgpack::sbuffer buffer;
-  proto::Packer packer(buffer);
-  proto::pack_body(packer, convert::event_msg(event));
-  const auto handle = msgpack::unpack(buffer.data(), buffer.size());
-  return proto::read_body<proto::EventMsg>(handle.get());
-}
-
-std::string policy(const std::string& name, const std::string& body = "") {
-  return "local P = { name = '" + name +
-         "', api = 1 }\n"
-         "function P.schedule(ctx)\n"
-         "  " +
-         body +
-         "\n"
-         "end\n"
-         "return P\n";
-}
+using luatest::policy;
+using test::on_the_wire;
 
 TEST(PolicyConfig, ThePolicyKeysAreReadAndChecked) {
   luatest::TempDir dir;
@@ -84,18 +67,80 @@ TEST(PolicyRevertInfo, PolicyInfoAndTheWireShowARevert) {
   EXPECT_EQ(info.last_failure->file, "p.lua");
   EXPECT_EQ(info.last_failure->line, 3);
 
-  const Event* reverted = nullptr;
-  for (const Event& event : h.log.events) {
-    if (event.type == EventType::PolicyReverted) reverted = &event;
-  }
-  ASSERT_NE(reverted, nullptr);
-  const proto::EventMsg msg = on_the_wire(*reverted);
+  const auto reverted = h.log.of_type(EventType::PolicyReverted);
+  ASSERT_FALSE(reverted.empty());
+  const proto::EventMsg msg = on_the_wire(reverted.back());
   EXPECT_EQ(msg.topic, "policy.reverted");
   EXPECT_EQ(msg.code, "runtime");
   EXPECT_EQ(msg.file, "p.lua");
   EXPECT_EQ(msg.line, 3);
   ASSERT_TRUE(msg.message);
   EXPECT_EQ(*msg.message, info.last_revert->message);
+}
+
+// A Lua error in a pass reaches the wire typed, with the file and line.
+TEST(PolicyInfo, APolicyErrorNamesItsKindFileAndLine) {
+  luatest::TempDir dir;
+  luatest::Harness h(2);
+  const std::string path = dir.write("broken.lua",
+                                     "local P = { name = 'broken', api = 1 }\n"
+                                     "function P.schedule(ctx)\n"
+                                     "  local x = nil\n"
+                                     "  return x.size\n"
+                                     "end\n"
+                                     "return P\n");
+  PolicyHost host(h.engine, luatest::quick_options());
+  ASSERT_EQ(host.load(path), Status());
+  h.clock.set(42);
+  h.engine.run_pass(PassReason::Manual);
+  const auto errors = h.log.of_type(EventType::PolicyError);
+  ASSERT_FALSE(errors.empty());
+  const proto::EventMsg msg = on_the_wire(errors.back());
+  EXPECT_EQ(msg.topic, "policy.error");
+  EXPECT_EQ(msg.code, "runtime");
+  EXPECT_EQ(msg.file, "broken.lua");
+  EXPECT_EQ(msg.line, 4);
+  ASSERT_TRUE(msg.message);
+  EXPECT_NE(msg.message->find("broken.lua:4:"), std::string::npos) << *msg.message;
+  EXPECT_NE(msg.message->find("(pass dropped)"), std::string::npos) << *msg.message;
+
+  // policy.info shows the same failure, with its time.
+  const proto::PolicyInfoReply info = policy_info_reply(host);
+  EXPECT_EQ(info.name, "broken");
+  ASSERT_TRUE(info.last_failure);
+  EXPECT_EQ(info.last_failure->time, 42.0);
+  EXPECT_EQ(info.last_failure->code, "runtime");
+  EXPECT_EQ(info.last_failure->file, "broken.lua");
+  EXPECT_EQ(info.last_failure->line, 4);
+  EXPECT_EQ(info.last_error, info.last_failure->message);
+}
+
+TEST(PolicyInfo, ARefusedReloadIsShownAndNothingBeforeAFailure) {
+  luatest::TempDir dir;
+  luatest::Harness h(2);
+  const std::string path = dir.write("p.lua",
+                                     "local P = { name = 'p', api = 1 }\n"
+                                     "function P.schedule(ctx) end\n"
+                                     "return P\n");
+  PolicyHost host(h.engine, luatest::quick_options());
+  ASSERT_EQ(host.load(path), Status());
+  proto::PolicyInfoReply info = policy_info_reply(host);
+  EXPECT_FALSE(info.last_failure);
+  EXPECT_FALSE(info.last_error);
+
+  dir.write("p.lua",
+            "local P = { name = 'p', api = 1 }\nfunction P.schedule(ctx)\n  if then\nend\n");
+  h.clock.set(7);
+  const Status refused = host.reload();
+  EXPECT_EQ(refused.code(), StatusCode::Invalid);
+  info = policy_info_reply(host);
+  EXPECT_EQ(info.failed_reloads, 1u);
+  ASSERT_TRUE(info.last_failure);
+  EXPECT_EQ(info.last_failure->code, "syntax");
+  EXPECT_EQ(info.last_failure->file, "p.lua");
+  EXPECT_EQ(info.last_failure->line, 3);
+  EXPECT_EQ(info.last_failure->time, 7.0);
+  EXPECT_EQ(info.last_error, refused.message());
 }
 
 }  // namespace

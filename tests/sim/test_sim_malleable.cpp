@@ -295,12 +295,8 @@ to = 3
 // engine's and the daemon's tests of the same rule are TimeLimitRule.* in
 // tests/engine and tests/integration.
 
-// Job 1 (malleable, 1..2 nodes, limit 100) runs beside job 2 (rigid, 2
-// nodes, 95 s) on 3 nodes. When job 2 ends at 95, job 1 grows to 2 nodes;
-// the expansion costs 10 s (adapt_start_s), so job 1 adapts from 95 to 105,
-// across its original limit, and its limit becomes 110.
-// Job 1: malleable, 1..2 nodes, limit 100, linear speedup, an expansion
-// costs 10 s; job 2: rigid, beside it.
+// 3 nodes. Job 1: malleable, 1..2 nodes, limit 100, linear speedup, an
+// expansion costs 10 s (adapt_start_s); job 2: rigid, beside it.
 std::string job_1_and_2(double runtime_1, double submit_2, double runtime_2, int nodes_2) {
   return R"(
 [cluster]
@@ -326,6 +322,8 @@ submit = )" +
          "\nnodes = " + std::to_string(nodes_2) + "\n";
 }
 
+// Job 2 takes 2 nodes for 95 s; when it ends, job 1 grows to 2 nodes and
+// adapts from 95 to 105, across its original limit, which becomes 110.
 std::string grow_across_the_limit(double runtime) { return job_1_and_2(runtime, 0, 95, 2); }
 
 void start_then_grow(PassContext &ctx) {

@@ -89,14 +89,19 @@ class EventLog : public EventSink {
   std::vector<Event> events;
   void on_event(const Event& event) override { events.push_back(event); }
 
-  std::vector<std::string> messages(EventType type) const {
-    std::vector<std::string> out;
+  std::vector<Event> of_type(EventType type) const {
+    std::vector<Event> out;
     for (const Event& e : events) {
-      if (e.type == type) out.push_back(e.message);
+      if (e.type == type) out.push_back(e);
     }
     return out;
   }
-  std::size_t count(EventType type) const { return messages(type).size(); }
+  std::vector<std::string> messages(EventType type) const {
+    std::vector<std::string> out;
+    for (const Event& e : of_type(type)) out.push_back(e.message);
+    return out;
+  }
+  std::size_t count(EventType type) const { return of_type(type).size(); }
 };
 
 // Starts every pending job that fits, in priority order: sets up running

@@ -25,7 +25,6 @@
 
 namespace sched::agent {
 
-using TaskId = std::int64_t;
 using SteadyTime = std::chrono::steady_clock::time_point;
 
 struct BatchLaunch {

@@ -20,7 +20,7 @@ namespace sched::agent {
 
 struct TaskRecord {
   JobId job = 0;
-  std::int64_t task = 0;
+  TaskId task = 0;
   pid_t session = 0;                  // the task's process: leader of its session and group
   unsigned long long start_time = 0;  // of that process, clock ticks after boot (/proc/<pid>/stat)
   bool operator==(const TaskRecord&) const = default;
@@ -28,7 +28,7 @@ struct TaskRecord {
 
 // The record of a task whose process is `pid` (its start time read now);
 // start_time 0 when the process is already gone.
-TaskRecord task_record(JobId job, std::int64_t task, pid_t pid);
+TaskRecord task_record(JobId job, TaskId task, pid_t pid);
 
 // Throws std::runtime_error when the file cannot be written; the old file
 // then stays whole.

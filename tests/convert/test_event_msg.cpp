@@ -1,0 +1,72 @@
+// Events as schedd publishes them (convert::event_msg, docs/protocol.md §9):
+// each topic's named keys, through msgpack and back.
+#include <gtest/gtest.h>
+
+#include "sched/event.hpp"
+#include "wire_event.hpp"
+
+namespace sched::convert {
+namespace {
+
+using test::on_the_wire;
+
+TEST(WireEvents, APowerCorridorCarriesItsBoundsEvenWhenZero) {
+  Event event;
+  event.seq = 3;
+  event.time = 100;
+  event.type = EventType::PowerCorridor;
+  event.lower_w = 1000;
+  event.upper_w = 1700;
+  const proto::EventMsg msg = on_the_wire(event);
+  EXPECT_EQ(msg.topic, "power.corridor");
+  EXPECT_EQ(msg.lower_w, 1000.0);
+  EXPECT_EQ(msg.upper_w, 1700.0);
+  EXPECT_FALSE(msg.job);
+  EXPECT_FALSE(msg.pass_s);
+  event.lower_w = event.upper_w = 0;  // no corridor: still said
+  EXPECT_EQ(on_the_wire(event).lower_w, 0.0);
+  EXPECT_EQ(on_the_wire(event).upper_w, 0.0);
+}
+
+TEST(WireEvents, APassCarriesItsDurationActionsAndReason) {
+  Event event;
+  event.type = EventType::SchedPass;
+  event.pass_s = 0.25;
+  event.actions = 2;
+  event.reason = "submit";
+  const proto::EventMsg msg = on_the_wire(event);
+  EXPECT_EQ(msg.pass_s, 0.25);
+  EXPECT_EQ(msg.actions, 2);
+  EXPECT_EQ(msg.reason, "submit");
+  EXPECT_FALSE(msg.nodes) << "a pass has no size";
+  EXPECT_FALSE(msg.message);
+}
+
+TEST(WireEvents, AReservationCarriesTheExpectedStart) {
+  Event event;
+  event.type = EventType::JobReserved;
+  event.job = 7;
+  event.expected_start = 500;
+  const proto::EventMsg msg = on_the_wire(event);
+  EXPECT_EQ(msg.job, 7);
+  EXPECT_EQ(msg.from, "PENDING");
+  EXPECT_EQ(msg.state, "PENDING");
+  EXPECT_EQ(msg.expected_start, 500.0);
+  EXPECT_FALSE(msg.lower_w);
+}
+
+TEST(WireEvents, SizesBeforeAreSentForAdaptationsAndRequests) {
+  Event event;
+  event.job = 7;
+  event.nodes = 4;
+  event.prev_nodes = 2;
+  for (EventType type : {EventType::JobAdapting, EventType::JobResized, EventType::JobRequest}) {
+    event.type = type;
+    EXPECT_EQ(on_the_wire(event).prev_nodes, 2) << topic(type);
+  }
+  event.type = EventType::JobStarted;
+  EXPECT_FALSE(on_the_wire(event).prev_nodes);
+}
+
+}  // namespace
+}  // namespace sched::convert
