@@ -19,8 +19,11 @@ LocalCluster::LocalCluster(ClusterOptions options)
   std::ofstream config(config_path_);
   config << "[server]\nclient_endpoint = \"" << client_endpoint_ << "\"\nagent_endpoint = \""
          << agent_endpoint_ << "\"\nevent_endpoint = \"" << event_endpoint_ << "\"\nstate_dir = \""
-         << state_dir_ << "\"\n\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \""
-         << options_.policy
+         << state_dir_ << "\"\n"
+         << (options_.max_page_items > 0
+                 ? "max_page_items = " + std::to_string(options_.max_page_items) + "\n"
+                 : std::string())
+         << "\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \"" << options_.policy
          << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
