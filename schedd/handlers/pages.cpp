@@ -4,6 +4,7 @@
 #include <bit>
 #include <cctype>
 #include <cinttypes>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -64,7 +65,13 @@ struct EncodedSize {
     } else if constexpr (std::is_same_v<T, bool>) {
       bytes += 1;
     } else if constexpr (std::is_floating_point_v<T>) {
-      bytes += 9;
+      // msgpack-c packs a whole number as an integer, the rest as float64.
+      const double d = static_cast<double>(value);
+      if (std::isfinite(d) && std::fabs(d) <= 9.2e18 && d == std::trunc(d)) {
+        add(static_cast<std::int64_t>(d));
+      } else {
+        bytes += 9;
+      }
     } else {
       const auto v = static_cast<std::int64_t>(value);
       bytes += v >= -32 && v < 128                                            ? 1

@@ -88,9 +88,15 @@ void LocalCluster::kill_agent(const std::string& node, int sig) {
 
 bool LocalCluster::wait_nodes_up(int count) {
   return eventually([&] {
-    const auto nodes = client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+    // Every page (a test may make them small: max_page_items).
+    proto::NodesQuery query;
     int up = 0;
-    for (const auto& n : nodes.nodes) up += n.state != "down";
+    while (true) {
+      const auto nodes = client().call<proto::NodeList>(proto::type::kNodesQuery, query);
+      for (const auto& n : nodes.nodes) up += n.state != "down";
+      if (!nodes.next_cursor) break;
+      query.cursor = nodes.next_cursor;
+    }
     return up >= count;
   });
 }

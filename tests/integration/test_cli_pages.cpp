@@ -144,7 +144,8 @@ TEST(CliPages, AcctListsEveryEndedJobOnceAcrossPagesOfTwo) {
   run = run_sched(cluster, {"acct", "-s", "CD", "--json", "--limit", "4"});
   ASSERT_EQ(run.status, 0) << run.err;
   listed.clear();
-  for (const auto& job : nlohmann::json::parse(run.out)["jobs"]) {
+  const auto completed = nlohmann::json::parse(run.out);
+  for (const auto& job : completed["jobs"]) {
     EXPECT_EQ(job["state"], "COMPLETED");
     listed.push_back(job["id"]);
   }
