@@ -1,4 +1,5 @@
 // `sched acct`: ended jobs from the journal, like sacct.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -12,7 +13,9 @@
 
 #include "admin_commands.hpp"
 #include "connection.hpp"
+#include "json_list.hpp"
 #include "listings.hpp"
+#include "pages.hpp"
 
 namespace sched::cli {
 namespace {
@@ -124,6 +127,9 @@ AcctRow acct_row(const proto::JobInfo& job) {
   return row;
 }
 
+// As many as schedd gives in one page (it bounds pages by bytes too).
+constexpr std::int64_t kAcctPageJobs = 10000;
+
 struct AcctArgs {
   std::string user;
   std::vector<std::string> states;
@@ -158,8 +164,23 @@ proto::AcctQuery acct_query(const AcctArgs& args) {
       query.ids->push_back(*id);
     }
   }
-  if (args.limit > 0) query.limit = args.limit;
+  // A page at most as long as the listing asked for.
+  query.limit = args.limit > 0 ? std::min(args.limit, kAcctPageJobs) : kAcctPageJobs;
   return query;
+}
+
+// The jobs of `query`'s pages, `limit` at most (0: all), each page handed
+// to `each` as it arrives.
+template <class Each>
+void acct_jobs(const proto::AcctQuery& query, std::int64_t limit, Each&& each) {
+  std::int64_t left = limit;
+  for_each_page<proto::JobList>(proto::type::kAcct, query, [&](proto::JobList page) {
+    for (auto& job : page.jobs) {
+      if (limit > 0 && left-- == 0) return false;
+      each(job);
+    }
+    return limit == 0 || left > 0;
+  });
 }
 
 }  // namespace
@@ -178,16 +199,18 @@ void add_acct_command(CLI::App& app) {
   acct->add_flag("--json", args->json, "Print {\"jobs\": [...]} as JSON");
   acct->callback([args] {
     run_command([&] {
-      const auto list = client().call<proto::JobList>(proto::type::kAcct, acct_query(*args));
+      const proto::AcctQuery query = acct_query(*args);
+      // Page by page: JSON goes out as it comes, the table once its column
+      // widths are known.
       if (args->json) {
-        nlohmann::json out = {{"jobs", nlohmann::json::array()}};
-        for (const auto& job : list.jobs) out["jobs"].push_back(to_json(job));
-        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        JsonList out(std::cout, "jobs");
+        acct_jobs(query, args->limit, [&](const proto::JobInfo& job) { out.add(to_json(job)); });
+        out.finish();
         return;
       }
-      std::vector<AcctRow> rows;
-      for (const auto& job : list.jobs) rows.push_back(acct_row(job));
-      std::cout << render_acct(rows);
+      AcctTable table;
+      acct_jobs(query, args->limit, [&](const proto::JobInfo& job) { table.add(acct_row(job)); });
+      std::cout << table.render();
     });
   });
 }

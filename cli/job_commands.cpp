@@ -4,11 +4,14 @@
 
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "connection.hpp"
+#include "json_list.hpp"
 #include "listings.hpp"
 #include "nodelist.hpp"
+#include "pages.hpp"
 #include "slurm_time.hpp"
 #include "state_codes.hpp"
 
@@ -53,8 +56,51 @@ JobState state_of(const std::string& name) {
   return parse_job_state(name).value_or(JobState::Pending);
 }
 
-// As many as schedd gives in one page (it bounds pages by size too).
+// As many as schedd gives in one page (it bounds pages by bytes too).
 constexpr std::int64_t kQueuePageJobs = 10000;
+
+// What the table shows of a job: a page read into these alone skips the
+// rest of JobInfo's fields (unknown fields are ignored), a good part of what
+// `sched queue` spends on a long queue.
+struct QueueJob {
+  std::int64_t id = 0;
+  std::string name;
+  std::string user;
+  std::string state;
+  int nodes = 0;
+  double walltime = 0;
+  std::optional<double> start_time;
+  std::optional<double> end_time;
+  std::optional<double> est_end;
+  std::optional<double> expected_start;
+  std::vector<std::string> nodelist;
+  std::string reason;
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("name", name);
+    v("user", user);
+    v("state", state);
+    v("nodes", nodes);
+    v("walltime", walltime);
+    v("start_time", start_time);
+    v("end_time", end_time);
+    v("est_end", est_end);
+    v("expected_start", expected_start);
+    v("nodelist", nodelist);
+    v("reason", reason);
+  }
+};
+
+struct QueuePage {  // a jobs.query reply (proto::JobList) read as QueueJobs
+  std::vector<QueueJob> jobs;
+  std::optional<std::string> next_cursor;
+  template <class V>
+  void fields(V& v) {
+    v("jobs", jobs);
+    v("next_cursor", next_cursor);
+  }
+};
 
 struct QueueArgs {
   std::string user;
@@ -77,46 +123,39 @@ void queue(const QueueArgs& args) {
     query.states = names;
   }
   if (!args.ids.empty()) query.ids = parse_ids(args.ids);
-  // Page by page (a reply holds a few thousand jobs), following the cursor.
   query.limit = kQueuePageJobs;
-  proto::JobList list;
-  while (true) {
-    auto page = client().call<proto::JobList>(proto::type::kJobsQuery, query);
-    if (list.jobs.empty()) {
-      list.jobs = std::move(page.jobs);
-    } else {
-      list.jobs.insert(list.jobs.end(), std::make_move_iterator(page.jobs.begin()),
-                       std::make_move_iterator(page.jobs.end()));
-    }
-    if (!page.next_cursor) break;
-    query.cursor = std::move(page.next_cursor);
-  }
+  // Each page as it arrives: JSON goes out at once, table rows wait only for
+  // the column widths (the pages themselves are not kept).
   if (args.json) {
-    nlohmann::json jobs = nlohmann::json::array();
-    for (const auto& job : list.jobs) jobs.push_back(to_json(job));
-    std::cout << nlohmann::json{{"jobs", jobs}}.dump(2, ' ', false,
-                                                     nlohmann::json::error_handler_t::replace)
-              << "\n";
+    JsonList out(std::cout, "jobs");
+    for_each_page<proto::JobList>(proto::type::kJobsQuery, query, [&](proto::JobList page) {
+      for (const auto& job : page.jobs) out.add(to_json(job));
+      return true;
+    });
+    out.finish();
     return;
   }
   const double now = static_cast<double>(std::time(nullptr));
-  std::vector<QueueRow> rows;
-  for (const auto& job : list.jobs) {
-    QueueRow row;
-    row.id = job.id;
-    row.name = job.name;
-    row.user = job.user;
-    row.state = state_of(job.state);
-    if (job.start_time) row.elapsed = job.end_time.value_or(now) - *job.start_time;
-    row.limit = job.walltime;
-    if (job.est_end && job.start_time) row.limit = *job.est_end - *job.start_time;
-    row.nodes = job.nodes;
-    row.nodelist = job.nodelist;
-    row.reason = job.reason;
-    row.expected_start = job.expected_start.value_or(-1);
-    rows.push_back(std::move(row));
-  }
-  std::cout << render_queue(rows, args.start);
+  QueueTable table(args.start);
+  for_each_page<QueuePage>(proto::type::kJobsQuery, query, [&](QueuePage page) {
+    for (auto& job : page.jobs) {
+      QueueRow row;
+      row.id = job.id;
+      row.name = std::move(job.name);
+      row.user = std::move(job.user);
+      row.state = state_of(job.state);
+      if (job.start_time) row.elapsed = job.end_time.value_or(now) - *job.start_time;
+      row.limit = job.walltime;
+      if (job.est_end && job.start_time) row.limit = *job.est_end - *job.start_time;
+      row.nodes = job.nodes;
+      row.nodelist = std::move(job.nodelist);
+      row.reason = std::move(job.reason);
+      row.expected_start = job.expected_start.value_or(-1);
+      table.add(row);
+    }
+    return true;
+  });
+  std::cout << table.render();
 }
 
 void show(std::int64_t id, bool json) {

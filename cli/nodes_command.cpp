@@ -4,11 +4,14 @@
 #include <cctype>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string_view>
 
 #include "admin_commands.hpp"
 #include "connection.hpp"
 #include "listings.hpp"
+#include "nodelist.hpp"
+#include "pages.hpp"
 
 namespace sched::cli {
 namespace {
@@ -48,6 +51,9 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+// As many as schedd gives in one page (it bounds pages by bytes too).
+constexpr std::int64_t kNodesPage = 10000;
+
 // Sorted by name as sinfo does; schedd lists nodes in registration order.
 std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
   std::sort(nodes.begin(), nodes.end(),
@@ -62,9 +68,37 @@ std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
 struct NodesArgs {
   bool json = false;
   bool long_format = false;
+  std::vector<std::string> states;
+  std::string nodes;
   std::string name;
   std::string reason;
 };
+
+// sinfo -t's names (and schedd's own "draining") as schedd names them.
+std::string schedd_state(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name == "idle" || name == "alloc" || name == "drain" || name == "down") return name;
+  if (name == "drng" || name == "draining") return "draining";
+  throw std::runtime_error("unknown node state '" + name + "' (idle, alloc, drng, drain, down)");
+}
+
+proto::NodesQuery nodes_query(const NodesArgs& args) {
+  proto::NodesQuery query;
+  if (!args.states.empty()) {
+    query.states.emplace();
+    for (const std::string& state : args.states) query.states->push_back(schedd_state(state));
+  }
+  if (!args.nodes.empty()) {
+    try {
+      query.names = expand_nodelist(args.nodes);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("bad node list '" + args.nodes + "': " + e.what());
+    }
+  }
+  query.limit = kNodesPage;
+  return query;
+}
 
 void update_node(const std::string& name, const std::string& state, const std::string& reason) {
   proto::NodeUpdate update;
@@ -82,11 +116,24 @@ void add_nodes_command(CLI::App& app) {
   nodes->require_subcommand(0, 1);
   nodes->add_flag("--json", args->json, "Print {\"nodes\": [...]} as JSON");
   nodes->add_flag("-N,--long", args->long_format, "One line per node (like sinfo -N)");
+  nodes
+      ->add_option("-t,--states", args->states,
+                   "Only nodes in these states: idle,alloc,drng,drain,down")
+      ->delimiter(',');
+  nodes->add_option("-n,--nodes", args->nodes, "Only these nodes (a host list: n[1-4],gpu1)");
   nodes->callback([nodes, args] {
     // The listing is the command without a subcommand.
     if (!nodes->get_subcommands().empty()) return;
     run_command([&] {
-      const auto list = client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+      // Every page first: the lines are sorted by name.
+      proto::NodeList list;
+      for_each_page<proto::NodeList>(proto::type::kNodesQuery, nodes_query(*args),
+                                     [&](proto::NodeList page) {
+                                       for (auto& node : page.nodes) {
+                                         list.nodes.push_back(std::move(node));
+                                       }
+                                       return true;
+                                     });
       if (args->json) {
         nlohmann::json out = {{"nodes", nlohmann::json::array()}};
         for (const auto& node : list.nodes) out["nodes"].push_back(to_json(node));

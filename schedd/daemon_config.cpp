@@ -55,6 +55,16 @@ Reader count(int& out, const std::string& file) {
   };
 }
 
+Reader page_items(std::size_t& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    if (!node.is_integer() || node.value<std::int64_t>().value() < 1 ||
+        node.value<std::int64_t>().value() > 1'000'000) {
+      fail(file, key, "expected an integer from 1 to 1000000");
+    }
+    out = static_cast<std::size_t>(node.value<std::int64_t>().value());
+  };
+}
+
 Reader bytes(std::size_t& out, const std::string& file) {
   return [&out, file](const toml::node& node, const std::string& key) {
     if (!node.is_integer() || node.value<std::int64_t>().value() < 1024) {
@@ -93,7 +103,8 @@ DaemonConfig load_config(const std::string& path) {
                 {"agent_endpoint", text(c.agent_endpoint, f)},
                 {"event_endpoint", text(c.event_endpoint, f)},
                 {"state_dir", text(c.state_dir, f)},
-                {"max_message_bytes", bytes(c.max_message_bytes, f)}});
+                {"max_message_bytes", bytes(c.max_message_bytes, f)},
+                {"max_page_items", page_items(c.max_page_items, f)}});
   };
   sections["scheduler"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");

@@ -20,6 +20,9 @@ struct DaemonConfig {
   std::string event_endpoint = "tcp://127.0.0.1:7102";
   std::string state_dir;  // default: $XDG_STATE_HOME/sched or ~/.local/state/sched
   std::size_t max_message_bytes = 4 << 20;
+  // The most entries one page of jobs.query, acct or nodes.query holds (a
+  // request's limit above it is cut down; pages are also bounded by bytes).
+  std::size_t max_page_items = 10000;
 
   // [scheduler]
   double tick_s = 1;

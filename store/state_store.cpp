@@ -85,13 +85,16 @@ const std::string kSelectActive =
     std::string("SELECT ") + kJobColumns +
     " FROM jobs WHERE state NOT IN (SELECT value FROM json_each(?1)) ORDER BY id";
 // ?1 states (JSON array), ?2 user, ?3 since, ?4 until, ?5 ids (JSON array),
-// ?6 limit (-1: none); a NULL parameter does not filter.
+// ?6 limit (-1: none), ?7 and ?8 the (end_time, id) a page goes on after; a
+// NULL parameter does not filter. A page is a keyset range of jobs_by_end,
+// not an OFFSET: each costs its own rows, wherever it is in the list.
 const std::string kSelectFinished = std::string("SELECT ") + kJobColumns +
                                     " FROM jobs WHERE state IN (SELECT value FROM json_each(?1))"
                                     " AND (?2 IS NULL OR user = ?2)"
                                     " AND (?3 IS NULL OR end_time >= ?3)"
                                     " AND (?4 IS NULL OR end_time < ?4)"
                                     " AND (?5 IS NULL OR id IN (SELECT value FROM json_each(?5)))"
+                                    " AND (?7 IS NULL OR (end_time, id) > (?7, ?8))"
                                     " ORDER BY end_time, id LIMIT ?6";
 const std::string kMaxJobId = "SELECT COALESCE(MAX(id), 0) FROM jobs";
 
@@ -126,6 +129,10 @@ const std::string kUpsertMeta =
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value";
 const std::string kSelectMeta = "SELECT value FROM meta WHERE key = ?1";
 
+// acct's order, for its pages: every file gets it at open (an index only
+// speeds reads, so a journal of an older build needs no migration for it).
+constexpr const char* kJobsByEndIndex =
+    "CREATE INDEX IF NOT EXISTS jobs_by_end ON jobs (end_time, id);";
 const std::string kInsertSubmission =
     "INSERT INTO submissions (request_id, job, expires) VALUES (?1, ?2, ?3) "
     "ON CONFLICT (request_id) DO UPDATE SET job = excluded.job, expires = excluded.expires";
@@ -332,6 +339,7 @@ std::unique_ptr<StateStore> StateStore::open(const std::string& path) {
     // On failure the connection closes with impl, which rolls this back.
     db.exec("BEGIN IMMEDIATE");
     check_or_create_schema(db, prefix);
+    db.exec(kJobsByEndIndex);
     db.exec("COMMIT");
     // Not inside a transaction: SQLite cannot change the journal mode there.
     const std::string mode = db.query_text("PRAGMA journal_mode = WAL");
@@ -434,6 +442,10 @@ std::vector<StoredJob> StateStore::finished_jobs(const AcctQuery& query) const {
     if (query.until) q->bind_double(4, *query.until);
     if (!query.ids.empty()) q->bind_text(5, store::encode_ids(query.ids));
     q->bind_int(6, sql_limit(query.limit));
+    if (query.after) {
+      q->bind_double(7, query.after->end_time);
+      q->bind_int(8, query.after->id);
+    }
     return impl_->jobs(*q);
   });
 }

@@ -27,6 +27,12 @@ struct StoredJob {
   std::vector<std::string> nodes;  // the allocation as node names; first = leader
 };
 
+// Where a page of finished jobs ends: the (end time, id) of its last job.
+struct AcctPosition {
+  double end_time = 0;
+  JobId id = 0;
+};
+
 // Which finished jobs `sched acct` asks for (like sacct's filters).
 struct AcctQuery {
   std::optional<std::string> user;
@@ -34,6 +40,7 @@ struct AcctQuery {
   std::optional<double> since, until;  // end_time in [since, until) (epoch seconds)
   std::vector<JobId> ids;              // empty: any
   std::size_t limit = 1000;            // 0: no limit; the earliest ends are kept
+  std::optional<AcctPosition> after;   // only the jobs after this one in (end time, id) order
 };
 
 // Every failure: the message names the database file, what was being done and

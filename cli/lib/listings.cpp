@@ -4,34 +4,48 @@
 
 #include "nodelist.hpp"
 #include "slurm_time.hpp"
-#include "table.hpp"
 
 namespace sched::cli {
 
-std::string render_queue(const std::vector<QueueRow>& rows, bool show_start) {
+namespace {
+
+std::vector<Column> queue_columns(bool show_start) {
   std::vector<Column> columns = {{"JOBID", Align::Right}, {"NAME", Align::Left},
                                  {"USER", Align::Left},   {"ST", Align::Left},
                                  {"TIME", Align::Right},  {"TIME_LIMIT", Align::Right}};
   if (show_start) columns.push_back({"START_TIME", Align::Left});
   columns.push_back({"NODES", Align::Right});
   columns.push_back({"NODELIST(REASON)", Align::Left});
-  Table table(std::move(columns));
-  for (const auto& row : rows) {
-    std::vector<std::string> cells = {std::to_string(row.id),
-                                      row.name,
-                                      row.user,
-                                      std::string(state_code(row.state)),
-                                      format_duration(row.elapsed),
-                                      format_time_limit(row.limit)};
-    if (show_start) cells.push_back(format_timestamp(row.expected_start));
-    cells.push_back(std::to_string(row.nodes));
-    if (!row.nodelist.empty()) {
-      cells.push_back(compress_nodelist(row.nodelist));
-    } else {
-      cells.push_back("(" + (row.reason.empty() ? std::string("None") : row.reason) + ")");
-    }
-    table.add_row(std::move(cells));
+  return columns;
+}
+
+}  // namespace
+
+QueueTable::QueueTable(bool show_start)
+    : show_start_(show_start), table_(queue_columns(show_start)) {}
+
+void QueueTable::add(const QueueRow& row) {
+  std::vector<std::string> cells;
+  cells.reserve(show_start_ ? 9 : 8);
+  cells.push_back(std::to_string(row.id));
+  cells.push_back(row.name);
+  cells.push_back(row.user);
+  cells.emplace_back(state_code(row.state));
+  cells.push_back(format_duration(row.elapsed));
+  cells.push_back(format_time_limit(row.limit));
+  if (show_start_) cells.push_back(format_timestamp(row.expected_start));
+  cells.push_back(std::to_string(row.nodes));
+  if (!row.nodelist.empty()) {
+    cells.push_back(compress_nodelist(row.nodelist));
+  } else {
+    cells.push_back("(" + (row.reason.empty() ? std::string("None") : row.reason) + ")");
   }
+  table_.add_row(std::move(cells));
+}
+
+std::string render_queue(const std::vector<QueueRow>& rows, bool show_start) {
+  QueueTable table(show_start);
+  for (const auto& row : rows) table.add(row);
   return table.render();
 }
 
@@ -66,25 +80,31 @@ std::string render_node_summary(const std::vector<NodeRow>& rows) {
   return table.render();
 }
 
+AcctTable::AcctTable()
+    : table_({{"JobID", Align::Left},
+              {"JobName", Align::Left},
+              {"User", Align::Left},
+              {"State", Align::Left},
+              {"ExitCode", Align::Right},
+              {"Elapsed", Align::Right},
+              {"NNodes", Align::Right},
+              {"NodeList", Align::Left},
+              {"Start", Align::Left},
+              {"End", Align::Left}}) {
+  table_.set_underline(true);
+}
+
+void AcctTable::add(const AcctRow& row) {
+  table_.add_row({std::to_string(row.id), row.name, row.user, std::string(to_string(row.state)),
+                  format_exit_code(row.exit_status), format_elapsed(row.elapsed),
+                  std::to_string(row.nodes),
+                  row.nodelist.empty() ? "None assigned" : compress_nodelist(row.nodelist),
+                  format_timestamp(row.start), format_timestamp(row.end)});
+}
+
 std::string render_acct(const std::vector<AcctRow>& rows) {
-  Table table({{"JobID", Align::Left},
-               {"JobName", Align::Left},
-               {"User", Align::Left},
-               {"State", Align::Left},
-               {"ExitCode", Align::Right},
-               {"Elapsed", Align::Right},
-               {"NNodes", Align::Right},
-               {"NodeList", Align::Left},
-               {"Start", Align::Left},
-               {"End", Align::Left}});
-  table.set_underline(true);
-  for (const auto& row : rows) {
-    table.add_row({std::to_string(row.id), row.name, row.user, std::string(to_string(row.state)),
-                   format_exit_code(row.exit_status), format_elapsed(row.elapsed),
-                   std::to_string(row.nodes),
-                   row.nodelist.empty() ? "None assigned" : compress_nodelist(row.nodelist),
-                   format_timestamp(row.start), format_timestamp(row.end)});
-  }
+  AcctTable table;
+  for (const auto& row : rows) table.add(row);
   return table.render();
 }
 

@@ -13,6 +13,7 @@
 
 #include "sched/job.hpp"
 #include "state_codes.hpp"
+#include "table.hpp"
 
 namespace sched::cli {
 
@@ -34,6 +35,20 @@ struct QueueRow {
 // holds the compressed node list, or "(reason)" for a job without nodes
 // ("(None)" when no reason is known).
 std::string render_queue(const std::vector<QueueRow>& rows, bool show_start = false);
+
+// render_queue a page at a time: rows go in as schedd's pages arrive (each
+// made into its cells at once, so the pages need not be kept), the table
+// comes out at the end (its column widths need every row).
+class QueueTable {
+ public:
+  explicit QueueTable(bool show_start = false);
+  void add(const QueueRow& row);
+  std::string render() const { return table_.render(); }
+
+ private:
+  bool show_start_;
+  Table table_;
+};
 
 struct NodeRow {
   std::string name;
@@ -67,5 +82,16 @@ struct AcctRow {
 // sacct's dashes under the headers; "None assigned" for a job that never had
 // nodes, "N/A" for unset times.
 std::string render_acct(const std::vector<AcctRow>& rows);
+
+// render_acct a page at a time, as QueueTable.
+class AcctTable {
+ public:
+  AcctTable();
+  void add(const AcctRow& row);
+  std::string render() const { return table_.render(); }
+
+ private:
+  Table table_;
+};
 
 }  // namespace sched::cli

@@ -38,6 +38,7 @@ class Table {
   std::size_t gap_;
   bool underline_ = false;
   std::vector<std::vector<std::string>> rows_;
+  std::vector<std::size_t> widths_;  // of each column so far, headers included
 };
 
 // Width on a terminal, counted in UTF-8 code points so that names with

@@ -20,6 +20,12 @@ PendingQueue::Cursor::Cursor(const PendingQueue& queue)
       e_(queue.elastic_.begin()),
       e_end_(queue.elastic_.end()) {}
 
+PendingQueue::Cursor::Cursor(const PendingQueue& queue, const Job& job)
+    : r_(queue.rigid_.upper_bound(Entry{key_of(job), nullptr})),
+      r_end_(queue.rigid_.end()),
+      e_(queue.elastic_.upper_bound(Entry{key_of(job), nullptr})),
+      e_end_(queue.elastic_.end()) {}
+
 const Job* PendingQueue::Cursor::next() {
   if (r_ == r_end_ && e_ == e_end_) return nullptr;
   if (e_ == e_end_ || (r_ != r_end_ && *r_ < *e_)) return (r_++)->job;

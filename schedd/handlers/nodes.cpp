@@ -1,5 +1,6 @@
 // Nodes: what clients see of them, and an administrator's drain and resume.
 #include "handlers/handlers.hpp"
+#include "handlers/pages.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/text.hpp"
 #include "status_codes.hpp"
@@ -9,38 +10,27 @@ namespace {
 
 constexpr std::size_t kMaxReasonBytes = 256;
 
-std::string node_state(const Node& node) {
-  if (!node.up) return "down";
-  if (node.draining) return node.job != 0 ? "draining" : "drain";
-  return node.job != 0 ? "alloc" : "idle";
-}
-
 }  // namespace
 
 void nodes_query(const Message& m) {
+  const auto query = m.body<proto::NodesQuery>();
   const DaemonParts& daemon = m.daemon;
-  proto::NodeList list;
-  for (const Node& node : daemon.engine.cluster().nodes()) {
-    proto::NodeInfo info;
-    info.name = node.name;
-    info.state = node_state(node);
-    info.cores = node.cores;
-    if (node.job != 0) info.jobs.push_back(node.job);
-    if (auto it = daemon.node_reasons.find(node.name); it != daemon.node_reasons.end()) {
-      info.reason = it->second;
-    }
-    if (const AgentState* agent = daemon.agents.find(node.name)) {
-      info.hostname = agent->info.hostname;
-      info.sockets = agent->info.sockets;
-      info.pus = agent->info.pus;
-      info.memory_bytes = agent->info.memory_bytes;
-      info.gpus = agent->info.gpus;
-      info.power_w = agent->power_w;
-      info.last_heartbeat = agent->last_seen;
-    }
-    list.nodes.push_back(std::move(info));
-  }
-  m.reply(list);
+  m.reply(nodes_page(daemon.engine.cluster(), query, page_bounds(query.limit, daemon.config),
+                     [&](const Node& node, proto::NodeInfo& info) {
+                       if (auto it = daemon.node_reasons.find(node.name);
+                           it != daemon.node_reasons.end()) {
+                         info.reason = it->second;
+                       }
+                       if (const AgentState* agent = daemon.agents.find(node.name)) {
+                         info.hostname = agent->info.hostname;
+                         info.sockets = agent->info.sockets;
+                         info.pus = agent->info.pus;
+                         info.memory_bytes = agent->info.memory_bytes;
+                         info.gpus = agent->info.gpus;
+                         info.power_w = agent->power_w;
+                         info.last_heartbeat = agent->last_seen;
+                       }
+                     }));
 }
 
 void node_update(const Message& m) {

@@ -116,6 +116,28 @@ TEST_F(PendingQueueOrder, EraseRemovesJustThatJob) {
   EXPECT_EQ(ids(queue.merged()), (std::vector<JobId>{1, 3}));
 }
 
+// cursor_after: the rest of the merged order after a job, whether the job is
+// still queued (either queue) or has left it.
+TEST_F(PendingQueueOrder, CursorAfterAJobGoesOnBehindIt) {
+  add(1, JobKind::Malleable, 0);
+  const Job& two = add(2, JobKind::Rigid, 1);
+  const Job& three = add(3, JobKind::Moldable, 2);
+  add(4, JobKind::Evolving, 3);
+  add(5, JobKind::Rigid, 4, /*urgent=*/true);
+  const auto rest = [&](const Job& job) {
+    std::vector<JobId> out;
+    PendingQueue::Cursor c = queue.cursor_after(job);
+    while (const Job* next = c.next()) out.push_back(next->id);
+    return out;
+  };
+  EXPECT_EQ(rest(two), (std::vector<JobId>{3, 4}));
+  EXPECT_EQ(rest(jobs[4]), (std::vector<JobId>{1, 2, 3, 4})) << "after the urgent head";
+  EXPECT_EQ(rest(jobs[3]), (std::vector<JobId>{}));
+  queue.erase(three);  // gone from the queue: the listing goes on where it was
+  EXPECT_EQ(rest(three), (std::vector<JobId>{4}));
+  EXPECT_EQ(rest(two), (std::vector<JobId>{4}));
+}
+
 // The engine's pending list and a pass's ctx.pending() follow the same order.
 class PendingQueueEngine : public test::EngineFixture {
  protected:

@@ -22,8 +22,11 @@ LocalCluster::LocalCluster(ClusterOptions options)
   std::ofstream config(config_path_);
   config << "[server]\nclient_endpoint = \"" << client_endpoint_ << "\"\nagent_endpoint = \""
          << agent_endpoint_ << "\"\nevent_endpoint = \"" << event_endpoint_ << "\"\nstate_dir = \""
-         << state_dir_ << "\"\n\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \""
-         << options_.policy
+         << state_dir_ << "\"\n"
+         << (options_.max_page_items > 0
+                 ? "max_page_items = " + std::to_string(options_.max_page_items) + "\n"
+                 : std::string())
+         << "\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \"" << options_.policy
          << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
@@ -88,9 +91,15 @@ void LocalCluster::kill_agent(const std::string& node, int sig) {
 
 bool LocalCluster::wait_nodes_up(int count) {
   return eventually([&] {
-    const auto nodes = client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
+    // Every page (a test may make them small: max_page_items).
+    proto::NodesQuery query;
     int up = 0;
-    for (const auto& n : nodes.nodes) up += n.state != "down";
+    while (true) {
+      const auto nodes = client().call<proto::NodeList>(proto::type::kNodesQuery, query);
+      for (const auto& n : nodes.nodes) up += n.state != "down";
+      if (!nodes.next_cursor) break;
+      query.cursor = nodes.next_cursor;
+    }
     return up >= count;
   });
 }

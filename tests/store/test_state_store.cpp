@@ -492,6 +492,46 @@ TEST_F(StateStoreTest, AcctQueriesFilterByUserStateWindowIdsAndLimit) {
   expect_same_job(simple_job(1, JobState::Completed, "alice", 100), one[0].job);
 }
 
+// Pages of acct: each goes on after the (end time, id) of the last job of
+// the page before, so that pages join to the whole list, ties included,
+// and filters still apply.
+TEST_F(StateStoreTest, AcctPagesGoOnAfterTheLastJobOfThePageBefore) {
+  auto store = open();
+  using Ids = std::vector<JobId>;
+  Ids all_alice;
+  for (JobId id = 1; id <= 23; ++id) {
+    // Ties of end time across page edges; ids not in end time order.
+    const double end = 100 + static_cast<double>((id * 7) % 5);
+    const char* user = id % 3 == 0 ? "bob" : "alice";
+    store->save_job(simple_job(id, JobState::Completed, user, end), {});
+  }
+  store->save_job(simple_job(30, JobState::Running, "alice"), {});
+  AcctQuery whole;
+  whole.limit = 0;
+  whole.user = "alice";
+  const Ids expected = ids_of(store->finished_jobs(whole));
+  ASSERT_EQ(expected.size(), 16u);
+
+  AcctQuery page = whole;
+  page.limit = 3;
+  Ids joined;
+  int pages = 0;
+  while (true) {
+    const std::vector<StoredJob> got = store->finished_jobs(page);
+    ++pages;
+    for (const StoredJob& stored : got) {
+      EXPECT_EQ(stored.job.spec.user, "alice");
+      joined.push_back(stored.job.id);
+    }
+    if (got.size() < 3) break;
+    page.after = AcctPosition{got.back().job.end_time, got.back().job.id};
+  }
+  EXPECT_EQ(joined, expected);
+  EXPECT_EQ(pages, 6);
+  page.after = AcctPosition{1e9, 0};  // after every end
+  EXPECT_EQ(ids_of(store->finished_jobs(page)), Ids{});
+}
+
 TEST_F(StateStoreTest, MetaKeepsTheLatestValue) {
   auto store = open();
   EXPECT_FALSE(store->meta("corridor"));

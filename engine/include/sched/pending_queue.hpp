@@ -35,6 +35,9 @@ class PendingQueue {
   class Cursor {
    public:
     explicit Cursor(const PendingQueue& queue);
+    // From just after where `job` has its place (queued or not), so that a
+    // listing continues after its last job without walking what it listed.
+    Cursor(const PendingQueue& queue, const Job& job);
     // The next job, or nullptr at the end.
     const Job* next();
 
@@ -42,6 +45,7 @@ class PendingQueue {
     std::set<Entry>::const_iterator r_, r_end_, e_, e_end_;
   };
   Cursor cursor() const { return Cursor(*this); }
+  Cursor cursor_after(const Job& job) const { return Cursor(*this, job); }
   // Both queues merged in priority order.
   std::vector<const Job*> merged() const;
 

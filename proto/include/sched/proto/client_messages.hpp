@@ -180,8 +180,9 @@ struct JobInfo {
   }
 };
 
-// One page of the queue: `limit` jobs at most (default 1000, at most
-// 10000, and about 2 MiB), from `cursor` (a reply's next_cursor) on.
+// One page of the queue: `limit` jobs at most (default 1000, at most the
+// server's max_page_items, and 2 MiB at most), from `cursor` (a reply's
+// next_cursor) on. acct and nodes.query page the same way.
 struct JobsQuery {
   std::optional<std::vector<std::string>> states;  // default: every non-terminal state
   std::optional<std::string> user;
@@ -200,7 +201,7 @@ struct JobsQuery {
 
 struct JobList {  // reply of jobs.query and acct
   std::vector<JobInfo> jobs;
-  std::optional<std::string> next_cursor;  // jobs.query: set when there are more
+  std::optional<std::string> next_cursor;  // set when more jobs follow
   template <class V>
   void fields(V& v) {
     v("jobs", jobs);
@@ -222,7 +223,8 @@ struct AcctQuery {
   std::optional<double> since;                     // end time window
   std::optional<double> until;
   std::optional<std::vector<std::int64_t>> ids;
-  std::optional<std::int64_t> limit;
+  std::optional<std::int64_t> limit;  // jobs in this page (default 1000)
+  std::optional<std::string> cursor;  // a reply's next_cursor: the page after it
   template <class V>
   void fields(V& v) {
     v("user", user);
@@ -231,6 +233,7 @@ struct AcctQuery {
     v("until", until);
     v("ids", ids);
     v("limit", limit);
+    v("cursor", cursor);
   }
 };
 
@@ -266,11 +269,29 @@ struct NodeInfo {
   }
 };
 
+// One page of the nodes, in the order they registered, filtered by state
+// (NodeInfo::state's names) and name.
+struct NodesQuery {
+  std::optional<std::vector<std::string>> states;
+  std::optional<std::vector<std::string>> names;
+  std::optional<std::int64_t> limit;  // nodes in this page (default 1000)
+  std::optional<std::string> cursor;  // a reply's next_cursor: the page after it
+  template <class V>
+  void fields(V& v) {
+    v("states", states);
+    v("names", names);
+    v("limit", limit);
+    v("cursor", cursor);
+  }
+};
+
 struct NodeList {
   std::vector<NodeInfo> nodes;
+  std::optional<std::string> next_cursor;  // set when more nodes follow
   template <class V>
   void fields(V& v) {
     v("nodes", nodes);
+    v("next_cursor", next_cursor);
   }
 };
 
