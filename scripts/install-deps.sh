@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   clang-format             # style check in the test command
+  clang libclang-rt-dev    # fuzz targets: libFuzzer and the sanitizers
   liblua5.4-dev            # policy host
   libzmq3-dev cppzmq-dev   # wire transport
   libmsgpack-cxx-dev       # wire encoding
