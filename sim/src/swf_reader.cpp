@@ -53,8 +53,16 @@ std::size_t split_fields(std::string_view line, std::array<std::string_view, kFi
 }
 
 std::optional<double> parse_number(std::string_view token) {
-  double value = 0;
   const auto* end = token.data() + token.size();
+  // Nearly every SWF field is an integer: parsing one as such is several
+  // times cheaper than as a double, and exact. "-0" stays on the double path
+  // (its sign).
+  long long whole = 0;
+  if (const auto [ptr, ec] = std::from_chars(token.data(), end, whole);
+      ec == std::errc() && ptr == end && !(whole == 0 && token.front() == '-')) {
+    return static_cast<double>(whole);
+  }
+  double value = 0;
   const auto [ptr, ec] = std::from_chars(token.data(), end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
   return value;
