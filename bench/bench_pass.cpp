@@ -146,6 +146,17 @@ void BM_HeadOnlyPass(benchmark::State& state) {
 }
 BENCHMARK(BM_HeadOnlyPass)->Unit(benchmark::kMicrosecond);
 
+// The Lua host's cost per job visited: a pass that reads every job once
+// (10,000 pending, 1,000 running) and decides nothing; its time divided by
+// the 11,000 jobs.
+void BM_WalkAllJobsPass(benchmark::State& state) {
+  run_passes<Cluster4096>(state, bench::bench_policy_path("walk_pending"), false);
+  state.counters["per_job"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 11000,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_WalkAllJobsPass)->Unit(benchmark::kMillisecond);
+
 void BM_PerfAwarePass(benchmark::State& state) {
   run_passes<MalleableCluster4096>(state, bench::policy_path("perf_aware"), false, true);
 }

@@ -129,6 +129,21 @@ int ctx_index(lua_State* L) {
   return 1;
 }
 
+// ctx.pending is an empty table whose metatable's __index is the store of
+// jobs, a table kept across passes: a position read once is a plain table
+// read from then on, in the VM (no C call). A position not filled yet
+// reaches the store's own __index, which fills it.
+int pending_fill(lua_State* L) {
+  if (!lua_isinteger(L, 2)) return 0;
+  const lua_Integer index = lua_tointeger(L, 2);
+  LuaRuntime& rt = LuaRuntime::of(L);
+  if (!rt.pass()) return luaL_error(L, "this ctx.pending belongs to an earlier pass");
+  if (index < 1 || static_cast<std::size_t>(index) > rt.pass()->pending_count()) return 0;
+  rt.fill_pending(index);
+  lua_rawgeti(L, 1, index);
+  return 1;
+}
+
 LuaRuntime& current_pending_list(lua_State* L) {
   LuaRuntime& rt = LuaRuntime::of(L);
   if (!rt.pass() || !rt.is_current_pending_list(1)) {
@@ -137,35 +152,24 @@ LuaRuntime& current_pending_list(lua_State* L) {
   return rt;
 }
 
-int pending_index(lua_State* L) {
-  if (!lua_isinteger(L, 2)) return 0;
-  const lua_Integer index = lua_tointeger(L, 2);
-  LuaRuntime& rt = current_pending_list(L);
-  rt.push_pending_store();
-  if (lua_rawgeti(L, -1, index) != LUA_TNIL) return 1;  // already filled
-  lua_pop(L, 1);
-  if (index < 1 || static_cast<std::size_t>(index) > rt.pass()->pending_count()) return 0;
-  rt.fill_pending(index);
-  lua_rawgeti(L, -1, index);
-  return 1;
-}
-
 int pending_len(lua_State* L) {
   LuaRuntime& rt = current_pending_list(L);
   lua_pushinteger(L, static_cast<lua_Integer>(rt.pass()->pending_count()));
   return 1;
 }
 
-// pairs(ctx.pending) sees the whole queue.
+// pairs(ctx.pending) sees the whole queue, in order.
+int pending_next(lua_State* L) {
+  const lua_Integer index = lua_isnil(L, 2) ? 1 : luaL_checkinteger(L, 2) + 1;
+  lua_pushinteger(L, index);
+  if (lua_geti(L, 1, index) == LUA_TNIL) return 1;
+  return 2;
+}
+
 int pending_pairs(lua_State* L) {
-  LuaRuntime& rt = current_pending_list(L);
-  rt.fill_pending(static_cast<lua_Integer>(rt.pass()->pending_count()));
-  rt.push_pending_store();
-  lua_pushcfunction(L, [](lua_State* L) -> int {
-    lua_settop(L, 2);
-    return lua_next(L, 1) ? 2 : (lua_pushnil(L), 1);
-  });
-  lua_insert(L, -2);  // next, store
+  current_pending_list(L);
+  lua_pushcfunction(L, pending_next);
+  lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
 }
@@ -174,20 +178,42 @@ int pending_write(lua_State* L) {
   return luaL_error(L, "ctx.pending is read-only (copy it to change or sort it)");
 }
 
-}  // namespace
+int pending_stale(lua_State* L) {
+  return luaL_error(L, "this ctx.pending belongs to an earlier pass");
+}
 
-void push_pending_metatable(lua_State* L) {
-  lua_createtable(L, 0, 4);
-  lua_pushcfunction(L, pending_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, pending_len);
+void set_pending_fields(lua_State* L, lua_CFunction len, lua_CFunction pairs) {
+  lua_pushcfunction(L, len);
   lua_setfield(L, -2, "__len");
   lua_pushcfunction(L, pending_write);
   lua_setfield(L, -2, "__newindex");
-  lua_pushcfunction(L, pending_pairs);
+  lua_pushcfunction(L, pairs);
   lua_setfield(L, -2, "__pairs");
   lua_pushliteral(L, "sched.pending");
   lua_setfield(L, -2, "__metatable");
+}
+
+}  // namespace
+
+void push_pending_metatable(lua_State* L, int store) {
+  store = lua_absindex(L, store);
+  lua_createtable(L, 0, 5);
+  lua_pushvalue(L, store);
+  lua_setfield(L, -2, "__index");
+  set_pending_fields(L, pending_len, pending_pairs);
+}
+
+void push_pending_store_metatable(lua_State* L) {
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, pending_fill);
+  lua_setfield(L, -2, "__index");
+}
+
+void push_stale_pending_metatable(lua_State* L) {
+  lua_createtable(L, 0, 5);
+  lua_pushcfunction(L, pending_stale);
+  lua_setfield(L, -2, "__index");
+  set_pending_fields(L, pending_stale, pending_stale);
 }
 
 void push_ctx_methods(lua_State* L) {

@@ -254,12 +254,18 @@ void LuaRuntime::open_sandbox() {
   lua_setmetatable(L_, -2);
   ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
-  push_pending_metatable(L_);
+  // ctx.pending: the store of jobs lives as long as the state; each pass
+  // gets a fresh empty list in front of it (see lua_ctx.cpp).
+  lua_newtable(L_);
+  push_pending_store_metatable(L_);
+  lua_setmetatable(L_, -2);
+  push_pending_metatable(L_, -1);
   ref_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  ref_pending_store_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  push_stale_pending_metatable(L_);
+  ref_stale_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_pushboolean(L_, 0);
   ref_pending_list_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  lua_pushboolean(L_, 0);
-  ref_pending_store_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   // ctx.params: the same table every pass (the parameters do not change
   // while a policy state lives).
@@ -434,9 +440,6 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "pending");
   lua_pushnil(L_);
   lua_setfield(L_, -2, "running");
-  lua_pushnil(L_);
-  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
-  pending_list_ = nullptr;
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {
@@ -456,6 +459,7 @@ std::optional<PolicyFailure> LuaRuntime::run_schedule(PassContext& ctx) {
   lua_pushlightuserdata(L_, &args);
   auto error = call_bounded(1, 0);
   pass_ = nullptr;
+  retire_pending_list();
   sweep_job_cache(ctx);
   return error;
 }
@@ -637,14 +641,39 @@ void LuaRuntime::push_power(PassContext& ctx) {
 }
 
 void LuaRuntime::push_pending_list(PassContext& /*ctx*/) {
+  if (pending_list_) {
+    // A second list in one pass (the policy cleared ctx.pending): the
+    // first one fails from now on, as at the end of a pass.
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_stale_pending_mt_);
+    lua_setmetatable(L_, -2);
+    lua_pop(L_, 1);
+  }
   lua_createtable(L_, 0, 0);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_mt_);
   lua_setmetatable(L_, -2);
   lua_pushvalue(L_, -1);
   lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
   pending_list_ = lua_topointer(L_, -1);
-  lua_createtable(L_, 0, 0);
-  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_store_);
+}
+
+void LuaRuntime::retire_pending_list() {
+  // Nothing here allocates: it runs outside the protected call.
+  if (!pending_list_) return;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_stale_pending_mt_);
+  lua_setmetatable(L_, -2);
+  lua_pop(L_, 1);
+  lua_pushboolean(L_, 0);
+  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  pending_list_ = nullptr;
+  // The store keeps its slots for the next pass; the jobs in them go.
+  push_pending_store();
+  for (lua_Integer i = 1; i <= pending_filled_; ++i) {
+    lua_pushnil(L_);
+    lua_rawseti(L_, -2, i);
+  }
+  lua_pop(L_, 1);
   pending_filled_ = 0;
 }
 
@@ -673,6 +702,7 @@ void LuaRuntime::fill_pending(lua_Integer index) {
     if (!job) break;
     push_job_at(*job, now, -2, -1);
     lua_rawseti(L_, list, i);
+    pending_filled_ = i;  // what retire_pending_list clears, even after an error
   }
   lua_pop(L_, 3);
   pending_filled_ = last;

@@ -61,8 +61,9 @@ class LuaRuntime {
   // ctx.pending: a read-only sequence filled on demand (see lua_ctx.cpp).
   void push_pending_list(PassContext& ctx);
   // ctx.pending stays an empty table so that every write to it reaches
-  // __newindex and fails; the jobs it shows live in a separate store.
-  // fill_pending fills the store up to at least position `index` (1-based).
+  // __newindex and fails; the jobs it shows live in a separate store, kept
+  // across passes. fill_pending fills the store up to at least position
+  // `index` (1-based).
   void fill_pending(lua_Integer index);
   void push_pending_store();
   bool is_current_pending_list(int list);
@@ -83,6 +84,8 @@ class LuaRuntime {
   // The named fields of an event's topic, into the table at the top of the stack.
   void push_event_fields(const Event& event);
   void sweep_job_cache(PassContext& ctx);
+  // After a pass: its ctx.pending fails from now on, the store is emptied.
+  void retire_pending_list();
   void fill_job(int data_index, const Job& job);
   // Pushes the (cached, refreshed) read-only table of a job; `proxies` and
   // `data` are the stack indices of the two registry tables of the cache.
@@ -114,12 +117,13 @@ class LuaRuntime {
   int ref_proxies_ = LUA_NOREF;  // id → read-only job table
   int ref_data_ = LUA_NOREF;     // id → the data behind it
   int ref_refusal_mt_ = LUA_NOREF;
-  int ref_job_mt_fns_ = LUA_NOREF;      // {__newindex, __pairs, __tostring} shared functions
-  int ref_pending_mt_ = LUA_NOREF;      // metatable of ctx.pending
-  int ref_params_ = LUA_NOREF;          // ctx.params
-  int ref_pending_list_ = LUA_NOREF;    // this pass's ctx.pending
-  int ref_pending_store_ = LUA_NOREF;   // the jobs behind it
-  const void* pending_list_ = nullptr;  // identity of this pass's ctx.pending
+  int ref_job_mt_fns_ = LUA_NOREF;        // {__newindex, __pairs, __tostring} shared functions
+  int ref_pending_mt_ = LUA_NOREF;        // metatable of ctx.pending
+  int ref_params_ = LUA_NOREF;            // ctx.params
+  int ref_pending_list_ = LUA_NOREF;      // this pass's ctx.pending
+  int ref_pending_store_ = LUA_NOREF;     // the jobs behind it
+  int ref_stale_pending_mt_ = LUA_NOREF;  // metatable of an earlier pass's ctx.pending
+  const void* pending_list_ = nullptr;    // identity of this pass's ctx.pending
   lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;
 };
@@ -128,8 +132,12 @@ class LuaRuntime {
 void open_sched_modules(lua_State* L);
 // ctx methods: start, expand, shrink, request_perf, preempt, reserve.
 void push_ctx_methods(lua_State* L);
-// The metatable of ctx.pending.
-void push_pending_metatable(lua_State* L);
+// The metatable of ctx.pending, which reads from the store at `store`; the
+// store's own metatable (fills on demand); the metatable an earlier pass's
+// ctx.pending gets (every use fails).
+void push_pending_metatable(lua_State* L, int store);
+void push_pending_store_metatable(lua_State* L);
+void push_stale_pending_metatable(lua_State* L);
 // Serializes the value at `index` as a Lua constructor expression (plain
 // data only). Returns an error message on functions, cycles, ...
 std::optional<std::string> serialize_lua_value(lua_State* L, int index, std::string& out);

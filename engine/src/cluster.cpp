@@ -1,6 +1,7 @@
 #include "sched/cluster.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace sched {
@@ -10,7 +11,8 @@ NodeIndex Cluster::add_node(std::string name, int cores) {
   const auto index = static_cast<NodeIndex>(nodes_.size());
   by_name_.emplace(name, index);
   nodes_.push_back(Node{std::move(name), std::max(cores, 1)});
-  idle_.insert(index);
+  if (idle_.size() * 64 < nodes_.size()) idle_.push_back(0);
+  set_idle(index, true);
   return index;
 }
 
@@ -33,9 +35,14 @@ std::vector<NodeIndex> Cluster::allocate(JobId job, int count,
   }
   std::vector<NodeIndex> taken;
   taken.reserve(static_cast<std::size_t>(count));
-  while (static_cast<int>(taken.size()) < count && !idle_.empty()) {
-    const NodeIndex index = *idle_.begin();
-    idle_.erase(idle_.begin());
+  // Idle nodes, lowest index first.
+  for (std::size_t word = 0; static_cast<int>(taken.size()) < count && word < idle_.size();) {
+    if (idle_[word] == 0) {
+      ++word;
+      continue;
+    }
+    const auto index = static_cast<NodeIndex>(word * 64 + std::countr_zero(idle_[word]));
+    set_idle(index, false);
     nodes_[static_cast<std::size_t>(index)].job = job;
     taken.push_back(index);
   }
@@ -117,11 +124,14 @@ void Cluster::set_draining(NodeIndex index, bool draining) {
 
 void Cluster::refresh_idle(NodeIndex index) {
   const Node& node = nodes_[static_cast<std::size_t>(index)];
-  if (node.up && !node.draining && node.job == 0) {
-    idle_.insert(index);
-  } else {
-    idle_.erase(index);
-  }
+  set_idle(index, node.up && !node.draining && node.job == 0);
+}
+
+void Cluster::set_idle(NodeIndex index, bool idle) {
+  if (is_idle(index) == idle) return;
+  const auto i = static_cast<std::size_t>(index);
+  idle_[i / 64] ^= std::uint64_t{1} << (i % 64);
+  idle_count_ += idle ? 1 : -1;
 }
 
 }  // namespace sched

@@ -54,9 +54,16 @@ std::vector<const Job*> Engine::running_jobs() const {
 
 double Engine::cluster_power_w() const {
   double watts = 0;
+  // A job's nodes mostly lie side by side: look each holder up once per run.
+  JobId last_id = 0;
+  const Job* last = nullptr;
   for (const Node& node : cluster_.nodes()) {
     if (!node.up) continue;
-    const Job* job = node.job != 0 ? find_job(node.job) : nullptr;
+    if (node.job != last_id) {
+      last_id = node.job;
+      last = node.job != 0 ? find_job(node.job) : nullptr;
+    }
+    const Job* job = last;
     if (!job || job->state == JobState::Starting) {
       watts += config_.idle_w_per_node;
     } else if (job->power_w) {

@@ -164,6 +164,10 @@ Simulator::Run *Simulator::live_run(const Pending &event) {
 }
 
 void Simulator::sample_power() {
+  // Cluster power changes only with the engine's state (allocations, job
+  // states, power reports, the corridor, nodes up or down).
+  if (!power_.empty() && engine_.state_version() == power_version_) return;
+  power_version_ = engine_.state_version();
   const PowerView view = engine_.power();
   const PowerSample sample{clock_.now(), view.current_w, view.lower_w, view.upper_w};
   if (!power_.empty()) {

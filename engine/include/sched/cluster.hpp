@@ -4,8 +4,8 @@
 // may already promise it to the next job, which starts once it is free.
 #pragma once
 
+#include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -36,7 +36,7 @@ class Cluster {
   std::optional<NodeIndex> find(std::string_view name) const;
 
   // Idle nodes: up, not draining, free.
-  int idle_count() const { return static_cast<int>(idle_.size()); }
+  int idle_count() const { return idle_count_; }
   // Nodes being released and not yet promised: what a pass may count as
   // soon-to-be idle.
   int releasing_unpromised_count() const { return releasing_unpromised_; }
@@ -69,10 +69,18 @@ class Cluster {
 
  private:
   void refresh_idle(NodeIndex index);
+  bool is_idle(NodeIndex index) const {
+    const auto i = static_cast<std::size_t>(index);
+    return (idle_[i / 64] >> (i % 64)) & 1u;
+  }
+  void set_idle(NodeIndex index, bool idle);
 
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeIndex> by_name_;
-  std::set<NodeIndex> idle_;
+  // One bit per node, set when idle: taking the lowest idle nodes is a scan
+  // of words, and nothing allocates as nodes come and go.
+  std::vector<std::uint64_t> idle_;
+  int idle_count_ = 0;
   int releasing_unpromised_ = 0;
 };
 

@@ -133,6 +133,7 @@ class Simulator : private Enactor, private EventSink {
   DeferredResults results_;
   std::vector<ResizeRecord> resizes_;
   std::vector<PowerSample> power_;
+  std::uint64_t power_version_ = 0;  // the engine's state_version() at the last sample
   void sample_power();
   std::size_t submitted_ = 0;
   int rejected_ = 0;
