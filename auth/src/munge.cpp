@@ -23,9 +23,10 @@ Context context(const std::string& socket) {
 [[noreturn]] void fail(munge_err_t err, munge_ctx_t ctx, const std::string& socket) {
   const char* detail = ctx ? munge_ctx_strerror(ctx) : nullptr;
   std::string message = detail ? detail : munge_strerror(err);
-  if (err == EMUNGE_SOCKET) {
-    message += " (is munged running";
-    message += socket.empty() ? "?)" : " at " + socket + "?)";
+  // libmunge's own detail usually names the socket and asks already.
+  if (err == EMUNGE_SOCKET && message.find("munged") == std::string::npos) {
+    message +=
+        " (is munged running at " + (socket.empty() ? "munge's default socket" : socket) + "?)";
   }
   throw MungeError(err, message);
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/client_messages.hpp"
@@ -88,6 +89,33 @@ std::size_t approximate_size(const proto::JobInfo& info) {
   return size;
 }
 
+// Another user's job in the queue: what squeue shows of it, not where it
+// works or writes (docs/security.md §4).
+proto::JobInfo listed(const Message& m, proto::JobInfo info) {
+  if (!may_see(m, info.user)) {
+    info.workdir.clear();
+    info.output.clear();
+  }
+  return info;
+}
+
+// The user a submission is for: the caller's (never the body's), unless
+// root submits for someone else by name.
+std::string submitter(const Message& m, const std::string& named) {
+  const auth::Caller& caller = caller_of(m);
+  if (named.empty() || named == caller.user) return caller.user;
+  if (caller.uid == 0) return named;
+  m.daemon.access.deny(
+      m, proto::code::kPermissionDenied,
+      "permission denied: " + caller.user + " cannot submit jobs as " + proto::excerpt(named));
+}
+
+std::size_t pending_of(const Engine& engine, const std::string& user) {
+  std::size_t count = 0;
+  for (const Job* job : engine.pending_jobs()) count += job->spec.user == user;
+  return count;
+}
+
 proto::JobInfo info_of(const DaemonParts& daemon, const Job& job, int pending_rank) {
   // An ended job has given its nodes back: its journal record keeps them.
   if (is_terminal(job.state)) {
@@ -117,8 +145,11 @@ void submit(const Message& m) {
       return;
     }
   }
+  proto::JobSpecMsg job = body.job;
+  job.user = submitter(m, job.user);
+  if (job.urgent) require_admin(m, "urgent priority");
   JobSpec spec;
-  if (auto error = convert::spec_from_wire(body.job, spec)) {
+  if (auto error = convert::spec_from_wire(job, spec)) {
     throw proto::ProtoError(proto::code::kInvalid, *error);
   }
   if (spec.workdir.empty() || !std::filesystem::path(spec.workdir).is_absolute()) {
@@ -126,6 +157,9 @@ void submit(const Message& m) {
                                                        proto::excerpt(spec.workdir) + "')");
   }
   if (spec.command.empty()) throw proto::ProtoError(proto::code::kInvalid, "the script is empty");
+  Access& access = m.daemon.access;
+  access.admit_submission(m, spec.user, now,
+                          access.limits_pending() ? pending_of(m.daemon.engine, spec.user) : 0);
   auto submitted = m.daemon.engine.submit(std::move(spec));
   if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;
@@ -140,8 +174,11 @@ void submit(const Message& m) {
 void cancel(const Message& m) {
   const auto body = m.body<proto::JobRef>();
   Engine& engine = m.daemon.engine;
-  // Jobs that ended before a restart are in the journal only.
-  if (!engine.find_job(body.id) && m.daemon.store.load_job(body.id)) {
+  if (const Job* job = engine.find_job(body.id)) {
+    require_owner(m, job->id, job->spec.user);
+  } else if (auto stored = m.daemon.store.load_job(body.id)) {
+    // Jobs that ended before a restart are in the journal only.
+    require_owner(m, body.id, stored->job.spec.user);
     throw proto::ProtoError(proto::code::kConflict,
                             "job " + std::to_string(body.id) + " has already ended");
   }
@@ -200,7 +237,7 @@ void jobs_query(const Message& m) {
       m.reply(list);
       return;
     }
-    add(info_of(m.daemon, *engine.find_job(id), -1));
+    add(listed(m, info_of(m.daemon, *engine.find_job(id), -1)));
   }
   for (std::size_t rank = first_pending; rank < pending.size(); ++rank) {
     if (!wanted(*pending[rank])) continue;
@@ -209,7 +246,7 @@ void jobs_query(const Message& m) {
       m.reply(list);
       return;
     }
-    add(info_of(m.daemon, *pending[rank], static_cast<int>(rank)));
+    add(listed(m, info_of(m.daemon, *pending[rank], static_cast<int>(rank))));
   }
   m.reply(list);
 }
@@ -218,6 +255,7 @@ void job_show(const Message& m) {
   const auto body = m.body<proto::JobRef>();
   const Engine& engine = m.daemon.engine;
   if (const Job* job = engine.find_job(body.id)) {
+    require_owner(m, job->id, job->spec.user);
     int rank = -1;
     int r = 0;
     for (const Job* pending : engine.pending_jobs()) {
@@ -226,6 +264,7 @@ void job_show(const Message& m) {
     }
     m.reply(proto::JobReply{info_of(m.daemon, *job, rank)});
   } else if (auto stored = m.daemon.store.load_job(body.id)) {
+    require_owner(m, body.id, stored->job.spec.user);
     m.reply(proto::JobReply{convert::job_info(stored->job, stored->nodes)});
   } else {
     throw proto::ProtoError(proto::code::kNotFound, "no job " + std::to_string(body.id));
@@ -236,6 +275,16 @@ void acct(const Message& m) {
   const auto query = m.body<proto::AcctQuery>();
   AcctQuery q;
   q.user = query.user;
+  // Users account for their own jobs (sacct's habit); admins for anyone's.
+  if (!caller_is_admin(m)) {
+    const std::string& self = caller_of(m).user;
+    if (query.user && *query.user != self) {
+      m.daemon.access.deny(
+          m, proto::code::kPermissionDenied,
+          "permission denied: " + self + " cannot see the jobs of " + proto::excerpt(*query.user));
+    }
+    q.user = self;
+  }
   if (query.states) {
     for (JobState s : parse_states(*query.states)) q.states.push_back(s);
   }

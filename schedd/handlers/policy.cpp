@@ -1,4 +1,5 @@
 // The scheduling policy: what runs, and a reload on request.
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "policy_info.hpp"
 #include "sched/lua_policy.hpp"
@@ -14,6 +15,7 @@ void policy_info(const Message& m) {
 }
 
 void policy_reload(const Message& m) {
+  require_admin(m, "reloading the policy");
   if (const Status status = m.daemon.policy.reload(); !status.ok()) throw_status(status);
   m.reply(policy_info_reply(m.daemon.policy));
 }
