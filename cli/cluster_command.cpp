@@ -18,6 +18,9 @@
 
 #include "connection.hpp"
 #include "nodelist.hpp"
+#include "sched/auth/credential.hpp"
+#include "sched/auth/munge.hpp"
+#include "sched/auth/private_munged.hpp"
 
 namespace sched::cli {
 namespace fs = std::filesystem;
@@ -113,6 +116,19 @@ void up(const UpArgs& args) {
                              std::to_string(existing.value("schedd", 0)) +
                              "); `sched cluster down` first");
   }
+  // Credentials: the munged named by $SCHED_MUNGE_SOCKET, else the system's,
+  // else one of our own in the state folder (stopped by `cluster down`).
+  std::string munge_socket;
+  std::string munge_dir;
+  if (const char* given = std::getenv("SCHED_MUNGE_SOCKET"); given && *given) {
+    munge_socket = given;
+  } else if (!auth::munge_answers()) {
+    munge_dir = (state / "munge").string();
+    munge_socket = auth::start_private_munged(munge_dir);
+  }
+  // Agents, and so the jobs (whose `sched` commands sign their requests),
+  // inherit it.
+  if (!munge_socket.empty()) ::setenv("SCHED_MUNGE_SOCKET", munge_socket.c_str(), 1);
   const std::string client = "tcp://127.0.0.1:" + std::to_string(args.port);
   const std::string agents = "tcp://127.0.0.1:" + std::to_string(args.port + 1);
   const std::string events = "tcp://127.0.0.1:" + std::to_string(args.port + 2);
@@ -125,6 +141,8 @@ void up(const UpArgs& args) {
                                           agents,
                                           "--event-endpoint",
                                           events};
+  if (!munge_socket.empty())
+    schedd_argv.insert(schedd_argv.end(), {"--munge-socket", munge_socket});
   if (!args.config.empty()) {
     schedd_argv.insert(schedd_argv.begin() + 1, {"--config", fs::absolute(args.config).string()});
   } else {
@@ -148,6 +166,8 @@ void up(const UpArgs& args) {
                          {"agent_endpoint", agents},
                          {"event_endpoint", events},
                          {"state_dir", state.string()},
+                         {"munge_socket", munge_socket},
+                         {"munge_dir", munge_dir},
                          {"agents", nlohmann::json::object()}};
   const std::string agent_program = find_program("nodeagent", "nodeagent").string();
   std::vector<std::string> names;
@@ -163,7 +183,8 @@ void up(const UpArgs& args) {
   std::ofstream(state / "cluster.json") << file.dump(2) << "\n";
 
   zmq::context_t context(1);
-  proto::Client connection(context, client, std::chrono::seconds(5));
+  proto::Client connection(context, client, std::chrono::seconds(5),
+                           auth::munge_signer(munge_socket));
   const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (true) {
     const auto list = connection.call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
@@ -179,6 +200,10 @@ void up(const UpArgs& args) {
   std::cout << "cluster up: schedd (pid " << schedd << ") and " << args.nodes << " nodes "
             << compress_nodelist(names) << "\n  clients " << client << "\n  state   "
             << state.string() << "\n  logs    " << logs.string() << "\n";
+  if (!munge_dir.empty()) {
+    std::cout << "  munge   " << munge_socket << " (its own munged; other state folders: "
+              << "export SCHED_MUNGE_SOCKET=" << munge_socket << ")\n";
+  }
 }
 
 void down(const std::string& state_dir) {
@@ -201,6 +226,10 @@ void down(const std::string& state_dir) {
     }
     if (alive(pid)) ::kill(pid, SIGKILL);
     ++stopped;
+  }
+  // Our own munged last: the others needed it until they stopped.
+  if (const std::string munge_dir = file.value("munge_dir", ""); !munge_dir.empty()) {
+    stopped += auth::stop_private_munged(munge_dir) ? 1 : 0;
   }
   fs::remove(state / "cluster.json");
   std::cout << "cluster down: " << stopped << " processes stopped\n";
@@ -227,6 +256,15 @@ void status(const std::string& state_dir) {
 }
 
 }  // namespace
+
+std::optional<std::string> local_cluster_munge_socket(const std::string& endpoint) {
+  const auto file = read_cluster_file(default_state_dir());
+  if (!file.is_object() || !alive(file.value("schedd", 0))) return std::nullopt;
+  if (file.value("client_endpoint", "") != endpoint) return std::nullopt;
+  const std::string socket = file.value("munge_socket", "");
+  if (socket.empty()) return std::nullopt;
+  return socket;
+}
 
 std::optional<std::string> local_cluster_endpoint() {
   const auto file = read_cluster_file(default_state_dir());

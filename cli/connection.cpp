@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cluster_command.hpp"
+#include "sched/auth/credential.hpp"
 
 namespace sched::cli {
 namespace {
@@ -31,12 +32,19 @@ std::string client_endpoint() {
   return std::string(proto::kDefaultClientEndpoint);
 }
 
+std::string munge_socket() {
+  if (const char* socket = std::getenv("SCHED_MUNGE_SOCKET"); socket && *socket) return socket;
+  if (auto local = local_cluster_munge_socket(client_endpoint())) return *local;
+  return "";
+}
+
 proto::Client& client() {
   static zmq::context_t context(1);
   static std::unique_ptr<proto::Client> connection;
   if (!connection) {
     connection = std::make_unique<proto::Client>(
-        context, client_endpoint(), std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
+        context, client_endpoint(), std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)),
+        auth::munge_signer(munge_socket()));
   }
   return *connection;
 }

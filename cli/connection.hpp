@@ -2,7 +2,10 @@
 // endpoint (--endpoint, else $SCHED_ENDPOINT, else $SCHED_CLUSTER_ENDPOINT
 // as set inside jobs, else a local cluster's from `sched cluster up`, else
 // the default loopback one), the request call with
-// clear errors, and JSON forms of the wire bodies for --json.
+// clear errors, and JSON forms of the wire bodies for --json. Every request
+// carries a MUNGE credential of this user (docs/security.md), made through
+// munged's socket: $SCHED_MUNGE_SOCKET, else the local cluster's own munged
+// when the endpoint is that cluster's, else libmunge's default.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -20,6 +23,7 @@ namespace sched::cli {
 // Adds --endpoint and --timeout to the root command (inherited by all).
 void add_connection_options(CLI::App& app);
 std::string client_endpoint();
+std::string munge_socket();
 
 // One connection for the command's lifetime.
 proto::Client& client();

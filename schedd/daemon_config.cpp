@@ -148,6 +148,35 @@ DaemonConfig load_config(const std::string& path) {
                    }
                  }}});
   };
+  sections["auth"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"type",
+                 [&](const toml::node& v, const std::string& vkey) {
+                   if (v.value<std::string>() != "munge") fail(f, vkey, "expected \"munge\"");
+                   c.auth_type = "munge";
+                 }},
+                {"socket", text(c.munge_socket, f)},
+                {"admins", [&](const toml::node& v, const std::string& vkey) {
+                   const toml::array* list = v.as_array();
+                   if (!list) fail(f, vkey, "expected an array of user names");
+                   c.admins.clear();
+                   for (const toml::node& name : *list) {
+                     if (!name.is_string() || name.value<std::string>()->empty()) {
+                       fail(f, vkey, "expected an array of user names");
+                     }
+                     c.admins.push_back(*name.value<std::string>());
+                   }
+                 }}});
+  };
+  sections["limits"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(
+        *node.as_table(), key, f,
+        {{"max_pending_jobs_per_user", count(c.max_pending_jobs_per_user, f)},
+         {"submissions_per_second_per_user", number(c.submissions_per_second_per_user, f, 0)},
+         {"submission_burst_per_user", count(c.submission_burst_per_user, f)}});
+  };
   sections["power"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");
     read_table(*node.as_table(), key, f,

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sched/lua_policy.hpp"
 
@@ -53,6 +54,17 @@ struct DaemonConfig {
   // run is known dead (its agent registered clean, or reported the exit), or
   // after this long; its node stays out of use meanwhile.
   double fence_timeout_s = 60;
+
+  // [auth] (docs/security.md): who sends each client request.
+  std::string auth_type = "munge";  // the only type: MUNGE credentials
+  std::string munge_socket;         // empty: libmunge's default (/run/munge/munge.socket.2)
+  // Users who may use the admin verbs, besides root and schedd's own user.
+  std::vector<std::string> admins;
+
+  // [limits] per user; 0: no limit.
+  int max_pending_jobs_per_user = 0;
+  double submissions_per_second_per_user = 0;  // the token bucket's rate
+  int submission_burst_per_user = 0;  // the bucket's size; 0: one second's worth (at least 1)
 
   // [power]
   double idle_w_per_node = 71;

@@ -12,7 +12,8 @@ DaemonParts Daemon::parts() {
                      clients_,        agents_socket_, client_endpoint_,
                      event_endpoint_, started_at_,    node_reasons_,
                      awaiting_agent_, phases_,        submitted_,
-                     messages_,       bad_messages_,  [this] { save_nodes(); }};
+                     messages_,       bad_messages_,  [this] { save_nodes(); },
+                     access_};
 }
 
 void Daemon::drain_clients() {

@@ -19,6 +19,7 @@
 #include <string>
 #include <zmq.hpp>
 
+#include "access.hpp"
 #include "agent_directory.hpp"
 #include "daemon_config.hpp"
 #include "handlers/context.hpp"
@@ -116,6 +117,7 @@ class Daemon : private EventSink {
   // that a type routed twice stops it at start-up.
   const RouteTable client_routes_ = client_routes();
   const RouteTable agent_routes_ = agent_routes();
+  Access access_{config_, events_};
 };
 
 }  // namespace sched::daemon

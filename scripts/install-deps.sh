@@ -9,6 +9,8 @@ packages=(
   clang libclang-rt-dev    # fuzz targets: libFuzzer and the sanitizers
   liblua5.4-dev            # policy host
   libzmq3-dev cppzmq-dev   # wire transport
+  munge libmunge-dev       # who sends each request (docs/security.md)
+  libsodium-dev            # SHA-256 binding a request to its credential
   libmsgpack-cxx-dev       # wire encoding
   libhwloc-dev             # node topology
   libglpk-dev              # sched.lp

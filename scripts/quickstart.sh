@@ -23,6 +23,9 @@ sched cluster down --state-dir "$state" >/dev/null 2>&1 || true
 sched cluster up --nodes 4 --policy perf_aware --state-dir "$state"
 endpoint="$(sed -n 's/.*"client_endpoint": "\(.*\)".*/\1/p' "$state/cluster.json")"
 export SCHED_ENDPOINT="$endpoint"
+# The cluster's own munged, when the machine runs none: requests are signed there.
+munge_socket="$(sed -n 's/.*"munge_socket": "\(.*\)".*/\1/p' "$state/cluster.json")"
+if [ -n "$munge_socket" ]; then export SCHED_MUNGE_SOCKET="$munge_socket"; fi
 
 cd "$work"
 echo

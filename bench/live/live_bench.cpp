@@ -42,7 +42,6 @@ double wall_now() {
 sched::proto::SubmitRequest sleeper(const std::string& workdir) {
   sched::proto::SubmitRequest request;
   request.job.name = "bench";
-  request.job.user = "bench";
   request.job.script = "#!/bin/sh\nsleep 1000\n";
   request.job.workdir = workdir;
   return request;
@@ -53,11 +52,11 @@ double api_rate(LocalCluster& cluster, int jobs, int clients) {
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      zmq::context_t context(1);
-      sched::proto::Client client(context, cluster.client_endpoint(), std::chrono::seconds(30));
+      // Each request signed with a MUNGE credential, as the CLI's are.
+      const auto client = cluster.connect(std::chrono::seconds(30));
       const auto request = sleeper(cluster.work_dir());
       for (int i = c; i < jobs; i += clients) {
-        client.call<sched::proto::SubmitReply>(sched::proto::type::kSubmit, request);
+        client->call<sched::proto::SubmitReply>(sched::proto::type::kSubmit, request);
       }
     });
   }

@@ -147,7 +147,9 @@ fs::path spool_script(const BatchLaunch& launch) {
 
 EnvPairs inherited_environment() {
   EnvPairs env;
-  for (const char* name : {"PATH", "HOME", "USER", "LANG", "SHELL"}) {
+  // SCHED_MUNGE_SOCKET: the munged a cluster of its own runs (docs/security.md
+  // §2), for the `sched` commands of jobs.
+  for (const char* name : {"PATH", "HOME", "USER", "LANG", "SHELL", "SCHED_MUNGE_SOCKET"}) {
     if (const char* value = std::getenv(name)) env.emplace_back(name, value);
   }
   if (std::getenv("PATH") == nullptr) env.emplace_back("PATH", kDefaultPath);

@@ -72,6 +72,7 @@ struct Header {
   std::uint64_t seq = 0;
   std::optional<bool> ok;
   std::optional<ErrorBody> error;
+  std::optional<std::string> cred;
   template <class V>
   void fields(V& f) {
     f("v", v);
@@ -79,6 +80,7 @@ struct Header {
     f("seq", seq);
     f("ok", ok);
     f("error", error);
+    f("cred", cred);
   }
 };
 
@@ -139,8 +141,33 @@ Envelope decode(const void* data, std::size_t size, std::size_t max_bytes) {
   envelope.seq = header.seq;
   envelope.ok = header.ok;
   envelope.error = std::move(header.error);
+  envelope.cred = std::move(header.cred);
   envelope.body = find_body(root);
   return envelope;
+}
+
+std::string packed_body(const Envelope& envelope) {
+  msgpack::sbuffer buffer;
+  if (envelope.body) {
+    msgpack::pack(buffer, *envelope.body);
+  } else {
+    msgpack::pack(buffer, msgpack::type::nil_t());
+  }
+  return std::string(buffer.data(), buffer.size());
+}
+
+std::string encode_packed_request(std::string_view type, std::uint64_t seq,
+                                  std::string_view packed_body, std::string_view cred) {
+  msgpack::sbuffer buffer;
+  Packer pk(buffer);
+  detail::pack_header(pk, cred.empty() ? 4 : 5, type, seq);
+  pk.pack(std::string_view("body"));
+  buffer.write(packed_body.data(), packed_body.size());
+  if (!cred.empty()) {
+    pk.pack(std::string_view("cred"));
+    pk.pack(cred);
+  }
+  return std::string(buffer.data(), buffer.size());
 }
 
 std::string encode_error(std::string_view type, std::uint64_t seq, std::string_view code,

@@ -44,8 +44,11 @@ void send_routed(zmq::socket_t& router, const std::string& peer, std::string_vie
 }
 
 Client::Client(zmq::context_t& context, const std::string& endpoint,
-               std::chrono::milliseconds timeout)
-    : socket_(context, zmq::socket_type::dealer), endpoint_(endpoint), timeout_(timeout) {
+               std::chrono::milliseconds timeout, Signer signer)
+    : socket_(context, zmq::socket_type::dealer),
+      endpoint_(endpoint),
+      timeout_(timeout),
+      signer_(std::move(signer)) {
   socket_.set(zmq::sockopt::linger, 0);
   try {
     socket_.connect(endpoint);

@@ -1,4 +1,5 @@
 // The cluster as a whole: its power corridor, and the daemon's counters.
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "sched/proto/client_messages.hpp"
 
@@ -6,6 +7,7 @@ namespace sched::daemon::handlers {
 
 void corridor_set(const Message& m) {
   const auto body = m.body<proto::Corridor>();
+  require_admin(m, "setting the power corridor");
   if (body.lower_w < 0 || body.upper_w < body.lower_w) {
     throw proto::ProtoError(proto::code::kInvalid, "a corridor needs 0 <= lower <= upper (got " +
                                                        std::to_string(body.lower_w) + ", " +

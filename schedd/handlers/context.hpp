@@ -10,6 +10,7 @@
 #include <string>
 #include <zmq.hpp>
 
+#include "access.hpp"
 #include "agent_directory.hpp"
 #include "daemon_config.hpp"
 #include "live_enactor.hpp"
@@ -54,6 +55,7 @@ struct DaemonParts {
   std::uint64_t& messages;
   std::uint64_t& bad_messages;
   std::function<void()> save_nodes;  // journals the node list (a drain, its reason)
+  Access& access;                    // who may do what (client messages)
 };
 
 // One message received on a socket.
@@ -62,6 +64,8 @@ struct Message {
   zmq::socket_t& socket;  // where it came from: replies go back there
   const std::string& peer;
   const proto::Envelope& envelope;
+  // Who sent it, from its credential: set on the client socket only.
+  const auth::Caller* caller = nullptr;
 
   // The body as `Body`; a ProtoError (bad_field) names what is wrong.
   template <class Body>

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "handlers/pages.hpp"
 #include "sched/convert/wire_convert.hpp"
@@ -11,6 +12,27 @@
 #include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
+namespace {
+
+// The user a submission is for: the caller's (never the body's), unless
+// root submits for someone else by name.
+std::string submitter(const Message& m, const std::string& named) {
+  const auth::Caller& caller = caller_of(m);
+  if (named.empty() || named == caller.user) return caller.user;
+  if (caller.uid == 0) return named;
+  m.daemon.access.deny(
+      m, proto::code::kPermissionDenied,
+      "permission denied: " + caller.user + " cannot submit jobs as " + proto::excerpt(named));
+}
+
+std::size_t pending_of(const Engine& engine, const std::string& user) {
+  std::size_t count = 0;
+  PendingQueue::Cursor walk = engine.pending_queue().cursor();
+  while (const Job* job = walk.next()) count += job->spec.user == user;
+  return count;
+}
+
+}  // namespace
 
 void submit(const Message& m) {
   const auto body = m.body<proto::SubmitRequest>();
@@ -29,8 +51,11 @@ void submit(const Message& m) {
       return;
     }
   }
+  proto::JobSpecMsg job = body.job;
+  job.user = submitter(m, job.user);
+  if (job.urgent) require_admin(m, "urgent priority");
   JobSpec spec;
-  if (auto error = convert::spec_from_wire(body.job, spec)) {
+  if (auto error = convert::spec_from_wire(job, spec)) {
     throw proto::ProtoError(proto::code::kInvalid, *error);
   }
   if (spec.workdir.empty() || !std::filesystem::path(spec.workdir).is_absolute()) {
@@ -38,6 +63,9 @@ void submit(const Message& m) {
                                                        proto::excerpt(spec.workdir) + "')");
   }
   if (spec.command.empty()) throw proto::ProtoError(proto::code::kInvalid, "the script is empty");
+  Access& access = m.daemon.access;
+  access.admit_submission(m, spec.user, now,
+                          access.limits_pending() ? pending_of(m.daemon.engine, spec.user) : 0);
   auto submitted = m.daemon.engine.submit(std::move(spec));
   if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;
@@ -52,8 +80,11 @@ void submit(const Message& m) {
 void cancel(const Message& m) {
   const auto body = m.body<proto::JobRef>();
   Engine& engine = m.daemon.engine;
-  // Jobs that ended before a restart are in the journal only.
-  if (!engine.find_job(body.id) && m.daemon.store.load_job(body.id)) {
+  if (const Job* job = engine.find_job(body.id)) {
+    require_owner(m, job->id, job->spec.user);
+  } else if (auto stored = m.daemon.store.load_job(body.id)) {
+    // Jobs that ended before a restart are in the journal only.
+    require_owner(m, body.id, stored->job.spec.user);
     throw proto::ProtoError(proto::code::kConflict,
                             "job " + std::to_string(body.id) + " has already ended");
   }
@@ -63,14 +94,24 @@ void cancel(const Message& m) {
 
 void jobs_query(const Message& m) {
   const auto query = m.body<proto::JobsQuery>();
-  m.reply(
-      jobs_page(m.daemon.engine, m.daemon.store, query, page_bounds(query.limit, m.daemon.config)));
+  proto::JobList page =
+      jobs_page(m.daemon.engine, m.daemon.store, query, page_bounds(query.limit, m.daemon.config));
+  // Others' jobs are listed as squeue lists them: not where they work or
+  // write (docs/security.md §4).
+  for (proto::JobInfo& info : page.jobs) {
+    if (!may_see(m, info.user)) {
+      info.workdir.clear();
+      info.output.clear();
+    }
+  }
+  m.reply(page);
 }
 
 void job_show(const Message& m) {
   const auto body = m.body<proto::JobRef>();
   const Engine& engine = m.daemon.engine;
   if (const Job* job = engine.find_job(body.id)) {
+    require_owner(m, job->id, job->spec.user);
     // Its place in the queue, walked up to it (no copy of the queue).
     int rank = -1;
     if (job->state == JobState::Pending) {
@@ -88,6 +129,7 @@ void job_show(const Message& m) {
     m.reply(proto::JobReply{stored ? convert::job_info(*job, stored->nodes)
                                    : convert::job_info(*job, engine.cluster(), rank)});
   } else if (auto stored = m.daemon.store.load_job(body.id)) {
+    require_owner(m, body.id, stored->job.spec.user);
     m.reply(proto::JobReply{convert::job_info(stored->job, stored->nodes)});
   } else {
     throw proto::ProtoError(proto::code::kNotFound, "no job " + std::to_string(body.id));
@@ -95,7 +137,17 @@ void job_show(const Message& m) {
 }
 
 void acct(const Message& m) {
-  const auto query = m.body<proto::AcctQuery>();
+  auto query = m.body<proto::AcctQuery>();
+  // Users account for their own jobs (sacct's habit); admins for anyone's.
+  if (!caller_is_admin(m)) {
+    const std::string& self = caller_of(m).user;
+    if (query.user && *query.user != self) {
+      m.daemon.access.deny(
+          m, proto::code::kPermissionDenied,
+          "permission denied: " + self + " cannot see the jobs of " + proto::excerpt(*query.user));
+    }
+    query.user = self;
+  }
   m.reply(acct_page(m.daemon.store, query, page_bounds(query.limit, m.daemon.config)));
 }
 

@@ -1,4 +1,5 @@
 // Nodes: what clients see of them, and an administrator's drain and resume.
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "handlers/pages.hpp"
 #include "sched/proto/client_messages.hpp"
@@ -35,6 +36,7 @@ void nodes_query(const Message& m) {
 
 void node_update(const Message& m) {
   const auto body = m.body<proto::NodeUpdate>();
+  require_admin(m, "draining and resuming nodes");
   if (body.state != "drain" && body.state != "resume") {
     throw proto::ProtoError(proto::code::kInvalid, "state must be drain or resume, not '" +
                                                        proto::excerpt(body.state) + "'");

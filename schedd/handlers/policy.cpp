@@ -1,4 +1,5 @@
 // The scheduling policy: what runs, and a reload on request.
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "policy_info.hpp"
 #include "sched/lua_policy.hpp"
@@ -20,6 +21,7 @@ proto::PolicyInfoReply info_reply(const DaemonParts& daemon) {
 void policy_info(const Message& m) { m.reply(info_reply(m.daemon)); }
 
 void policy_reload(const Message& m) {
+  require_admin(m, "reloading the policy");
   if (const Status status = m.daemon.policy.reload(); !status.ok()) throw_status(status);
   m.reply(info_reply(m.daemon));
 }

@@ -1,5 +1,8 @@
 #include "handlers/receive.hpp"
 
+#include <optional>
+
+#include "sched/auth/credential.hpp"
 #include "sched/proto/text.hpp"
 #include "sched/proto/transport.hpp"
 
@@ -64,12 +67,17 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
       continue;
     }
     if (rules.drop_replies && envelope.is_reply()) continue;
-    const Message message{daemon, socket, routed->peer, envelope};
+    std::optional<auth::Caller> caller;
+    Message message{daemon, socket, routed->peer, envelope};
     try {
+      if (rules.authenticate) {
+        caller = auth::authenticate(envelope, daemon.config.munge_socket);
+        message.caller = &*caller;
+      }
       routes.dispatch(message);
     } catch (const proto::ProtoError& e) {
       if (rules.every_refusal_is_bad || e.code() == proto::code::kBadField ||
-          e.code() == proto::code::kUnknownType) {
+          e.code() == proto::code::kUnknownType || e.code() == proto::code::kUnauthenticated) {
         ++daemon.bad_messages;
       }
       log_limited(log, daemon.clock.now(), rules.refused, rules.peers, "{} message {} refused: {}",

@@ -29,9 +29,12 @@ struct ReceiveRules {
   // that are malformed (bad_field, unknown_type): our own agents should
   // never be refused.
   bool every_refusal_is_bad = false;
+  // Each request must carry a MUNGE credential naming its caller
+  // (docs/security.md); one that does not is refused as unauthenticated.
+  bool authenticate = false;
 };
 
-inline constexpr ReceiveRules kClientRules{.peers = "client"};
+inline constexpr ReceiveRules kClientRules{.peers = "client", .authenticate = true};
 inline constexpr ReceiveRules kAgentRules{.peers = "agent",
                                           .undecodable = spdlog::level::warn,
                                           .refused = spdlog::level::warn,

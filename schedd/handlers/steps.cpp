@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/agent_messages.hpp"
@@ -17,6 +18,7 @@ void step_run(const Message& m) {
   DaemonParts& daemon = m.daemon;
   const Job* job = daemon.engine.find_job(body.job);
   if (!job) throw proto::ProtoError(proto::code::kNotFound, "no job " + std::to_string(body.job));
+  require_owner(m, job->id, job->spec.user);
   if (job->state != JobState::Running && job->state != JobState::Adapting) {
     throw proto::ProtoError(proto::code::kConflict, "job " + std::to_string(body.job) + " is " +
                                                         std::string(to_string(job->state)) +
@@ -78,6 +80,10 @@ void step_run(const Message& m) {
 
 void step_attach(const Message& m) {
   const auto body = m.body<proto::StepRef>();
+  // Attaching takes the step's output: its owner's only.
+  if (const Job* job = m.daemon.engine.find_job(body.job)) {
+    require_owner(m, job->id, job->spec.user);
+  }
   StepRecord* step = m.daemon.steps.find(body.job, body.step);
   if (!step) {
     throw proto::ProtoError(proto::code::kNotFound, "job " + std::to_string(body.job) +

@@ -8,10 +8,15 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "munge_support.hpp"
+#include "sched/auth/credential.hpp"
+
 namespace sched::testing {
 
 LocalCluster::LocalCluster(ClusterOptions options)
     : options_(std::move(options)), dir_("sched-it") {
+  const std::string& munge_socket = TestMunged::socket();
+  if (!munge_socket.empty()) ::setenv("SCHED_MUNGE_SOCKET", munge_socket.c_str(), 1);
   state_dir_ = dir_.str() + "/state";
   std::filesystem::create_directories(work_dir());
   const auto endpoint = [] { return "tcp://127.0.0.1:" + std::to_string(proto::free_tcp_port()); };
@@ -32,8 +37,12 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""
-         << options_.on_failure << "\"\nfence_timeout_s = " << options_.fence_timeout_s << "\n"
-         << options_.extra_config;
+         << options_.on_failure << "\"\nfence_timeout_s = " << options_.fence_timeout_s
+         << "\n\n[auth]\nsocket = \"" << munge_socket << "\"\nadmins = [";
+  for (std::size_t i = 0; i < options_.admins.size(); ++i) {
+    config << (i ? ", \"" : "\"") << options_.admins[i] << "\"";
+  }
+  config << "]\n" << options_.extra_config;
   config.close();
   start_schedd();
 }
@@ -62,7 +71,12 @@ void LocalCluster::start_schedd() {
     throw std::runtime_error("schedd did not start: " + line.value_or("(no output)") + "\n" +
                              logs());
   }
-  client_ = std::make_unique<proto::Client>(context_, client_endpoint_, std::chrono::seconds(5));
+  client_ = connect();
+}
+
+std::unique_ptr<proto::Client> LocalCluster::connect(std::chrono::milliseconds timeout) {
+  return std::make_unique<proto::Client>(context_, client_endpoint_, timeout,
+                                         auth::munge_signer(TestMunged::socket()));
 }
 
 void LocalCluster::kill_schedd(int sig) {
@@ -113,7 +127,6 @@ std::int64_t LocalCluster::submit(const std::string& script, int nodes, double w
                                   const std::string& name) {
   proto::SubmitRequest request;
   request.job.name = name;
-  request.job.user = "tester";
   request.job.nodes = nodes;
   request.job.walltime = walltime;
   request.job.script = script;

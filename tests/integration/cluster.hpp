@@ -1,5 +1,8 @@
 // A local cluster for integration tests: schedd on loopback with free ports
-// and a temporary state folder, and node agents as virtual nodes.
+// and a temporary state folder, and node agents as virtual nodes. Requests
+// carry MUNGE credentials from the test binary's munged (munge_support.hpp),
+// whose socket schedd's config names and $SCHED_MUNGE_SOCKET tells every
+// process the tests start.
 #pragma once
 
 #include <chrono>
@@ -26,8 +29,9 @@ struct ClusterOptions {
   double fence_timeout_s = 3;
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;
-  int max_page_items = 0;    // [server] max_page_items; 0: the default
-  std::string extra_config;  // appended to the generated sched.toml
+  int max_page_items = 0;            // [server] max_page_items; 0: the default
+  std::vector<std::string> admins;  // [auth] admins
+  std::string extra_config;         // appended to the generated sched.toml
   std::string log_level = "debug";
 };
 
@@ -48,6 +52,9 @@ class LocalCluster {
   bool wait_nodes_up(int count);
 
   proto::Client& client();
+  // A new connection whose requests carry this process's credentials.
+  std::unique_ptr<proto::Client> connect(
+      std::chrono::milliseconds timeout = std::chrono::seconds(5));
   const std::string& state_dir() const { return state_dir_; }
   std::string work_dir() const { return dir_.str() + "/work"; }
   const std::string& event_endpoint() const { return event_endpoint_; }

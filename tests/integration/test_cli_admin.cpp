@@ -2,6 +2,7 @@
 // stats, acct) run as the real binary against a local cluster.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "sched/auth/credential.hpp"
 
 namespace sched::testing {
 namespace {
@@ -232,9 +234,12 @@ TEST(CliAdmin, AcctListsEndedJobsWithExitCodesAndFilters) {
   const auto bad = cluster.submit("#!/bin/sh\nexit 3\n", 1, 0, "bad");
   ASSERT_TRUE(cluster.wait_state(ok, "COMPLETED")) << cluster.logs();
   ASSERT_TRUE(cluster.wait_state(bad, "FAILED")) << cluster.logs();
-  const std::string ok_line = std::to_string(ok) + R"(\s+good\s+tester\s+COMPLETED\s+0:0\s+)" +
-                              R"(\d\d:\d\d:\d\d\s+1\s+n1\s+\S+\s+\S+)";
-  const std::string bad_line = std::to_string(bad) + R"(\s+bad\s+tester\s+FAILED\s+3:0\s+.*)";
+  // The jobs are their submitter's: the user of this process's credential.
+  const std::string me = auth::user_name(::geteuid());
+  const std::string ok_line = std::to_string(ok) + R"(\s+good\s+)" + me +
+                              R"(\s+COMPLETED\s+0:0\s+)" + R"(\d\d:\d\d:\d\d\s+1\s+n1\s+\S+\s+\S+)";
+  const std::string bad_line =
+      std::to_string(bad) + R"(\s+bad\s+)" + me + R"(\s+FAILED\s+3:0\s+.*)";
 
   auto run = run_sched(cluster, {"acct"});
   ASSERT_EQ(run.status, 0) << describe(run);

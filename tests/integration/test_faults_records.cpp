@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "munge_support.hpp"
+#include "sched/auth/credential.hpp"
 
 namespace sched::testing {
 namespace {
@@ -25,7 +27,6 @@ using namespace std::chrono_literals;
 proto::SubmitRequest sleeper(LocalCluster& cluster, const std::string& name = "sleeper") {
   proto::SubmitRequest request;
   request.job.name = name;
-  request.job.user = "tester";
   request.job.script = "#!/bin/sh\nsleep 30\n";
   request.job.workdir = cluster.work_dir();
   return request;
@@ -67,7 +68,7 @@ TEST(Records, ErrorRepliesEchoOnlyAnExcerptOfTheRequest) {
   LocalCluster cluster;
   auto& client = cluster.client();
   const std::string long_type(100 << 10, 't');
-  const auto unknown = client.raw(proto::encode_request(long_type, 7, proto::Empty{}));
+  const auto unknown = client.raw(client.request(long_type, proto::Empty{}));
   ASSERT_TRUE(unknown.error);
   EXPECT_EQ(unknown.error->code, "unknown_type");
   EXPECT_LE(unknown.type.size(), 200u);
@@ -77,14 +78,14 @@ TEST(Records, ErrorRepliesEchoOnlyAnExcerptOfTheRequest) {
 
   auto request = sleeper(cluster);
   request.job.workdir = std::string(100 << 10, 'w');
-  const auto refused = client.raw(proto::encode_request(proto::type::kSubmit, 8, request));
+  const auto refused = client.raw(client.request(proto::type::kSubmit, request));
   ASSERT_TRUE(refused.error);
   EXPECT_EQ(refused.error->code, "invalid");
   EXPECT_LE(refused.error->message.size(), 600u);
   // A bad state name in a query, echoed in its error.
   proto::JobsQuery query;
   query.states = std::vector<std::string>{std::string(100 << 10, 's')};
-  const auto bad_state = client.raw(proto::encode_request(proto::type::kJobsQuery, 9, query));
+  const auto bad_state = client.raw(client.request(proto::type::kJobsQuery, query));
   ASSERT_TRUE(bad_state.error);
   EXPECT_LE(bad_state.error->message.size(), 600u);
   // And schedd keeps answering.
@@ -209,11 +210,16 @@ void submit_many(LocalCluster& cluster, int count) {
   dealer.set(zmq::sockopt::linger, 0);
   dealer.connect(cluster.client_endpoint());
   auto request = sleeper(cluster, "bulk");
+  // Each request signed, as a client's are.
+  const proto::Signer sign = auth::munge_signer(TestMunged::socket());
+  const std::string packed = proto::encode_body(request);
   constexpr int kWindow = 500;
   for (int sent = 0; sent < count;) {
     const int window = std::min(kWindow, count - sent);
     for (int i = 0; i < window; ++i) {
-      const std::string bytes = proto::encode_request(proto::type::kSubmit, sent + i + 1, request);
+      const std::uint64_t seq = sent + i + 1;
+      const std::string bytes = proto::encode_packed_request(
+          proto::type::kSubmit, seq, packed, sign(proto::type::kSubmit, seq, packed));
       dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
     }
     for (int i = 0; i < window; ++i) {

@@ -1,10 +1,13 @@
 // The envelope every message travels in (docs/design.md §5, docs/protocol.md §2):
 //
-//   request:  {v = 1, type, seq, body}
+//   request:  {v = 1, type, seq, body, cred?}
 //   reply:    {v = 1, type, seq, ok = true,  body}
 //             {v = 1, type, seq, ok = false, error = {code, message}}
 //
 // A reply repeats the request's type and seq so that the asker can match it.
+// `cred` is the sender's credential (a MUNGE credential on the client
+// socket, docs/protocol.md §2); the envelope only carries it: the receiver
+// checks it against the request (packed_body gives what it binds).
 // decode() checks size, msgpack well-formedness, the version and the fields
 // of the envelope; the body is read later, by type (read_body), so that a bad
 // body can still be answered with an error that names the request.
@@ -42,6 +45,7 @@ struct Envelope {
   std::uint64_t seq = 0;
   std::optional<bool> ok;                 // set on replies only
   std::optional<ErrorBody> error;         // replies with ok = false
+  std::optional<std::string> cred;        // requests: the sender's credential
   const msgpack::object* body = nullptr;  // nil object when absent; owned by `handle`
 
   bool is_reply() const { return ok.has_value(); }
@@ -61,9 +65,19 @@ struct Envelope {
 Envelope decode(const void* data, std::size_t size,
                 std::size_t max_bytes = kDefaultMaxMessageBytes);
 
-// Encoders. The body type must have fields() (proto/fields.hpp).
+// The body as msgpack bytes, in the shortest forms (as every encoder here
+// writes it): what a request's credential binds; the bytes of a nil object
+// when the envelope has no body.
+std::string packed_body(const Envelope& envelope);
+
+// Encoders. The body type must have fields() (proto/fields.hpp). A request
+// carries `cred` when it is not empty.
 template <class T>
-std::string encode_request(std::string_view type, std::uint64_t seq, const T& body);
+std::string encode_request(std::string_view type, std::uint64_t seq, const T& body,
+                           std::string_view cred = {});
+// A request whose body is already packed (encode_body).
+std::string encode_packed_request(std::string_view type, std::uint64_t seq,
+                                  std::string_view packed_body, std::string_view cred = {});
 template <class T>
 std::string encode_reply(std::string_view type, std::uint64_t seq, const T& body);
 std::string encode_error(std::string_view type, std::uint64_t seq, std::string_view code,
@@ -79,13 +93,12 @@ void pack_header(Packer& pk, std::uint32_t entries, std::string_view type, std::
 }
 
 template <class T>
-std::string encode_request(std::string_view type, std::uint64_t seq, const T& body) {
-  msgpack::sbuffer buffer;
-  Packer pk(buffer);
-  detail::pack_header(pk, 4, type, seq);
-  pk.pack(std::string_view("body"));
-  pack_body(pk, body);
-  return std::string(buffer.data(), buffer.size());
+std::string encode_body(const T& body);
+
+template <class T>
+std::string encode_request(std::string_view type, std::uint64_t seq, const T& body,
+                           std::string_view cred) {
+  return encode_packed_request(type, seq, encode_body(body), cred);
 }
 
 template <class T>

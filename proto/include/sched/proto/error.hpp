@@ -23,6 +23,11 @@ inline constexpr std::string_view kConflict = "conflict";        // not in a sta
 inline constexpr std::string_view kUnavailable = "unavailable";  // the server cannot now
 inline constexpr std::string_view kInternal = "internal";
 inline constexpr std::string_view kAborted = "aborted";  // an adaptation was rolled back
+// Who asks (docs/security.md): no credential, or one that does not prove who
+// sent this request; a caller who may not do what it asks; a per-user limit.
+inline constexpr std::string_view kUnauthenticated = "unauthenticated";
+inline constexpr std::string_view kPermissionDenied = "permission_denied";
+inline constexpr std::string_view kLimit = "limit";
 }  // namespace code
 
 class ProtoError : public std::runtime_error {

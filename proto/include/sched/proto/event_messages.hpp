@@ -32,6 +32,7 @@ struct EventMsg {
   std::optional<std::string> file;
   std::optional<int> line;
   std::optional<std::string> message;
+  std::optional<std::string> user;  // auth.denied: who was refused
   template <class V>
   void fields(V& v) {
     v("seq", seq);
@@ -54,6 +55,7 @@ struct EventMsg {
     v("file", file);
     v("line", line);
     v("message", message);
+    v("user", user);
   }
 };
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -42,18 +43,34 @@ struct Routed {
 std::optional<Routed> receive_routed(zmq::socket_t& router, bool* malformed = nullptr);
 void send_routed(zmq::socket_t& router, const std::string& peer, std::string_view payload);
 
+// Makes the credential of one request from its type, seq and packed body
+// (sched/auth/credential.hpp has the MUNGE one); it may throw.
+using Signer =
+    std::function<std::string(std::string_view type, std::uint64_t seq, std::string_view body)>;
+
 // A connection to the engine's client endpoint: one request at a time.
 class Client {
  public:
+  // Requests carry the signer's credential; with none, they carry no `cred`
+  // (schedd refuses them: tests of that refusal).
   Client(zmq::context_t& context, const std::string& endpoint,
-         std::chrono::milliseconds timeout = std::chrono::seconds(10));
+         std::chrono::milliseconds timeout = std::chrono::seconds(10), Signer signer = {});
 
   // Sends a request and waits for its reply. Throws TransportError when no
   // reply comes in time, ProtoError (with the server's code and message)
   // when the reply is an error.
   template <class Reply, class Body>
   Reply call(std::string_view type, const Body& body) {
-    return exchange(encode_request(type, ++seq_, body)).template body_as<Reply>();
+    return exchange(request(type, body)).template body_as<Reply>();
+  }
+  // The bytes call() would send for this request (with the next seq and its
+  // credential), for tests that send them differently (twice, altered).
+  template <class Body>
+  std::string request(std::string_view type, const Body& body) {
+    const std::string packed = encode_body(body);
+    ++seq_;
+    return encode_packed_request(type, seq_, packed,
+                                 signer_ ? signer_(type, seq_, packed) : std::string());
   }
   // Sends raw bytes (tests of malformed input) and returns the decoded reply
   // envelope, error or not.
@@ -71,6 +88,7 @@ class Client {
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
   std::uint64_t seq_ = 0;
+  Signer signer_;
   std::deque<Envelope> unasked_;  // came while a call waited for its reply
 };
 
