@@ -6,10 +6,12 @@ namespace sched::proto {
 namespace {
 
 // Bounds for what the unpacker allocates before any field is checked: a
-// message within the size limit cannot nest deeper or hold more items.
-msgpack::unpack_limit limits(std::size_t max_bytes) {
-  return msgpack::unpack_limit(/*array=*/max_bytes, /*map=*/max_bytes, /*str=*/max_bytes,
-                               /*bin=*/max_bytes, /*ext=*/0, /*depth=*/32);
+// message of `size` bytes cannot hold more items or longer strings than it
+// has bytes, so a header claiming millions of items in a few bytes is refused
+// before the unpacker reserves room for them.
+msgpack::unpack_limit limits(std::size_t size) {
+  return msgpack::unpack_limit(/*array=*/size, /*map=*/size, /*str=*/size,
+                               /*bin=*/size, /*ext=*/0, /*depth=*/32);
 }
 
 // Copy every string into the handle's zone: the caller's buffer (a ZeroMQ
@@ -115,7 +117,7 @@ Envelope decode(const void* data, std::size_t size, std::size_t max_bytes) {
   std::size_t offset = 0;
   try {
     envelope.handle = msgpack::unpack(static_cast<const char*>(data), size, offset, never_reference,
-                                      nullptr, limits(max_bytes));
+                                      nullptr, limits(size));
   } catch (const std::exception& e) {
     throw ProtoError(code::kBadMessage, std::string("not a msgpack message: ") + e.what());
   }

@@ -43,8 +43,9 @@ void log_limited(LogLimiter& log, double now, spdlog::level::level_enum level,
 }  // namespace
 
 void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const ReceiveRules& rules,
-                      DaemonParts& daemon, LogLimiter& log, int batch) {
-  for (int i = 0; i < batch; ++i) {
+                      DaemonParts& daemon, LogLimiter& log, int batch, double max_batch_s) {
+  const double deadline = daemon.clock.now() + max_batch_s;
+  for (int i = 0; i < batch && daemon.clock.now() < deadline; ++i) {
     bool malformed = false;
     auto routed = proto::receive_routed(socket, &malformed);
     if (!routed) {

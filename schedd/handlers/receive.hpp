@@ -61,9 +61,13 @@ class LogLimiter {
   std::uint64_t held_back_ = 0;
 };
 
-// Handles the messages waiting on `socket`, at most `batch` of them. Log
-// lines about bad messages go through `log`.
+// Handles the messages waiting on `socket`: at most `batch` of them, and no
+// more once `max_batch_s` has gone by (a client request costs a round trip to
+// munged, so a full batch could hold the loop, and the agents' heartbeats,
+// for seconds). Log lines about bad messages go through `log`.
+inline constexpr double kMaxBatchS = 0.05;
 void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const ReceiveRules& rules,
-                      DaemonParts& daemon, LogLimiter& log, int batch = 1000);
+                      DaemonParts& daemon, LogLimiter& log, int batch = 1000,
+                      double max_batch_s = kMaxBatchS);
 
 }  // namespace sched::daemon
