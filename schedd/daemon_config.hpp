@@ -51,6 +51,12 @@ struct DaemonConfig {
   // after this long; its node stays out of use meanwhile.
   double fence_timeout_s = 60;
 
+  // [security] (docs/security-links.md). Default: state_dir/keys/schedd.key
+  // and state_dir/keys/authorized_agents, created when missing (a new key
+  // pair; no agent authorised). A file configured here must exist.
+  std::string secret_key_file;
+  std::string authorized_agents_file;
+
   // [power]
   double idle_w_per_node = 71;
   double corridor_lower_w = 0;  // 0/0: no corridor
@@ -63,7 +69,11 @@ struct DaemonConfig {
 DaemonConfig load_config(const std::string& path);
 // The built-in defaults with state_dir and policy_dir filled in.
 DaemonConfig default_config();
-// Fills state_dir and policy_dir when empty; call after load_config.
+// Fills state_dir, policy_dir and the key files when empty; call after
+// load_config.
 void complete_config(DaemonConfig& config);
+// The key files complete_config fills in: schedd creates them when missing.
+std::string default_secret_key_file(const DaemonConfig& config);
+std::string default_authorized_agents_file(const DaemonConfig& config);
 
 }  // namespace sched::daemon

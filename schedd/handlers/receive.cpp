@@ -64,7 +64,7 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
       continue;
     }
     if (rules.drop_replies && envelope.is_reply()) continue;
-    const Message message{daemon, socket, routed->peer, envelope};
+    const Message message{daemon, socket, routed->peer, envelope, routed->user_id};
     try {
       routes.dispatch(message);
     } catch (const proto::ProtoError& e) {

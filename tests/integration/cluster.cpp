@@ -15,18 +15,25 @@ LocalCluster::LocalCluster(ClusterOptions options)
   client_endpoint_ = endpoint();
   agent_endpoint_ = endpoint();
   event_endpoint_ = endpoint();
+  const auto bound = [&](const std::string& endpoint) {
+    return "tcp://" + options_.bind_host + endpoint.substr(endpoint.rfind(':'));
+  };
+  schedd_key_ = proto::curve::write_key_pair(keys_dir(), "schedd");
+  std::ofstream(authorized_agents_file()) << "# agent keys of the test cluster\n";
   config_path_ = dir_.str() + "/sched.toml";
   std::ofstream config(config_path_);
-  config << "[server]\nclient_endpoint = \"" << client_endpoint_ << "\"\nagent_endpoint = \""
-         << agent_endpoint_ << "\"\nevent_endpoint = \"" << event_endpoint_ << "\"\nstate_dir = \""
-         << state_dir_ << "\"\n\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \""
-         << options_.policy
+  config << "[server]\nclient_endpoint = \"" << bound(client_endpoint_) << "\"\nagent_endpoint = \""
+         << agent_endpoint_ << "\"\nevent_endpoint = \"" << bound(event_endpoint_)
+         << "\"\nstate_dir = \"" << state_dir_ << "\"\n\n[scheduler]\ntick_s = " << options_.tick_s
+         << "\npolicy = \"" << options_.policy
          << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""
-         << options_.on_failure << "\"\nfence_timeout_s = " << options_.fence_timeout_s << "\n"
+         << options_.on_failure << "\"\nfence_timeout_s = " << options_.fence_timeout_s
+         << "\n\n[security]\nsecret_key_file = \"" << keys_dir()
+         << "/schedd.key\"\nauthorized_agents_file = \"" << authorized_agents_file() << "\"\n"
          << options_.extra_config;
   config.close();
   start_schedd();
@@ -56,7 +63,9 @@ void LocalCluster::start_schedd() {
     throw std::runtime_error("schedd did not start: " + line.value_or("(no output)") + "\n" +
                              logs());
   }
-  client_ = std::make_unique<proto::Client>(context_, client_endpoint_, std::chrono::seconds(5));
+  const bool encrypted = !proto::curve::is_loopback_endpoint("tcp://" + options_.bind_host + ":1");
+  client_ = std::make_unique<proto::Client>(context_, client_endpoint_, std::chrono::seconds(5),
+                                            encrypted ? schedd_key_.public_key : std::string());
 }
 
 void LocalCluster::kill_schedd(int sig) {
@@ -67,11 +76,27 @@ void LocalCluster::kill_schedd(int sig) {
 
 void LocalCluster::signal_schedd(int sig) { schedd_->signal(sig); }
 
+proto::curve::KeyPair LocalCluster::agent_key(const std::string& node) {
+  if (auto it = agent_keys_.find(node); it != agent_keys_.end()) return it->second;
+  // A pair made before (`sched keys new`) is kept, and one authorised before
+  // is not listed twice. schedd reads the file again when it changes (and
+  // when an unknown key knocks).
+  const auto pair = proto::curve::write_key_pair(keys_dir(), node);
+  if (read_file(authorized_agents_file()).find(pair.public_key) == std::string::npos) {
+    std::ofstream(authorized_agents_file(), std::ios::app)
+        << pair.public_key << " " << node << "\n";
+  }
+  return agent_keys_[node] = pair;
+}
+
 void LocalCluster::start_agent(const std::string& node, int cores) {
+  agent_key(node);
   agents_[node] = std::make_unique<Process>(
       std::vector<std::string>{SCHED_NODEAGENT_BIN, "--engine", agent_endpoint_, "--node-name",
                                node, "--cores", std::to_string(cores), "--spool-dir",
-                               dir_.str() + "/spool-" + node, "--log-level", options_.log_level},
+                               dir_.str() + "/spool-" + node, "--secret-key-file",
+                               keys_dir() + "/" + node + ".key", "--server-public-key-file",
+                               keys_dir() + "/schedd.pub", "--log-level", options_.log_level},
       dir_.str() + "/agent-" + node + ".log");
 }
 

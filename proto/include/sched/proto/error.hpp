@@ -23,6 +23,7 @@ inline constexpr std::string_view kConflict = "conflict";        // not in a sta
 inline constexpr std::string_view kUnavailable = "unavailable";  // the server cannot now
 inline constexpr std::string_view kInternal = "internal";
 inline constexpr std::string_view kAborted = "aborted";  // an adaptation was rolled back
+inline constexpr std::string_view kPermissionDenied = "permission_denied";  // not this peer's to do
 }  // namespace code
 
 class ProtoError : public std::runtime_error {

@@ -34,6 +34,9 @@ class TransportError : public std::runtime_error {
 struct Routed {
   std::string peer;  // the sender's routing id, to answer it
   zmq::message_t payload;
+  // What the ZAP handler said of the connection (a CURVE peer's public key
+  // in schedd); empty on a socket without authentication.
+  std::string user_id;
 };
 
 // Receives [identity, payload] without blocking; nothing when no message is
@@ -45,8 +48,11 @@ void send_routed(zmq::socket_t& router, const std::string& peer, std::string_vie
 // A connection to the engine's client endpoint: one request at a time.
 class Client {
  public:
+  // With `server_public_key` (Z85), the link is CURVE with a key pair made
+  // for this connection (schedd off loopback; docs/security-links.md).
   Client(zmq::context_t& context, const std::string& endpoint,
-         std::chrono::milliseconds timeout = std::chrono::seconds(10));
+         std::chrono::milliseconds timeout = std::chrono::seconds(10),
+         const std::string& server_public_key = {});
 
   // Sends a request and waits for its reply. Throws TransportError when no
   // reply comes in time, ProtoError (with the server's code and message)
@@ -70,6 +76,7 @@ class Client {
   zmq::socket_t socket_;
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
+  bool curve_ = false;
   std::uint64_t seq_ = 0;
   std::deque<Envelope> unasked_;  // came while a call waited for its reply
 };
