@@ -1,5 +1,6 @@
 #include "sched/proto/curve.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -134,7 +135,11 @@ bool is_loopback_endpoint(std::string_view endpoint) {
     return close != std::string_view::npos && host.substr(1, close - 1) == "::1";
   }
   host = host.substr(0, host.rfind(':'));
-  return host == "localhost" || host.rfind("127.", 0) == 0;
+  if (host == "localhost") return true;
+  // An address, not a name that starts like one (127.0.0.1.example.org).
+  in_addr address{};
+  return ::inet_pton(AF_INET, std::string(host).c_str(), &address) == 1 &&
+         (ntohl(address.s_addr) >> 24) == 127;
 }
 
 void make_server(zmq::socket_t& socket, const KeyPair& own, const std::string& zap_domain) {

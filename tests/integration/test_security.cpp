@@ -297,3 +297,25 @@ TEST(Security, KeysMadeWithTheCommandLetANodeRegister) {
   ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
   EXPECT_EQ(node_names(cluster), std::vector<std::string>{"n7"});
 }
+
+TEST(Security, AnAgentRefusedAtFirstConnectsOnceItsKeyIsAuthorised) {
+  LocalCluster cluster;
+  // The agent starts before the administrator has added its key: schedd
+  // refuses it, it says so, and tries a new link until the key is in.
+  const auto key = proto::curve::write_key_pair(cluster.keys_dir(), "late");
+  TempDir dir("sched-late");
+  Process agent({SCHED_NODEAGENT_BIN, "--engine", cluster.agent_endpoint(), "--node-name", "n4",
+                 "--cores", "1", "--spool-dir", dir.str() + "/spool", "--secret-key-file",
+                 cluster.keys_dir() + "/late.key", "--server-public-key-file",
+                 cluster.keys_dir() + "/schedd.pub"},
+                dir.str() + "/agent.log");
+  EXPECT_TRUE(eventually([&] {
+    return read_file(dir.str() + "/agent.log").find("refused this key") != std::string::npos;
+  })) << read_file(dir.str() + "/agent.log");
+  EXPECT_TRUE(node_names(cluster).empty());
+  std::ofstream(cluster.authorized_agents_file(), std::ios::app) << key.public_key << " n4\n";
+  EXPECT_TRUE(cluster.wait_nodes_up(1)) << read_file(dir.str() + "/agent.log") << cluster.logs();
+  EXPECT_EQ(node_names(cluster), std::vector<std::string>{"n4"});
+  agent.signal(SIGTERM);
+  agent.wait(std::chrono::seconds(5));
+}
