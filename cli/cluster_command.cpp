@@ -21,6 +21,7 @@
 #include "sched/auth/credential.hpp"
 #include "sched/auth/munge.hpp"
 #include "sched/auth/private_munged.hpp"
+#include "sched/proto/curve.hpp"
 
 namespace sched::cli {
 namespace fs = std::filesystem;
@@ -98,6 +99,21 @@ nlohmann::json read_cluster_file(const fs::path& state) {
   return nlohmann::json::parse(in, nullptr, false);
 }
 
+// The local cluster's keys (docs/security.md §3), in STATE/keys: schedd's
+// and one pair per node, made once and kept; the authorised-keys file binds
+// each node's key to its name. The quick start needs no set-up, and its
+// agents are authenticated as a real cluster's are.
+void make_keys(const fs::path& keys, int nodes) {
+  proto::curve::write_key_pair(keys, "schedd");
+  std::string authorized =
+      "# Made by `sched cluster up`: node n<i> may register with the key keys/n<i>.pub only.\n";
+  for (int i = 1; i <= nodes; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    authorized += proto::curve::write_key_pair(keys, name).public_key + " " + name + "\n";
+  }
+  std::ofstream(keys / "authorized_agents") << authorized;
+}
+
 struct UpArgs {
   int nodes = 4;
   int cores = 1;
@@ -132,6 +148,8 @@ void up(const UpArgs& args) {
   const std::string client = "tcp://127.0.0.1:" + std::to_string(args.port);
   const std::string agents = "tcp://127.0.0.1:" + std::to_string(args.port + 1);
   const std::string events = "tcp://127.0.0.1:" + std::to_string(args.port + 2);
+  const fs::path keys = state / "keys";
+  make_keys(keys, args.nodes);
   std::vector<std::string> schedd_argv = {find_program("schedd", "schedd").string(),
                                           "--state-dir",
                                           state.string(),
@@ -140,7 +158,11 @@ void up(const UpArgs& args) {
                                           "--agent-endpoint",
                                           agents,
                                           "--event-endpoint",
-                                          events};
+                                          events,
+                                          "--secret-key-file",
+                                          (keys / "schedd.key").string(),
+                                          "--authorized-agents-file",
+                                          (keys / "authorized_agents").string()};
   if (!munge_socket.empty())
     schedd_argv.insert(schedd_argv.end(), {"--munge-socket", munge_socket});
   if (!args.config.empty()) {
@@ -176,7 +198,9 @@ void up(const UpArgs& args) {
     names.push_back(name);
     const pid_t pid = spawn_detached(
         {agent_program, "--engine", agents, "--node-name", name, "--cores",
-         std::to_string(args.cores), "--spool-dir", (state / "spool" / name).string()},
+         std::to_string(args.cores), "--spool-dir", (state / "spool" / name).string(),
+         "--secret-key-file", (keys / (name + ".key")).string(), "--server-public-key-file",
+         (keys / "schedd.pub").string()},
         "/dev/null", logs / ("agent-" + name + ".log"));
     file["agents"][name] = pid;
   }

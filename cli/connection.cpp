@@ -1,16 +1,20 @@
 #include "connection.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cluster_command.hpp"
 #include "sched/auth/credential.hpp"
+#include "sched/proto/curve.hpp"
 
 namespace sched::cli {
 namespace {
 
 std::string endpoint_option;
+std::string server_key_option;
 double timeout_s = 10;
+constexpr const char* kSystemServerKey = "/etc/sched/schedd.pub";
 
 }  // namespace
 
@@ -18,6 +22,10 @@ void add_connection_options(CLI::App& app) {
   app.add_option("--endpoint", endpoint_option,
                  "schedd's client endpoint (default: $SCHED_ENDPOINT, else " +
                      std::string(proto::kDefaultClientEndpoint) + ")");
+  app.add_option("--server-key", server_key_option,
+                 "schedd's public key file, for an encrypted link (default: "
+                 "$SCHED_SERVER_KEY_FILE; off loopback, else " +
+                     std::string(kSystemServerKey) + ")");
   app.add_option("--timeout", timeout_s, "Seconds to wait for schedd's answer")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -38,13 +46,38 @@ std::string munge_socket() {
   return "";
 }
 
+std::string server_public_key(const std::string& endpoint) {
+  std::string file = server_key_option;
+  if (const char* value = std::getenv("SCHED_SERVER_KEY_FILE"); file.empty() && value && *value) {
+    file = value;
+  }
+  const bool loopback = proto::curve::is_loopback_endpoint(endpoint);
+  if (file.empty() && !loopback && std::filesystem::exists(kSystemServerKey)) {
+    file = kSystemServerKey;
+  }
+  if (file.empty()) {
+    if (loopback) return {};
+    throw std::runtime_error("the link to " + endpoint +
+                             " is encrypted: give schedd's public key with --server-key or "
+                             "SCHED_SERVER_KEY_FILE (or install it as " +
+                             std::string(kSystemServerKey) + ")");
+  }
+  return proto::curve::read_public_key_file(file);
+}
+
+void secure_socket(zmq::socket_t& socket, const std::string& bound) {
+  if (proto::curve::is_loopback_endpoint(bound)) return;
+  proto::curve::make_client(socket, proto::curve::generate(), server_public_key(bound));
+}
+
 proto::Client& client() {
   static zmq::context_t context(1);
   static std::unique_ptr<proto::Client> connection;
   if (!connection) {
+    const std::string endpoint = client_endpoint();
     connection = std::make_unique<proto::Client>(
-        context, client_endpoint(), std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)),
-        auth::munge_signer(munge_socket()));
+        context, endpoint, std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)),
+        auth::munge_signer(munge_socket()), server_public_key(endpoint));
   }
   return *connection;
 }

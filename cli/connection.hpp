@@ -28,6 +28,17 @@ std::string munge_socket();
 // One connection for the command's lifetime.
 proto::Client& client();
 
+// schedd's public key for a CURVE link to `endpoint` (docs/security.md §3):
+// --server-key, else $SCHED_SERVER_KEY_FILE (these two for any endpoint),
+// else, off loopback only, /etc/sched/schedd.pub. Empty: a plain link (on
+// loopback, where schedd's sockets are plain). Throws std::runtime_error
+// off loopback when no key is found.
+std::string server_public_key(const std::string& endpoint);
+// Makes `socket` a CURVE client when `bound`, a schedd socket's endpoint as
+// schedd bound it, is off loopback (then schedd's socket is a CURVE server);
+// before it connects.
+void secure_socket(zmq::socket_t& socket, const std::string& bound);
+
 // Runs a command body: a ProtoError prints "sched: <message>" and exits 1;
 // a TransportError (no schedd) prints it and exits 2. Anything else: 1.
 void run_command(const std::function<void()>& body);

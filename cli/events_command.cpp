@@ -99,6 +99,8 @@ void watch(const EventsArgs& args) {
   zmq::context_t context(1);
   zmq::socket_t sub(context, zmq::socket_type::sub);
   sub.set(zmq::sockopt::linger, 0);
+  // Encrypted when schedd bound its event socket off loopback.
+  secure_socket(sub, stats.event_endpoint);
   sub.connect(endpoint);
   if (args.topics.empty()) sub.set(zmq::sockopt::subscribe, "");
   for (const auto& topic : args.topics) sub.set(zmq::sockopt::subscribe, topic);

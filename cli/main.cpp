@@ -7,6 +7,7 @@
 #include "cluster_command.hpp"
 #include "connection.hpp"
 #include "job_commands.hpp"
+#include "keys_command.hpp"
 #include "sim_command.hpp"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   sched::cli::add_job_commands(app);
   sched::cli::add_admin_commands(app);
   sched::cli::add_cluster_command(app);
+  sched::cli::add_keys_command(app);
   sched::cli::add_sim_command(app);
   CLI11_PARSE(app, argc, argv);
   return 0;

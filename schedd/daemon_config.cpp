@@ -177,6 +177,12 @@ DaemonConfig load_config(const std::string& path) {
          {"submissions_per_second_per_user", number(c.submissions_per_second_per_user, f, 0)},
          {"submission_burst_per_user", count(c.submission_burst_per_user, f)}});
   };
+  sections["security"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"secret_key_file", text(c.secret_key_file, f)},
+                {"authorized_agents_file", text(c.authorized_agents_file, f)}});
+  };
   sections["power"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");
     read_table(*node.as_table(), key, f,
@@ -210,6 +216,18 @@ void complete_config(DaemonConfig& config) {
     }
   }
   if (config.policy_dir.empty()) config.policy_dir = default_policy_dir();
+  if (config.secret_key_file.empty()) config.secret_key_file = default_secret_key_file(config);
+  if (config.authorized_agents_file.empty()) {
+    config.authorized_agents_file = default_authorized_agents_file(config);
+  }
+}
+
+std::string default_secret_key_file(const DaemonConfig& config) {
+  return config.state_dir + "/keys/schedd.key";
+}
+
+std::string default_authorized_agents_file(const DaemonConfig& config) {
+  return config.state_dir + "/keys/authorized_agents";
 }
 
 }  // namespace sched::daemon

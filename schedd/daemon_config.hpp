@@ -66,6 +66,12 @@ struct DaemonConfig {
   double submissions_per_second_per_user = 0;  // the token bucket's rate
   int submission_burst_per_user = 0;  // the bucket's size; 0: one second's worth (at least 1)
 
+  // [security] (docs/security.md §3). Default: state_dir/keys/schedd.key
+  // and state_dir/keys/authorized_agents, created when missing (a new key
+  // pair; no agent authorised). A file configured here must exist.
+  std::string secret_key_file;
+  std::string authorized_agents_file;
+
   // [power]
   double idle_w_per_node = 71;
   double corridor_lower_w = 0;  // 0/0: no corridor
@@ -76,7 +82,11 @@ struct DaemonConfig {
 // key and the file (a typo must not silently fall back to a default).
 // Throws std::runtime_error.
 DaemonConfig load_config(const std::string& path);
-// Fills state_dir and policy_dir when empty; call after load_config.
+// Fills state_dir, policy_dir and the key files when empty; call after
+// load_config.
 void complete_config(DaemonConfig& config);
+// The key files complete_config fills in: schedd creates them when missing.
+std::string default_secret_key_file(const DaemonConfig& config);
+std::string default_authorized_agents_file(const DaemonConfig& config);
 
 }  // namespace sched::daemon

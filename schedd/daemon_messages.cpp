@@ -6,14 +6,31 @@
 namespace sched::daemon {
 
 DaemonParts Daemon::parts() {
-  return DaemonParts{config_,         clock_,         engine_,
-                     *store_,         *policy_,       agents_,
-                     steps_,          enactor_,       outbox_,
-                     clients_,        agents_socket_, client_endpoint_,
-                     event_endpoint_, started_at_,    node_reasons_,
-                     awaiting_agent_, phases_,        submitted_,
-                     messages_,       bad_messages_,  [this] { save_nodes(); },
-                     access_};
+  return DaemonParts{
+      config_,
+      clock_,
+      engine_,
+      *store_,
+      *policy_,
+      agents_,
+      steps_,
+      enactor_,
+      outbox_,
+      clients_,
+      agents_socket_,
+      client_endpoint_,
+      event_endpoint_,
+      started_at_,
+      node_reasons_,
+      awaiting_agent_,
+      phases_,
+      submitted_,
+      messages_,
+      bad_messages_,
+      [this] { save_nodes(); },
+      access_,
+      agent_keys_->keys(),
+      [this](const std::string& node, const std::string& why) { auth_denied(node, why); }};
 }
 
 void Daemon::drain_clients() {

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "sched/convert/wire_convert.hpp"
@@ -91,6 +92,7 @@ Daemon::Daemon(DaemonConfig config)
   store_ = StateStore::open(config_.state_dir + "/sched.db");
   engine_.add_sink(this);
 
+  secure_sockets();
   client_endpoint_ = bind_endpoint(clients_, config_.client_endpoint, "clients");
   agent_endpoint_ = bind_endpoint(agents_socket_, config_.agent_endpoint, "agents");
   event_endpoint_ = bind_endpoint(events_, config_.event_endpoint, "event subscribers");
@@ -138,6 +140,63 @@ Daemon::Daemon(DaemonConfig config)
                policy_->current() ? policy_->current()->name() : "(none)");
 }
 
+void Daemon::secure_sockets() {
+  namespace fs = std::filesystem;
+  namespace curve = proto::curve;
+  // At their default places the files are made on first start, so that
+  // schedd runs with no set-up and no agent may connect until one is added.
+  const fs::path secret = config_.secret_key_file;
+  if (!fs::exists(secret) && config_.secret_key_file == default_secret_key_file(config_)) {
+    curve::write_key_pair(secret.parent_path(), secret.stem().string());
+    spdlog::info("made schedd's key pair: {} (public: {}.pub)", secret.string(),
+                 (secret.parent_path() / secret.stem()).string());
+  }
+  key_ = curve::read_secret_key_file(secret);
+  const fs::path authorized = config_.authorized_agents_file;
+  if (!fs::exists(authorized) &&
+      config_.authorized_agents_file == default_authorized_agents_file(config_)) {
+    std::error_code ec;
+    fs::create_directories(authorized.parent_path(), ec);
+    std::ofstream(authorized)
+        << "# Node agents that may connect: <public-key> <node names>, one key a line.\n"
+           "# `sched keys authorize` adds one (docs/security.md §3).\n";
+  }
+  agent_keys_ = std::make_unique<AuthorizedAgentsFile>(authorized);
+  // The handler is bound before the CURVE sockets: libzmq lets every key in
+  // while none is.
+  zap_ = std::make_unique<ZapHandler>(
+      context_, *agent_keys_,
+      [this](const std::string& address, const std::string& key, const std::string& why) {
+        auth_denied("", "connection from " + address + " refused: " + why +
+                            (key.empty() ? "" : " (key " + key + ")"));
+      });
+  curve::make_server(agents_socket_, key_, kAgentDomain);
+  // Off loopback, clients are encrypted too (any key: who the user is comes
+  // with each request); on loopback the link never leaves this machine.
+  if (!curve::is_loopback_endpoint(config_.client_endpoint)) {
+    curve::make_server(clients_, key_, kClientDomain);
+  }
+  if (!curve::is_loopback_endpoint(config_.event_endpoint)) {
+    curve::make_server(events_, key_, kClientDomain);
+  }
+}
+
+void Daemon::auth_denied(const std::string& node, const std::string& why) {
+  std::uint64_t held_back = 0;
+  const bool admitted = auth_log_.admit(clock_.now(), held_back);
+  if (held_back > 0) {
+    spdlog::warn("{} more refusals neither logged nor published (at most {} per {} s)", held_back,
+                 LogLimiter::kLines, LogLimiter::kIntervalS);
+  }
+  if (!admitted) return;
+  spdlog::warn("auth.denied: {}", why);
+  Event event;
+  event.type = EventType::AuthDenied;
+  event.node = node;
+  event.message = why;
+  engine_.publish(std::move(event));
+}
+
 void Daemon::lock_state_dir() {
   // Two daemons on one journal would overwrite each other's state.
   const std::string path = config_.state_dir + "/schedd.lock";
@@ -160,9 +219,10 @@ Daemon::~Daemon() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
-void Daemon::run(const std::atomic<bool>& stop) {
+void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
   zmq::pollitem_t items[] = {{clients_.handle(), 0, ZMQ_POLLIN, 0},
-                             {agents_socket_.handle(), 0, ZMQ_POLLIN, 0}};
+                             {agents_socket_.handle(), 0, ZMQ_POLLIN, 0},
+                             {zap_->socket().handle(), 0, ZMQ_POLLIN, 0}};
   while (!stop.load()) {
     const double now = clock_.now();
     double next = std::min(next_tick_, next_policy_check_);
@@ -172,13 +232,19 @@ void Daemon::run(const std::atomic<bool>& stop) {
     if (next_time_limit_) next = std::min(next, *next_time_limit_);
     const long wait_ms = std::clamp(static_cast<long>(std::ceil((next - now) * 1000)), 0L, 100L);
     try {
-      zmq::poll(items, 2, std::chrono::milliseconds(wait_ms));
+      zmq::poll(items, 3, std::chrono::milliseconds(wait_ms));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;  // a signal: check `stop`
       throw;
     }
     try {
       store_->begin();
+      if (reload && reload->exchange(false)) {
+        if (auto error = agent_keys_->reload())
+          spdlog::error("{} (the keys read before stay)", *error);
+      }
+      // Connections wait for their answer: before the messages.
+      if (items[2].revents & ZMQ_POLLIN) zap_->answer();
       if (items[1].revents & ZMQ_POLLIN) drain_agents();
       if (items[0].revents & ZMQ_POLLIN) drain_clients();
       on_timers(clock_.now());
@@ -240,6 +306,9 @@ void Daemon::on_timers(double now) {
   if (now >= next_policy_check_) {
     next_policy_check_ = now + config_.policy_check_s;
     policy_->reload_if_changed();
+    if (auto error = agent_keys_->reload_if_changed()) {
+      spdlog::error("{} (the keys read before stay)", *error);
+    }
   }
 }
 

@@ -21,6 +21,7 @@
 
 #include "access.hpp"
 #include "agent_directory.hpp"
+#include "authorized_agents.hpp"
 #include "daemon_config.hpp"
 #include "handlers/context.hpp"
 #include "handlers/receive.hpp"
@@ -30,9 +31,11 @@
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
 #include "sched/policy_host.hpp"
+#include "sched/proto/curve.hpp"
 #include "sched/proto/envelope.hpp"
 #include "state_store.hpp"
 #include "step_table.hpp"
+#include "zap_handler.hpp"
 
 namespace sched::daemon {
 
@@ -44,8 +47,13 @@ class Daemon : private EventSink {
   explicit Daemon(DaemonConfig config);
   ~Daemon() override;
 
-  // Runs until `stop` becomes true (checked at least every 100 ms).
-  void run(const std::atomic<bool>& stop);
+  // Runs until `stop` becomes true (checked at least every 100 ms). When
+  // `reload` becomes true (SIGHUP), the authorised agent keys are read again
+  // and it is set back to false.
+  void run(const std::atomic<bool>& stop, std::atomic<bool>* reload = nullptr);
+
+  // schedd's CURVE public key (Z85), which agents and remote clients need.
+  const std::string& public_key() const { return key_.public_key; }
 
   // The endpoints actually bound (a configured port 0 or * is resolved).
   const std::string& client_endpoint() const { return client_endpoint_; }
@@ -64,6 +72,15 @@ class Daemon : private EventSink {
 
   void node_lost(const std::string& node, const std::string& why);
 
+  // ---- link security (docs/security.md §3)
+  // Reads (or, at their default places, creates) the key pair and the
+  // authorised agent keys, starts the ZAP handler and makes the agent socket
+  // (and the client and event sockets off loopback) CURVE servers. Before
+  // any socket binds.
+  void secure_sockets();
+  // A refused peer: logged and published as auth.denied, rate-limited.
+  void auth_denied(const std::string& node, const std::string& why);
+
   // ---- journal and events
   void on_event(const Event& event) override;
   void save_job(const Job& job);
@@ -78,6 +95,9 @@ class Daemon : private EventSink {
   zmq::socket_t clients_;
   zmq::socket_t agents_socket_;
   zmq::socket_t events_;
+  proto::curve::KeyPair key_;
+  std::unique_ptr<AuthorizedAgentsFile> agent_keys_;
+  std::unique_ptr<ZapHandler> zap_;
   std::string client_endpoint_;
   std::string agent_endpoint_;
   std::string event_endpoint_;
@@ -113,6 +133,7 @@ class Daemon : private EventSink {
   // Bounds on the log lines about bad messages, per socket.
   LogLimiter client_log_;
   LogLimiter agent_log_;
+  LogLimiter auth_log_;  // auth.denied: log lines and events alike
   // Message type → handler, one table per socket; built with the daemon, so
   // that a type routed twice stops it at start-up.
   const RouteTable client_routes_ = client_routes();

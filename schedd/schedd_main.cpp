@@ -14,8 +14,10 @@
 namespace {
 
 std::atomic<bool> stop_requested{false};
+std::atomic<bool> reload_requested{false};
 
 void on_signal(int) { stop_requested.store(true); }
+void on_hangup(int) { reload_requested.store(true); }
 
 }  // namespace
 
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   std::string client_endpoint, agent_endpoint, event_endpoint;
   std::string munge_socket;
+  std::string secret_key_file, authorized_agents_file;
   app.add_option("-c,--config", config_path, "Configuration file (TOML); default: built-in")
       ->check(CLI::ExistingFile);
   app.add_option("--state-dir", state_dir, "Where the journal lives (overrides the config)");
@@ -35,6 +38,9 @@ int main(int argc, char** argv) {
   app.add_option("--agent-endpoint", agent_endpoint, "Overrides server.agent_endpoint");
   app.add_option("--event-endpoint", event_endpoint, "Overrides server.event_endpoint");
   app.add_option("--munge-socket", munge_socket, "Overrides auth.socket (munged's socket)");
+  app.add_option("--secret-key-file", secret_key_file, "Overrides security.secret_key_file");
+  app.add_option("--authorized-agents-file", authorized_agents_file,
+                 "Overrides security.authorized_agents_file");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("schedd 0.1.0"));
@@ -54,16 +60,19 @@ int main(int argc, char** argv) {
     if (!agent_endpoint.empty()) config.agent_endpoint = agent_endpoint;
     if (!event_endpoint.empty()) config.event_endpoint = event_endpoint;
     if (!munge_socket.empty()) config.munge_socket = munge_socket;
+    if (!secret_key_file.empty()) config.secret_key_file = secret_key_file;
+    if (!authorized_agents_file.empty()) config.authorized_agents_file = authorized_agents_file;
     sched::daemon::complete_config(config);
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGHUP, on_hangup);  // reads the authorised agent keys again
     sched::daemon::Daemon daemon(std::move(config));
     // Tools that start schedd on port 0 read the endpoints from here.
     std::cout << "clients " << daemon.client_endpoint() << "\nagents " << daemon.agent_endpoint()
               << "\nevents " << daemon.event_endpoint() << std::endl;
-    daemon.run(stop_requested);
+    daemon.run(stop_requested, &reload_requested);
     spdlog::info("stopping");
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -89,7 +89,8 @@ start_schedd() {
 
 start_agent() {  # name
   setsid "$agent_bin" --engine "$agents_ep" --node-name "$1" --cores 1 \
-    --spool-dir "$state/spool/$1" >/dev/null 2>>"$state/logs/agent-$1.log" </dev/null &
+    --spool-dir "$state/spool/$1" --secret-key-file "$state/keys/$1.key" \
+    --server-public-key-file "$state/keys/schedd.pub" >/dev/null 2>>"$state/logs/agent-$1.log" </dev/null &
   agent_pids[$1]=$!
 }
 

@@ -92,6 +92,7 @@ void Engine::emit(Event event) {
     case EventType::PolicyError:
     case EventType::JobReserved:
     case EventType::PolicyReverted:  // set_policy already counted the change
+    case EventType::AuthDenied:      // a refused peer changed nothing
       break;                         // a policy's own output does not change what it decides on
     default:
       ++state_version_;

@@ -35,17 +35,7 @@ Agent::Agent(AgentOptions options)
   topology_ = options_.cores > 0 ? virtual_topology(host, options_.cores) : host;
   if (options_.node_name.empty()) options_.node_name = topology_.hostname;
   if (options_.spool_dir.empty()) options_.spool_dir = "/tmp/sched-agent-" + options_.node_name;
-  socket_.set(zmq::sockopt::linger, 0);
-  // Messages wait for the engine while it is away, up to a bound.
-  socket_.set(zmq::sockopt::sndhwm, 10000);
-  socket_.set(zmq::sockopt::reconnect_ivl, 100);
-  socket_.set(zmq::sockopt::reconnect_ivl_max, 2000);
-  try {
-    socket_.connect(options_.engine_endpoint);
-  } catch (const zmq::error_t& e) {
-    throw std::runtime_error("cannot connect to the engine at " + options_.engine_endpoint + ": " +
-                             e.what());
-  }
+  open_link();
   if (options_.power_meter == "auto") {
     std::string why;
     meter_ = plugins::open_default_power_meter(plugins::default_plugin_dirs(),
@@ -72,6 +62,54 @@ Agent::Agent(AgentOptions options)
     throw std::runtime_error("cannot listen for job processes on " + local_endpoint_ + ": " +
                              e.what());
   }
+}
+
+void Agent::open_link() {
+  handshakes_.reset();  // watches the socket replaced here
+  socket_ = zmq::socket_t(context_, zmq::socket_type::dealer);
+  socket_.set(zmq::sockopt::linger, 0);
+  // Messages wait for the engine while it is away, up to a bound.
+  socket_.set(zmq::sockopt::sndhwm, 10000);
+  socket_.set(zmq::sockopt::reconnect_ivl, 100);
+  socket_.set(zmq::sockopt::reconnect_ivl_max, 2000);
+  secure_link();
+  try {
+    socket_.connect(options_.engine_endpoint);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("cannot connect to the engine at " + options_.engine_endpoint + ": " +
+                             e.what());
+  }
+}
+
+void Agent::check_link() {
+  if (auto failure = handshakes_->failure()) {
+    // libzmq gives up a connection whose handshake failed: a new socket
+    // tries again later (the key may be authorised by then).
+    spdlog::error("schedd: {}; trying again in {} s", *failure, kRelinkAfter.count());
+    relink_at_ = Clock::now() + kRelinkAfter;
+  }
+  if (relink_at_ && Clock::now() >= *relink_at_) {
+    relink_at_.reset();
+    open_link();
+    registered_ = false;
+    next_register_ = Clock::now();
+  }
+}
+
+void Agent::secure_link() {
+  if (options_.secret_key_file.empty() || options_.server_public_key_file.empty()) {
+    throw std::runtime_error(
+        "the link to schedd is encrypted: give this agent its secret key (--secret-key-file) and "
+        "schedd's public key (--server-public-key-file); `sched keys new` makes a key pair "
+        "(docs/security.md §3)");
+  }
+  const auto own = proto::curve::read_secret_key_file(options_.secret_key_file);
+  const auto server = proto::curve::read_public_key_file(options_.server_public_key_file);
+  proto::curve::make_client(socket_, own, server);
+  static int links = 0;  // each socket's monitor has its own endpoint
+  handshakes_ = std::make_unique<proto::curve::HandshakeWatch>(context_, socket_,
+                                                               "engine-" + std::to_string(++links));
+  if (links == 1) spdlog::info("key {} (schedd: {})", own.public_key, server);
 }
 
 bool Agent::fence_clean() {
@@ -223,6 +261,7 @@ void Agent::run(const std::atomic<bool>& stop) {
         spdlog::warn("message from the engine refused: {}", e.what());
       }
     }
+    check_link();
     drain_local();
     forward_output();
     report_exits();

@@ -22,6 +22,8 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -34,6 +36,7 @@
 #include "sched/agent/topology.hpp"
 #include "sched/plugins/power_meter.hpp"
 #include "sched/proto/agent_messages.hpp"
+#include "sched/proto/curve.hpp"
 #include "sched/proto/envelope.hpp"
 #include "sched/proto/process_messages.hpp"
 #include "sched/proto/transport.hpp"
@@ -55,6 +58,10 @@ struct AgentOptions {
   // Given to job processes as SCHED_MALL_BIND: where peers on other nodes
   // reach them (the malleable library's data sockets).
   std::string data_address;
+  // The link to schedd is CURVE (docs/security.md §3): this agent's
+  // secret key, and schedd's public key.
+  std::string secret_key_file;
+  std::string server_public_key_file;
 };
 
 class Agent {
@@ -107,11 +114,20 @@ class Agent {
   // Kills what an earlier agent on this node left running (its process
   // table in the spool folder); true when nothing of it is left.
   bool fence_clean();
+  // (Re)opens the engine link, CURVE with the configured keys (throws
+  // without them).
+  void open_link();
+  void secure_link();
+  // A failed handshake (schedd refused the key): a new link after a while.
+  void check_link();
+  static constexpr std::chrono::seconds kRelinkAfter{2};
+  std::optional<Clock::time_point> relink_at_;
 
   AgentOptions options_;
   NodeTopology topology_;
   zmq::context_t context_;
   zmq::socket_t socket_;
+  std::unique_ptr<proto::curve::HandshakeWatch> handshakes_;  // says when schedd refuses our key
   // Where the job's processes reach this agent (the malleable library):
   // ipc://<spool>/agent.ipc, given to them as SCHED_AGENT_ENDPOINT.
   zmq::socket_t local_;

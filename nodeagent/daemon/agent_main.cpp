@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
   app.add_option("--data-address", options.data_address,
                  "Address this node's job processes receive data on from other nodes' "
                  "(SCHED_MALL_BIND; default: loopback, one machine)");
+  app.add_option("--secret-key-file", options.secret_key_file,
+                 "This agent's CURVE secret key (`sched keys new`)");
+  app.add_option("--server-public-key-file", options.server_public_key_file,
+                 "schedd's CURVE public key");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("nodeagent 0.1.0"));

@@ -11,6 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "sched/proto/curve.hpp"
+
 namespace sched::proto {
 
 std::optional<Routed> receive_routed(zmq::socket_t& router, bool* malformed) {
@@ -33,6 +35,8 @@ std::optional<Routed> receive_routed(zmq::socket_t& router, bool* malformed) {
   Routed routed;
   routed.peer = frames[0].to_string();
   routed.payload = std::move(frames[1]);
+  // Set by the ZAP handler for the whole connection; absent without one.
+  if (const char* user = zmq_msg_gets(routed.payload.handle(), "User-Id")) routed.user_id = user;
   return routed;
 }
 
@@ -44,12 +48,17 @@ void send_routed(zmq::socket_t& router, const std::string& peer, std::string_vie
 }
 
 Client::Client(zmq::context_t& context, const std::string& endpoint,
-               std::chrono::milliseconds timeout, Signer signer)
+               std::chrono::milliseconds timeout, Signer signer,
+               const std::string& server_public_key)
     : socket_(context, zmq::socket_type::dealer),
       endpoint_(endpoint),
       timeout_(timeout),
+      curve_(!server_public_key.empty()),
       signer_(std::move(signer)) {
   socket_.set(zmq::sockopt::linger, 0);
+  // Who the user is does not come from this key (it is new each time): it
+  // only encrypts the link and proves schedd is the one with its key.
+  if (curve_) curve::make_client(socket_, curve::generate(), server_public_key);
   try {
     socket_.connect(endpoint);
   } catch (const zmq::error_t& e) {
@@ -85,7 +94,8 @@ Envelope Client::receive_reply(std::uint64_t seq) {
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       throw TransportError("no answer from " + endpoint_ + " within " +
-                           std::to_string(timeout_.count()) + " ms (is schedd running?)");
+                           std::to_string(timeout_.count()) + " ms (is schedd running?" +
+                           (curve_ ? " Is the public key the one of its key pair?)" : ")"));
     }
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, left);

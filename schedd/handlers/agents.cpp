@@ -141,6 +141,8 @@ void agent_register(const Message& m) {
     m.reply_error(proto::code::kInvalid, "the node name is empty");
     return;
   }
+  // A key registers only as a node the authorised-keys file binds it to.
+  m.check_key_for(reg.node);
   AgentState& agent = daemon.agents.upsert(reg.node);
   if (agent.connected && agent.peer != m.peer) {
     spdlog::info("node {}: a new agent connection replaces the old one", reg.node);

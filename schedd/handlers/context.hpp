@@ -12,6 +12,7 @@
 
 #include "access.hpp"
 #include "agent_directory.hpp"
+#include "authorized_agents.hpp"
 #include "daemon_config.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
@@ -56,6 +57,10 @@ struct DaemonParts {
   std::uint64_t& bad_messages;
   std::function<void()> save_nodes;  // journals the node list (a drain, its reason)
   Access& access;                    // who may do what (client messages)
+  // The agent keys and the nodes each may speak for (docs/security.md §3).
+  const AuthorizedAgents& agent_keys;
+  // Publishes (rate-limited) an auth.denied event about `node` and logs it.
+  std::function<void(const std::string& node, const std::string& why)> auth_denied;
 };
 
 // One message received on a socket.
@@ -64,6 +69,8 @@ struct Message {
   zmq::socket_t& socket;  // where it came from: replies go back there
   const std::string& peer;
   const proto::Envelope& envelope;
+  // The connection's ZAP User-Id: an agent's CURVE public key (Z85).
+  const std::string& user_id;
   // Who sent it, from its credential: set on the client socket only.
   const auth::Caller* caller = nullptr;
 
@@ -82,10 +89,15 @@ struct Message {
                        proto::encode_error(envelope.type, envelope.seq, code, message));
   }
 
-  // An agent's message about `node`: the node's agent must have registered
+  // An agent's message about `node`: the connection's key must be one the
+  // node is bound to (permission_denied and an auth.denied event otherwise:
+  // docs/security.md §3), and the node's agent must have registered
   // through this peer (not_found otherwise, and the agent registers again).
   // Marks the agent as heard from now.
   AgentState& from_node(const std::string& node) const;
+  // Throws permission_denied (and publishes auth.denied) unless the
+  // connection's key may speak for `node`.
+  void check_key_for(const std::string& node) const;
 };
 
 }  // namespace sched::daemon

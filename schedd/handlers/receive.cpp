@@ -69,7 +69,7 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
     }
     if (rules.drop_replies && envelope.is_reply()) continue;
     std::optional<auth::Caller> caller;
-    Message message{daemon, socket, routed->peer, envelope};
+    Message message{daemon, socket, routed->peer, envelope, routed->user_id};
     try {
       if (rules.authenticate) {
         caller = auth::authenticate(envelope, daemon.config.munge_socket);

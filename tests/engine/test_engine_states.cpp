@@ -587,6 +587,7 @@ TEST_F(EngineStates, TopicsAreTheProtocolNames) {
       {EventType::PowerViolation, "power.violation"},
       {EventType::PolicyReloaded, "policy.reloaded"},
       {EventType::PolicyError, "policy.error"},
+      {EventType::AuthDenied, "auth.denied"},
       {EventType::SchedPass, "sched.pass"},
   };
   for (const auto& [type, name] : topics) EXPECT_EQ(topic(type), name);

@@ -23,11 +23,16 @@ LocalCluster::LocalCluster(ClusterOptions options)
   client_endpoint_ = endpoint();
   agent_endpoint_ = endpoint();
   event_endpoint_ = endpoint();
+  const auto bound = [&](const std::string& endpoint) {
+    return "tcp://" + options_.bind_host + endpoint.substr(endpoint.rfind(':'));
+  };
+  schedd_key_ = proto::curve::write_key_pair(keys_dir(), "schedd");
+  std::ofstream(authorized_agents_file()) << "# agent keys of the test cluster\n";
   config_path_ = dir_.str() + "/sched.toml";
   std::ofstream config(config_path_);
-  config << "[server]\nclient_endpoint = \"" << client_endpoint_ << "\"\nagent_endpoint = \""
-         << agent_endpoint_ << "\"\nevent_endpoint = \"" << event_endpoint_ << "\"\nstate_dir = \""
-         << state_dir_ << "\"\n"
+  config << "[server]\nclient_endpoint = \"" << bound(client_endpoint_) << "\"\nagent_endpoint = \""
+         << agent_endpoint_ << "\"\nevent_endpoint = \"" << bound(event_endpoint_)
+         << "\"\nstate_dir = \"" << state_dir_ << "\"\n"
          << (options_.max_page_items > 0
                  ? "max_page_items = " + std::to_string(options_.max_page_items) + "\n"
                  : std::string())
@@ -42,7 +47,9 @@ LocalCluster::LocalCluster(ClusterOptions options)
   for (std::size_t i = 0; i < options_.admins.size(); ++i) {
     config << (i ? ", \"" : "\"") << options_.admins[i] << "\"";
   }
-  config << "]\n" << options_.extra_config;
+  config << "]\n\n[security]\nsecret_key_file = \"" << keys_dir()
+         << "/schedd.key\"\nauthorized_agents_file = \"" << authorized_agents_file() << "\"\n"
+         << options_.extra_config;
   config.close();
   start_schedd();
 }
@@ -75,8 +82,10 @@ void LocalCluster::start_schedd() {
 }
 
 std::unique_ptr<proto::Client> LocalCluster::connect(std::chrono::milliseconds timeout) {
+  const bool encrypted = !proto::curve::is_loopback_endpoint("tcp://" + options_.bind_host + ":1");
   return std::make_unique<proto::Client>(context_, client_endpoint_, timeout,
-                                         auth::munge_signer(TestMunged::socket()));
+                                         auth::munge_signer(TestMunged::socket()),
+                                         encrypted ? schedd_key_.public_key : std::string());
 }
 
 void LocalCluster::kill_schedd(int sig) {
@@ -87,11 +96,27 @@ void LocalCluster::kill_schedd(int sig) {
 
 void LocalCluster::signal_schedd(int sig) { schedd_->signal(sig); }
 
+proto::curve::KeyPair LocalCluster::agent_key(const std::string& node) {
+  if (auto it = agent_keys_.find(node); it != agent_keys_.end()) return it->second;
+  // A pair made before (`sched keys new`) is kept, and one authorised before
+  // is not listed twice. schedd reads the file again when it changes (and
+  // when an unknown key knocks).
+  const auto pair = proto::curve::write_key_pair(keys_dir(), node);
+  if (read_file(authorized_agents_file()).find(pair.public_key) == std::string::npos) {
+    std::ofstream(authorized_agents_file(), std::ios::app)
+        << pair.public_key << " " << node << "\n";
+  }
+  return agent_keys_[node] = pair;
+}
+
 void LocalCluster::start_agent(const std::string& node, int cores) {
+  agent_key(node);
   agents_[node] = std::make_unique<Process>(
       std::vector<std::string>{SCHED_NODEAGENT_BIN, "--engine", agent_endpoint_, "--node-name",
                                node, "--cores", std::to_string(cores), "--spool-dir",
-                               dir_.str() + "/spool-" + node, "--log-level", options_.log_level},
+                               dir_.str() + "/spool-" + node, "--secret-key-file",
+                               keys_dir() + "/" + node + ".key", "--server-public-key-file",
+                               keys_dir() + "/schedd.pub", "--log-level", options_.log_level},
       dir_.str() + "/agent-" + node + ".log");
 }
 

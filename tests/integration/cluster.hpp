@@ -2,7 +2,9 @@
 // and a temporary state folder, and node agents as virtual nodes. Requests
 // carry MUNGE credentials from the test binary's munged (munge_support.hpp),
 // whose socket schedd's config names and $SCHED_MUNGE_SOCKET tells every
-// process the tests start.
+// process the tests start. Its links are those of a real cluster: every
+// agent has its own CURVE key, bound to its node's name in schedd's
+// authorised-keys file.
 #pragma once
 
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <zmq.hpp>
 
 #include "process.hpp"
+#include "sched/proto/curve.hpp"
 #include "sched/proto/messages.hpp"
 #include "sched/proto/transport.hpp"
 
@@ -29,9 +32,13 @@ struct ClusterOptions {
   double fence_timeout_s = 3;
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;
-  int max_page_items = 0;            // [server] max_page_items; 0: the default
+  int max_page_items = 0;           // [server] max_page_items; 0: the default
   std::vector<std::string> admins;  // [auth] admins
   std::string extra_config;         // appended to the generated sched.toml
+  // Where schedd binds its client and event sockets: off loopback (0.0.0.0)
+  // they are CURVE servers, and the cluster's client uses schedd's key. It
+  // connects through 127.0.0.1 either way.
+  std::string bind_host = "127.0.0.1";
   std::string log_level = "debug";
 };
 
@@ -48,6 +55,13 @@ class LocalCluster {
   // Starts a node agent for a virtual node (name n1, n2, ...).
   void start_agent(const std::string& node, int cores = 1);
   void kill_agent(const std::string& node, int sig);
+  // The key pair of a node's agent, made (and authorised for that node) on
+  // first use.
+  proto::curve::KeyPair agent_key(const std::string& node);
+  // schedd's key pair and its authorised-keys file.
+  const proto::curve::KeyPair& schedd_key() const { return schedd_key_; }
+  std::string authorized_agents_file() const { return keys_dir() + "/authorized_agents"; }
+  std::string keys_dir() const { return dir_.str() + "/keys"; }
   // Waits until schedd lists `count` nodes up.
   bool wait_nodes_up(int count);
 
@@ -78,6 +92,8 @@ class LocalCluster {
   std::string client_endpoint_;
   std::string agent_endpoint_;
   std::string event_endpoint_;
+  proto::curve::KeyPair schedd_key_;
+  std::map<std::string, proto::curve::KeyPair> agent_keys_;
   zmq::context_t context_;
   std::unique_ptr<Process> schedd_;
   std::map<std::string, std::unique_ptr<Process>> agents_;

@@ -169,13 +169,31 @@ TEST(FaultsAgents, ANewNodeWhoseAgentRegistersUncleanStaysDown) {
   LocalCluster cluster;
   // The first registration schedd sees from n1 (a node it has never known):
   // its agent could not kill all that an earlier agent left.
+  // It speaks by hand with n1's CURVE key, as n1's agent would.
   zmq::context_t context(1);
-  proto::Client agent(context, cluster.agent_endpoint());
+  zmq::socket_t agent(context, zmq::socket_type::dealer);
+  agent.set(zmq::sockopt::linger, 0);
+  proto::curve::make_client(agent, cluster.agent_key("n1"), cluster.schedd_key().public_key);
+  agent.connect(cluster.agent_endpoint());
   proto::AgentRegister reg;
   reg.node = "n1";
   reg.cores = 1;
   reg.clean = false;
-  agent.call<proto::RegisterReply>(proto::type::kAgentRegister, reg);
+  const std::string request = proto::encode_request(proto::type::kAgentRegister, 1, reg);
+  ASSERT_TRUE(agent.send(zmq::buffer(request), zmq::send_flags::dontwait));
+  bool registered = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!registered && std::chrono::steady_clock::now() < deadline) {
+    zmq::pollitem_t item{agent.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::milliseconds(100));
+    zmq::message_t reply;
+    if (!agent.recv(reply, zmq::recv_flags::dontwait)) continue;
+    const auto envelope = proto::decode(reply.data(), reply.size());
+    if (!envelope.is_reply() || envelope.seq != 1) continue;
+    ASSERT_FALSE(envelope.error) << envelope.error->message << cluster.logs();
+    registered = true;
+  }
+  ASSERT_TRUE(registered) << "no reply to agent.register\n" << cluster.logs();
   const auto nodes =
       cluster.client().call<proto::NodeList>(proto::type::kNodesQuery, proto::Empty{});
   ASSERT_EQ(nodes.nodes.size(), 1u);

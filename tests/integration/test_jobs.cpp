@@ -184,6 +184,9 @@ TEST(Jobs, MalformedAgentMessagesAreRefusedAndChangeNothing) {
   zmq::context_t context(1);
   zmq::socket_t rogue(context, zmq::socket_type::dealer);
   rogue.set(zmq::sockopt::linger, 0);
+  // The agent socket is CURVE: the rogue has n1's own key (what it may not
+  // do with it is test_security.cpp's).
+  proto::curve::make_client(rogue, cluster.agent_key("n1"), cluster.schedd_key().public_key);
   rogue.connect(cluster.agent_endpoint());
   const auto answer = [&](const std::string& bytes) {
     rogue.send(zmq::buffer(bytes), zmq::send_flags::none);

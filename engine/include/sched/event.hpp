@@ -36,6 +36,7 @@ enum class EventType {
   PolicyReloaded,
   PolicyError,
   PolicyReverted,  // the engine went back to the last good policy
+  AuthDenied,      // schedd refused a peer: an unknown key, a node its key may not speak for
   SchedPass,       // keep last: the journal reads topics up to it
 };
 

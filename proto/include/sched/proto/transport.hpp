@@ -35,6 +35,9 @@ class TransportError : public std::runtime_error {
 struct Routed {
   std::string peer;  // the sender's routing id, to answer it
   zmq::message_t payload;
+  // What the ZAP handler said of the connection (a CURVE peer's public key
+  // in schedd); empty on a socket without authentication.
+  std::string user_id;
 };
 
 // Receives [identity, payload] without blocking; nothing when no message is
@@ -52,9 +55,12 @@ using Signer =
 class Client {
  public:
   // Requests carry the signer's credential; with none, they carry no `cred`
-  // (schedd refuses them: tests of that refusal).
+  // (schedd refuses them: tests of that refusal). With `server_public_key`
+  // (Z85), the link is CURVE with a key pair made for this connection
+  // (schedd off loopback; docs/security.md §3).
   Client(zmq::context_t& context, const std::string& endpoint,
-         std::chrono::milliseconds timeout = std::chrono::seconds(10), Signer signer = {});
+         std::chrono::milliseconds timeout = std::chrono::seconds(10), Signer signer = {},
+         const std::string& server_public_key = {});
 
   // Sends a request and waits for its reply. Throws TransportError when no
   // reply comes in time, ProtoError (with the server's code and message)
@@ -87,6 +93,7 @@ class Client {
   zmq::socket_t socket_;
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
+  bool curve_ = false;
   std::uint64_t seq_ = 0;
   Signer signer_;
   std::deque<Envelope> unasked_;  // came while a call waited for its reply
