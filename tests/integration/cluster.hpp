@@ -29,7 +29,7 @@ struct ClusterOptions {
   double fence_timeout_s = 3;
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;
-  int max_page_items = 0;            // [server] max_page_items; 0: the default
+  int max_page_items = 0;           // [server] max_page_items; 0: the default
   std::vector<std::string> admins;  // [auth] admins
   std::string extra_config;         // appended to the generated sched.toml
   std::string log_level = "debug";

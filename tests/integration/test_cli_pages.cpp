@@ -19,36 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct CliRun {
-  int status = -1;  // the exit status; -1 when it did not exit in time or was killed
-  std::string out;
-  std::string err;
-};
-
-CliRun run_sched(LocalCluster& cluster, const std::vector<std::string>& args) {
-  TempDir dir("sched-cli");
-  const std::string err_path = dir.str() + "/stderr";
-  std::vector<std::string> argv = {SCHED_CLI_BIN, "--endpoint", cluster.client_endpoint()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  Process process(argv, err_path);
-  CliRun run;
-  const auto deadline = std::chrono::steady_clock::now() + 8s;
-  const auto left = [&] {
-    return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
-                        deadline - std::chrono::steady_clock::now()),
-                    0ms);
-  };
-  while (auto line = process.read_line(left())) run.out += *line + "\n";
-  if (const auto status = process.wait(left()); status && WIFEXITED(*status)) {
-    run.status = WEXITSTATUS(*status);
-  }
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  run.err = text.str();
-  return run;
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);

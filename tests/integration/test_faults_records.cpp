@@ -278,7 +278,8 @@ TEST(Records, QueueListsAHundredThousandPendingJobsInPages) {
   Process queue({"/bin/sh", "-c",
                  std::string(SCHED_CLI_BIN) + " --endpoint " + cluster.client_endpoint() +
                      " queue > " + listing});
-  const auto status = queue.wait(120s);  // generous: a loaded machine is slow, and speed is bench/queue's
+  const auto status =
+      queue.wait(120s);  // generous: a loaded machine is slow, and speed is bench/queue's
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
