@@ -13,10 +13,20 @@
 
 namespace sched::testing {
 
-LocalCluster::LocalCluster(ClusterOptions options)
-    : options_(std::move(options)), dir_("sched-it") {
+namespace {
+
+// Every process the tests start (schedd, agents, jobs, the CLI) gets its
+// credentials from the tests' munged.
+void use_test_munged() {
   const std::string& munge_socket = TestMunged::socket();
   if (!munge_socket.empty()) ::setenv("SCHED_MUNGE_SOCKET", munge_socket.c_str(), 1);
+}
+
+}  // namespace
+
+LocalCluster::LocalCluster(ClusterOptions options)
+    : options_(std::move(options)), dir_("sched-it") {
+  use_test_munged();
   state_dir_ = dir_.str() + "/state";
   std::filesystem::create_directories(work_dir());
   const auto endpoint = [] { return "tcp://127.0.0.1:" + std::to_string(proto::free_tcp_port()); };
@@ -43,7 +53,7 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""
          << options_.on_failure << "\"\nfence_timeout_s = " << options_.fence_timeout_s
-         << "\n\n[auth]\nsocket = \"" << munge_socket << "\"\nadmins = [";
+         << "\n\n[auth]\nsocket = \"" << TestMunged::socket() << "\"\nadmins = [";
   for (std::size_t i = 0; i < options_.admins.size(); ++i) {
     config << (i ? ", \"" : "\"") << options_.admins[i] << "\"";
   }
@@ -181,6 +191,7 @@ std::string LocalCluster::logs() const {
 CliRun run_sched(const std::string& endpoint, const std::vector<std::string>& args,
                  std::chrono::milliseconds limit) {
   using std::chrono::milliseconds;
+  use_test_munged();  // also when no cluster was made, as for a dead endpoint
   TempDir dir("sched-cli");
   const std::string err_path = dir.str() + "/stderr";
   std::vector<std::string> argv = {SCHED_CLI_BIN, "--endpoint", endpoint};
