@@ -128,7 +128,9 @@ void up(const UpArgs& args) {
   if (!args.config.empty()) {
     schedd_argv.insert(schedd_argv.begin() + 1, {"--config", fs::absolute(args.config).string()});
   } else {
-    schedd_argv.insert(schedd_argv.end(), {"--policy", args.policy});
+    // The embedded default runs jobs as whoever started the cluster, root
+    // included (docs/admin.md); a given config decides for itself.
+    schedd_argv.insert(schedd_argv.end(), {"--policy", args.policy, "--allow-root-jobs"});
   }
   const fs::path logs = state / "logs";
   const pid_t schedd = spawn_detached(schedd_argv, logs / "schedd.out", logs / "schedd.log");
@@ -154,10 +156,10 @@ void up(const UpArgs& args) {
   for (int i = 1; i <= args.nodes; ++i) {
     const std::string name = "n" + std::to_string(i);
     names.push_back(name);
-    const pid_t pid = spawn_detached(
-        {agent_program, "--engine", agents, "--node-name", name, "--cores",
-         std::to_string(args.cores), "--spool-dir", (state / "spool" / name).string()},
-        "/dev/null", logs / ("agent-" + name + ".log"));
+    const pid_t pid = spawn_detached({agent_program, "--engine", agents, "--node-name", name,
+                                      "--cores", std::to_string(args.cores), "--spool-dir",
+                                      (state / "spool" / name).string(), "--allow-root-jobs"},
+                                     "/dev/null", logs / ("agent-" + name + ".log"));
     file["agents"][name] = pid;
   }
   std::ofstream(state / "cluster.json") << file.dump(2) << "\n";

@@ -54,7 +54,8 @@ std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
             [](const auto& x, const auto& y) { return natural_less(x.name, y.name); });
   std::vector<NodeRow> rows;
   for (const auto& node : nodes) {
-    rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs});
+    rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs,
+                    node.containment.value_or(""), node.run_as.value_or("")});
   }
   return rows;
 }
@@ -62,6 +63,7 @@ std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
 struct NodesArgs {
   bool json = false;
   bool long_format = false;
+  bool isolation = false;
   std::string name;
   std::string reason;
 };
@@ -82,6 +84,9 @@ void add_nodes_command(CLI::App& app) {
   nodes->require_subcommand(0, 1);
   nodes->add_flag("--json", args->json, "Print {\"nodes\": [...]} as JSON");
   nodes->add_flag("-N,--long", args->long_format, "One line per node (like sinfo -N)");
+  nodes->add_flag("--isolation", args->isolation,
+                  "One line per node with how it contains jobs (cgroup2, cgroup1, none) and whom "
+                  "it runs them as");
   nodes->callback([nodes, args] {
     // The listing is the command without a subcommand.
     if (!nodes->get_subcommands().empty()) return;
@@ -94,7 +99,8 @@ void add_nodes_command(CLI::App& app) {
         return;
       }
       const auto rows = node_rows(list.nodes);
-      std::cout << (args->long_format ? render_nodes(rows) : render_node_summary(rows));
+      std::cout << (args->long_format || args->isolation ? render_nodes(rows, args->isolation)
+                                                         : render_node_summary(rows));
     });
   });
 

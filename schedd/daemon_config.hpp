@@ -51,6 +51,11 @@ struct DaemonConfig {
   // after this long; its node stays out of use meanwhile.
   double fence_timeout_s = 60;
 
+  // [jobs]
+  // Submissions whose user is root are refused unless this is set (the
+  // local cluster's `sched cluster up` sets it: it runs as its user).
+  bool allow_root_jobs = false;
+
   // [power]
   double idle_w_per_node = 71;
   double corridor_lower_w = 0;  // 0/0: no corridor

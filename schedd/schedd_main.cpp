@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   std::string policy;
   std::string log_level = "info";
   std::string client_endpoint, agent_endpoint, event_endpoint;
+  bool allow_root_jobs = false;
   app.add_option("-c,--config", config_path, "Configuration file (TOML); default: built-in")
       ->check(CLI::ExistingFile);
   app.add_option("--state-dir", state_dir, "Where the journal lives (overrides the config)");
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
   app.add_option("--client-endpoint", client_endpoint, "Overrides server.client_endpoint");
   app.add_option("--agent-endpoint", agent_endpoint, "Overrides server.agent_endpoint");
   app.add_option("--event-endpoint", event_endpoint, "Overrides server.event_endpoint");
+  app.add_flag("--allow-root-jobs", allow_root_jobs,
+               "Sets jobs.allow_root_jobs (the local cluster's)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("schedd 0.1.0"));
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
     if (!client_endpoint.empty()) config.client_endpoint = client_endpoint;
     if (!agent_endpoint.empty()) config.agent_endpoint = agent_endpoint;
     if (!event_endpoint.empty()) config.event_endpoint = event_endpoint;
+    if (allow_root_jobs) config.allow_root_jobs = true;
     sched::daemon::complete_config(config);
 
     std::signal(SIGINT, on_signal);

@@ -1,5 +1,7 @@
 // Jobs: submit, cancel, and what clients ask of them (the live queue, one
 // job, the accounting of ended ones).
+#include <pwd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -100,6 +102,20 @@ proto::JobInfo info_of(const DaemonParts& daemon, const Job& job, int pending_ra
 
 }  // namespace
 
+namespace {
+
+// Root by name, or by a name that is uid 0 on this host.
+bool is_root_user(const std::string& user) {
+  if (user == "root") return true;
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  return ::getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found &&
+         found->pw_uid == 0;
+}
+
+}  // namespace
+
 void submit(const Message& m) {
   const auto body = m.body<proto::SubmitRequest>();
   StateStore& store = m.daemon.store;
@@ -126,6 +142,11 @@ void submit(const Message& m) {
                                                        proto::excerpt(spec.workdir) + "')");
   }
   if (spec.command.empty()) throw proto::ProtoError(proto::code::kInvalid, "the script is empty");
+  if (!m.daemon.config.allow_root_jobs && is_root_user(spec.user)) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "jobs of root are refused here: submit as another user (or set "
+                            "allow_root_jobs in the [jobs] section of the config)");
+  }
   auto submitted = m.daemon.engine.submit(std::move(spec));
   if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;

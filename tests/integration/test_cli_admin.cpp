@@ -267,9 +267,10 @@ TEST(CliAdmin, AcctListsEndedJobsWithExitCodesAndFilters) {
   const auto bad = cluster.submit("#!/bin/sh\nexit 3\n", 1, 0, "bad");
   ASSERT_TRUE(cluster.wait_state(ok, "COMPLETED")) << cluster.logs();
   ASSERT_TRUE(cluster.wait_state(bad, "FAILED")) << cluster.logs();
-  const std::string ok_line = std::to_string(ok) + R"(\s+good\s+tester\s+COMPLETED\s+0:0\s+)" +
-                              R"(\d\d:\d\d:\d\d\s+1\s+n1\s+\S+\s+\S+)";
-  const std::string bad_line = std::to_string(bad) + R"(\s+bad\s+tester\s+FAILED\s+3:0\s+.*)";
+  const std::string ok_line = std::to_string(ok) + R"(\s+good\s+)" + current_user_name() +
+                              R"(\s+COMPLETED\s+0:0\s+)" + R"(\d\d:\d\d:\d\d\s+1\s+n1\s+\S+\s+\S+)";
+  const std::string bad_line =
+      std::to_string(bad) + R"(\s+bad\s+)" + current_user_name() + R"(\s+FAILED\s+3:0\s+.*)";
 
   auto run = run_sched(cluster, {"acct"});
   ASSERT_EQ(run.status, 0) << describe(run);

@@ -65,7 +65,7 @@ std::string error_of(const std::function<void()>& call) {
 proto::SubmitRequest sleeper(LocalCluster& cluster, const std::string& name = "sleeper") {
   proto::SubmitRequest request;
   request.job.name = name;
-  request.job.user = "tester";
+  request.job.user = current_user_name();
   request.job.script = "#!/bin/sh\nsleep 30\n";
   request.job.workdir = cluster.work_dir();
   return request;
