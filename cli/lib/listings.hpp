@@ -42,8 +42,8 @@ struct NodeRow {
   NodeState state = NodeState::Idle;
   int cpus = 0;
   std::vector<JobId> jobs;
-  std::string containment;  // cgroup2, cgroup1, none ("" unknown: no agent)
-  std::string run_as;       // "" for a root agent: each job as its user
+  std::string containment{};  // cgroup2, cgroup1, none ("" unknown: no agent)
+  std::string run_as{};       // "" for a root agent: each job as its user
 };
 
 // One line per node: NODE STATE CPUS JOBS (job ids joined by ',', "-" for

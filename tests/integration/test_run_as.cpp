@@ -175,9 +175,7 @@ TEST(RootJobs, AnAgentThatForbidsThemFailsTheLaunchWithTheReason) {
   LocalCluster cluster(options);
   cluster.start_agent("n1");
   ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
-  const auto id = cluster.submit(job_of("root", cluster.work_dir(), "#!/bin/sh
-touch ran
-"));
+  const auto id = cluster.submit(job_of("root", cluster.work_dir(), "#!/bin/sh\ntouch ran\n"));
   ASSERT_TRUE(cluster.wait_state(id, "FAILED")) << cluster.logs();
   EXPECT_EQ(cluster.job(id).reason, "jobs of root are not allowed on this node (allow_root_jobs)");
   EXPECT_FALSE(fs::exists(fs::path(cluster.work_dir()) / "ran"));
@@ -267,14 +265,10 @@ TEST_F(RunAsUser, TheAgentSocketOfAJobIsHersAloneAndSpeaksForHerJobOnly) {
   cluster.start_agent("n1");
   ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
   const auto id = cluster.submit(job_of("alice", dir_->path(),
-                                        "#!/bin/sh
-echo \"$SCHED_AGENT_ENDPOINT\" > endpoint
-"
-                                        "sleep 60
-"));
+                                        "#!/bin/sh\necho \"$SCHED_AGENT_ENDPOINT\" > endpoint\n"
+                                        "sleep 60\n"));
   ASSERT_TRUE(cluster.wait_state(id, "RUNNING")) << cluster.logs();
-  ASSERT_TRUE(eventually([&] {
-    return fs::exists(dir_->path() / "endpoint"); }));
+  ASSERT_TRUE(eventually([&] { return fs::exists(dir_->path() / "endpoint"); }));
   std::string endpoint = slurp(dir_->path() / "endpoint");
   ASSERT_TRUE(endpoint.starts_with("ipc://")) << endpoint;
   endpoint.pop_back();  // the newline
@@ -324,10 +318,8 @@ echo \"$SCHED_AGENT_ENDPOINT\" > endpoint
   cluster.client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
   ASSERT_TRUE(cluster.wait_state(id, "CANCELLED")) << cluster.logs();
   // The job's directory, socket and cgroup go with it.
-  EXPECT_TRUE(eventually([&] {
-    return !fs::exists(fs::path(path).parent_path()); }));
-  EXPECT_TRUE(eventually([&] {
-    return !job_cgroup_exists(id); }));
+  EXPECT_TRUE(eventually([&] { return !fs::exists(fs::path(path).parent_path()); }));
+  EXPECT_TRUE(eventually([&] { return !job_cgroup_exists(id); }));
 }
 
 }  // namespace
