@@ -82,6 +82,9 @@ EnvPairs login_environment(const UserIdentity& user) {
 }
 
 UserIdentity job_identity(const std::string& job_user, const UserIdentity& agent, bool allow_root) {
+  // A job that names no user (a raw submission without one) is the agent's
+  // user's: for a root agent, a root job.
+  if (job_user.empty()) return job_identity(agent.name, agent, allow_root);
   if (agent.uid != 0) {
     if (job_user != agent.name) {
       throw UserError("this node's agent runs unprivileged as '" + agent.name +

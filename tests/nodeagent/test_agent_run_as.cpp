@@ -53,6 +53,10 @@ TEST(RunAs, LooksUpUsersWithTheirGroups) {
 TEST(RunAs, RootAgentRunsEachJobAsItsUserAndRootOnlyWhenAllowed) {
   const UserIdentity agent = lookup_user("root");
   EXPECT_EQ(job_identity("root", agent, true).uid, 0u);
+  // No user named: the agent's own, here root, so only where root may run.
+  EXPECT_EQ(job_identity("", agent, true).uid, 0u);
+  EXPECT_EQ(error_of([&] { job_identity("", agent, false); }),
+            "jobs of root are not allowed on this node (allow_root_jobs)");
   EXPECT_EQ(error_of([&] { job_identity("root", agent, false); }),
             "jobs of root are not allowed on this node (allow_root_jobs)");
   EXPECT_EQ(error_of([&] { job_identity("no-such-user-sched14", agent, true); }),
@@ -69,6 +73,7 @@ TEST(RunAs, UnprivilegedAgentRunsOnlyItsOwnUser) {
   agent.name = "dev";
   agent.uid = 4242;
   EXPECT_EQ(job_identity("dev", agent, false), agent);
+  EXPECT_EQ(job_identity("", agent, false), agent);
   EXPECT_EQ(error_of([&] { job_identity("alice", agent, false); }),
             "this node's agent runs unprivileged as 'dev' and runs only that user's jobs (this "
             "job's user is 'alice')");

@@ -43,7 +43,8 @@ EnvPairs login_environment(const UserIdentity& user);
 
 // Whom to run a job of `job_user` as, for an agent running as `agent`
 // (current_user()): that user when the agent is root (root itself only if
-// `allow_root`), the agent itself when it is that user. Throws UserError
+// `allow_root`), the agent itself when it is that user. A job that names no
+// user is the agent's user's (a root job for a root agent). Throws UserError
 // with the reason otherwise: an unknown user, a root job where they are
 // refused, or a job of another user on an unprivileged agent.
 UserIdentity job_identity(const std::string& job_user, const UserIdentity& agent, bool allow_root);
