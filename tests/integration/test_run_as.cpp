@@ -60,18 +60,20 @@ proto::SubmitRequest job_of(const std::string& user, const fs::path& workdir,
   return request;
 }
 
-// Whether node n1's agent has a cgroup for the job, in any hierarchy (its
-// subtree is sched/n1.<hash of its spool>).
-bool job_cgroup_exists(std::int64_t id) {
-  const std::string name = "job_" + std::to_string(id);
+// Whether this cluster's n1 agent has a cgroup for the job, in any
+// hierarchy: its subtree is sched/n1.<FNV-1a of its spool folder> (job ids of
+// other clusters' agents, left by a killed run, must not count).
+bool job_cgroup_exists(LocalCluster& cluster, std::int64_t id) {
+  const std::string spool =
+      (fs::path(cluster.work_dir()).parent_path() / "spool-n1").lexically_normal().string();
+  std::uint32_t hash = 2166136261u;
+  for (const unsigned char c : spool) hash = (hash ^ c) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", hash);
+  const std::string subtree = std::string("n1.") + hex + "/job_" + std::to_string(id);
   for (const char* base : {"/sys/fs/cgroup/memory/sched", "/sys/fs/cgroup/sched",
                            "/sys/fs/cgroup/unified/sched", "/sys/fs/cgroup/freezer/sched"}) {
-    std::error_code ec;
-    for (const auto& node : fs::directory_iterator(base, ec)) {
-      if (node.path().filename().string().starts_with("n1.") && fs::exists(node.path() / name)) {
-        return true;
-      }
-    }
+    if (fs::exists(fs::path(base) / subtree)) return true;
   }
   return false;
 }
@@ -238,7 +240,7 @@ TEST_F(RunAsUser, AcctShowsMaxMemoryAndCpuTimeAndTheCgroupIsGone) {
   ASSERT_TRUE(job.cpu_s) << "acct has no TotalCPU";
   EXPECT_GT(*job.cpu_s, 0.0);
   // Its cgroup went with it.
-  EXPECT_TRUE(eventually([&] { return !job_cgroup_exists(id); }));
+  EXPECT_TRUE(eventually([&] { return !job_cgroup_exists(cluster, id); }));
 }
 
 // Whether `uid` can connect to the unix socket at `path` (a forked child
@@ -286,7 +288,7 @@ TEST_F(RunAsUser, TheAgentSocketOfAJobIsHersAloneAndSpeaksForHerJobOnly) {
   EXPECT_FALSE(can_connect_as(bob->uid, bob->gid, path));
   // While it runs, the job has its cgroup (where the node has cgroups).
   const std::string containment = node_containment(cluster);
-  EXPECT_EQ(job_cgroup_exists(id), containment != "none") << containment;
+  EXPECT_EQ(job_cgroup_exists(cluster, id), containment != "none") << containment;
 
   // Who can connect speaks for this job only: a report for another job,
   // or for a rank that does not run here, is refused.
@@ -319,7 +321,7 @@ TEST_F(RunAsUser, TheAgentSocketOfAJobIsHersAloneAndSpeaksForHerJobOnly) {
   ASSERT_TRUE(cluster.wait_state(id, "CANCELLED")) << cluster.logs();
   // The job's directory, socket and cgroup go with it.
   EXPECT_TRUE(eventually([&] { return !fs::exists(fs::path(path).parent_path()); }));
-  EXPECT_TRUE(eventually([&] { return !job_cgroup_exists(id); }));
+  EXPECT_TRUE(eventually([&] { return !job_cgroup_exists(cluster, id); }));
 }
 
 }  // namespace
