@@ -124,6 +124,11 @@ AcctRow acct_row(const proto::JobInfo& job) {
   row.start = job.start_time.value_or(-1);
   row.end = job.end_time.value_or(-1);
   if (job.start_time && job.end_time) row.elapsed = *job.end_time - *job.start_time;
+  if (job.max_rss_bytes && *job.max_rss_bytes >= 0) {
+    row.max_rss_bytes = static_cast<std::uint64_t>(*job.max_rss_bytes);
+  }
+  row.cpu_s = job.cpu_s;
+  row.reason = job.reason;
   return row;
 }
 
@@ -138,6 +143,7 @@ struct AcctArgs {
   std::vector<std::string> ids;
   std::int64_t limit = 0;
   bool json = false;
+  bool usage = false;
 };
 
 proto::AcctQuery acct_query(const AcctArgs& args) {
@@ -197,6 +203,8 @@ void add_acct_command(CLI::App& app) {
   acct->add_option("-j,--jobs", args->ids, "Only these job ids (comma-separated)")->delimiter(',');
   acct->add_option("--limit", args->limit, "At most N jobs")->check(CLI::PositiveNumber);
   acct->add_flag("--json", args->json, "Print {\"jobs\": [...]} as JSON");
+  acct->add_flag("-l,--long", args->usage,
+                 "Also MaxRSS and TotalCPU (what the job's cgroup measured) and the end reason");
   acct->callback([args] {
     run_command([&] {
       const proto::AcctQuery query = acct_query(*args);
@@ -208,7 +216,7 @@ void add_acct_command(CLI::App& app) {
         out.finish();
         return;
       }
-      AcctTable table;
+      AcctTable table(args->usage);
       acct_jobs(query, args->limit, [&](const proto::JobInfo& job) { table.add(acct_row(job)); });
       std::cout << table.render();
     });

@@ -168,7 +168,9 @@ void up(const UpArgs& args) {
   if (!args.config.empty()) {
     schedd_argv.insert(schedd_argv.begin() + 1, {"--config", fs::absolute(args.config).string()});
   } else {
-    schedd_argv.insert(schedd_argv.end(), {"--policy", args.policy});
+    // The embedded default runs jobs as whoever started the cluster, root
+    // included (docs/admin.md); a given config decides for itself.
+    schedd_argv.insert(schedd_argv.end(), {"--policy", args.policy, "--allow-root-jobs"});
   }
   const fs::path logs = state / "logs";
   const pid_t schedd = spawn_detached(schedd_argv, logs / "schedd.out", logs / "schedd.log");
@@ -200,7 +202,7 @@ void up(const UpArgs& args) {
         {agent_program, "--engine", agents, "--node-name", name, "--cores",
          std::to_string(args.cores), "--spool-dir", (state / "spool" / name).string(),
          "--secret-key-file", (keys / (name + ".key")).string(), "--server-public-key-file",
-         (keys / "schedd.pub").string()},
+         (keys / "schedd.pub").string(), "--allow-root-jobs"},
         "/dev/null", logs / ("agent-" + name + ".log"));
     file["agents"][name] = pid;
   }

@@ -60,7 +60,8 @@ std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
             [](const auto& x, const auto& y) { return natural_less(x.name, y.name); });
   std::vector<NodeRow> rows;
   for (const auto& node : nodes) {
-    rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs});
+    rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs,
+                    node.containment.value_or(""), node.run_as.value_or("")});
   }
   return rows;
 }
@@ -70,6 +71,7 @@ struct NodesArgs {
   bool long_format = false;
   std::vector<std::string> states;
   std::string nodes;
+  bool isolation = false;
   std::string name;
   std::string reason;
 };
@@ -121,6 +123,9 @@ void add_nodes_command(CLI::App& app) {
                    "Only nodes in these states: idle,alloc,drng,drain,down")
       ->delimiter(',');
   nodes->add_option("-n,--nodes", args->nodes, "Only these nodes (a host list: n[1-4],gpu1)");
+  nodes->add_flag("--isolation", args->isolation,
+                  "One line per node with how it contains jobs (cgroup2, cgroup1, none) and whom "
+                  "it runs them as");
   nodes->callback([nodes, args] {
     // The listing is the command without a subcommand.
     if (!nodes->get_subcommands().empty()) return;
@@ -141,7 +146,8 @@ void add_nodes_command(CLI::App& app) {
         return;
       }
       const auto rows = node_rows(list.nodes);
-      std::cout << (args->long_format ? render_nodes(rows) : render_node_summary(rows));
+      std::cout << (args->long_format || args->isolation ? render_nodes(rows, args->isolation)
+                                                         : render_node_summary(rows));
     });
   });
 

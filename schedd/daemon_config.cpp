@@ -45,6 +45,13 @@ Reader number(double& out, const std::string& file, double min) {
   };
 }
 
+Reader flag(bool& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    if (!node.is_boolean()) fail(file, key, "expected true or false");
+    out = node.value<bool>().value();
+  };
+}
+
 Reader count(int& out, const std::string& file) {
   return [&out, file](const toml::node& node, const std::string& key) {
     if (!node.is_integer() || node.value<std::int64_t>().value() < 0 ||
@@ -182,6 +189,10 @@ DaemonConfig load_config(const std::string& path) {
     read_table(*node.as_table(), key, f,
                {{"secret_key_file", text(c.secret_key_file, f)},
                 {"authorized_agents_file", text(c.authorized_agents_file, f)}});
+  };
+  sections["jobs"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f, {{"allow_root_jobs", flag(c.allow_root_jobs, f)}});
   };
   sections["power"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");

@@ -72,6 +72,11 @@ struct DaemonConfig {
   std::string secret_key_file;
   std::string authorized_agents_file;
 
+  // [jobs]
+  // Submissions whose user is root are refused unless this is set (the
+  // local cluster's `sched cluster up` sets it: it runs as its user).
+  bool allow_root_jobs = false;
+
   // [power]
   double idle_w_per_node = 71;
   double corridor_lower_w = 0;  // 0/0: no corridor

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   std::string client_endpoint, agent_endpoint, event_endpoint;
   std::string munge_socket;
   std::string secret_key_file, authorized_agents_file;
+  bool allow_root_jobs = false;
   app.add_option("-c,--config", config_path, "Configuration file (TOML); default: built-in")
       ->check(CLI::ExistingFile);
   app.add_option("--state-dir", state_dir, "Where the journal lives (overrides the config)");
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
   app.add_option("--secret-key-file", secret_key_file, "Overrides security.secret_key_file");
   app.add_option("--authorized-agents-file", authorized_agents_file,
                  "Overrides security.authorized_agents_file");
+  app.add_flag("--allow-root-jobs", allow_root_jobs,
+               "Sets jobs.allow_root_jobs (the local cluster's)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("schedd 0.1.0"));
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     if (!munge_socket.empty()) config.munge_socket = munge_socket;
     if (!secret_key_file.empty()) config.secret_key_file = secret_key_file;
     if (!authorized_agents_file.empty()) config.authorized_agents_file = authorized_agents_file;
+    if (allow_root_jobs) config.allow_root_jobs = true;
     sched::daemon::complete_config(config);
 
     std::signal(SIGINT, on_signal);

@@ -86,6 +86,13 @@ void read(const json& object, const char* key, std::uint64_t& out) {
   out = it->get<std::uint64_t>();
 }
 
+void read(const json& object, const char* key, std::optional<std::uint64_t>& out) {
+  if (!object.contains(key)) return;
+  std::uint64_t value = 0;
+  read(object, key, value);
+  out = value;
+}
+
 void read(const json& object, const char* key, bool& out) {
   auto it = object.find(key);
   if (it == object.end()) return;
@@ -129,7 +136,7 @@ std::string encode_spec(const JobSpec& spec) {
   for (const auto& [name, value] : spec.environment) {
     environment.push_back(json::array({text(name), text(value)}));
   }
-  const json object = {
+  json object = {
       {"nodes", spec.nodes},
       {"min_nodes", spec.min_nodes},
       {"max_nodes", spec.max_nodes},
@@ -144,6 +151,7 @@ std::string encode_spec(const JobSpec& spec) {
       {"output", text(spec.output)},
       {"environment", std::move(environment)},
   };
+  if (spec.mem_bytes != 0) object["mem_bytes"] = spec.mem_bytes;
   return object.dump();
 }
 
@@ -161,6 +169,7 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read(object, "command", spec.command);
   read(object, "workdir", spec.workdir);
   read(object, "output", spec.output);
+  read(object, "mem_bytes", spec.mem_bytes);
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();
@@ -190,6 +199,9 @@ std::string encode_progress(const Job& job) {
   if (job.mtct) object["mtct"] = number(*job.mtct);
   if (job.power_w) object["power_w"] = number(*job.power_w);
   if (job.expected_start) object["expected_start"] = number(*job.expected_start);
+  if (!job.end_reason.empty()) object["end_reason"] = text(job.end_reason);
+  if (job.max_rss_bytes) object["max_rss_bytes"] = *job.max_rss_bytes;
+  if (job.cpu_s) object["cpu_s"] = number(*job.cpu_s);
   if (job.request) {
     object["request"] = {
         {"op", job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink"},
@@ -215,6 +227,9 @@ void decode_progress(const std::string& source, Job& job) {
   read(object, "mtct", job.mtct);
   read(object, "power_w", job.power_w);
   read(object, "expected_start", job.expected_start);
+  read(object, "end_reason", job.end_reason);
+  read(object, "max_rss_bytes", job.max_rss_bytes);
+  read(object, "cpu_s", job.cpu_s);
   if (auto it = object.find("request"); it != object.end()) {
     if (!it->is_object()) bad("request", "an object");
     ResizeRequest request;

@@ -49,16 +49,24 @@ std::string render_queue(const std::vector<QueueRow>& rows, bool show_start) {
   return table.render();
 }
 
-std::string render_nodes(const std::vector<NodeRow>& rows) {
-  Table table({{"NODE", Align::Left},
-               {"STATE", Align::Left},
-               {"CPUS", Align::Right},
-               {"JOBS", Align::Left}});
+std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation) {
+  std::vector<Column> columns = {
+      {"NODE", Align::Left}, {"STATE", Align::Left}, {"CPUS", Align::Right}, {"JOBS", Align::Left}};
+  if (isolation) {
+    columns.push_back({"CONTAINMENT", Align::Left});
+    columns.push_back({"RUN_AS", Align::Left});
+  }
+  Table table(std::move(columns));
   for (const auto& row : rows) {
     std::string jobs;
     for (JobId id : row.jobs) jobs += (jobs.empty() ? "" : ",") + std::to_string(id);
-    table.add_row({row.name, std::string(to_sinfo(row.state)), std::to_string(row.cpus),
-                   jobs.empty() ? "-" : jobs});
+    std::vector<std::string> cells = {row.name, std::string(to_sinfo(row.state)),
+                                      std::to_string(row.cpus), jobs.empty() ? "-" : jobs};
+    if (isolation) {
+      cells.push_back(row.containment.empty() ? "-" : row.containment);
+      cells.push_back(row.containment.empty() ? "-" : row.run_as.empty() ? "users" : row.run_as);
+    }
+    table.add_row(std::move(cells));
   }
   return table.render();
 }
@@ -80,30 +88,52 @@ std::string render_node_summary(const std::vector<NodeRow>& rows) {
   return table.render();
 }
 
-AcctTable::AcctTable()
-    : table_({{"JobID", Align::Left},
-              {"JobName", Align::Left},
-              {"User", Align::Left},
-              {"State", Align::Left},
-              {"ExitCode", Align::Right},
-              {"Elapsed", Align::Right},
-              {"NNodes", Align::Right},
-              {"NodeList", Align::Left},
-              {"Start", Align::Left},
-              {"End", Align::Left}}) {
+namespace {
+
+std::vector<Column> acct_columns(bool usage) {
+  std::vector<Column> columns = {{"JobID", Align::Left},     {"JobName", Align::Left},
+                                 {"User", Align::Left},      {"State", Align::Left},
+                                 {"ExitCode", Align::Right}, {"Elapsed", Align::Right},
+                                 {"NNodes", Align::Right},   {"NodeList", Align::Left},
+                                 {"Start", Align::Left},     {"End", Align::Left}};
+  if (usage) {
+    columns.push_back({"MaxRSS", Align::Right});
+    columns.push_back({"TotalCPU", Align::Right});
+    columns.push_back({"Reason", Align::Left});
+  }
+  return columns;
+}
+
+}  // namespace
+
+AcctTable::AcctTable(bool usage) : table_(acct_columns(usage)), usage_(usage) {
   table_.set_underline(true);
 }
 
 void AcctTable::add(const AcctRow& row) {
-  table_.add_row({std::to_string(row.id), row.name, row.user, std::string(to_string(row.state)),
-                  format_exit_code(row.exit_status), format_elapsed(row.elapsed),
-                  std::to_string(row.nodes),
-                  row.nodelist.empty() ? "None assigned" : compress_nodelist(row.nodelist),
-                  format_timestamp(row.start), format_timestamp(row.end)});
+  std::vector<std::string> cells = {
+      std::to_string(row.id),
+      row.name,
+      row.user,
+      std::string(to_string(row.state)),
+      format_exit_code(row.exit_status),
+      format_elapsed(row.elapsed),
+      std::to_string(row.nodes),
+      row.nodelist.empty() ? "None assigned" : compress_nodelist(row.nodelist),
+      format_timestamp(row.start),
+      format_timestamp(row.end)};
+  if (usage_) {
+    // sacct's MaxRSS is in kibibytes with a K.
+    cells.push_back(row.max_rss_bytes ? std::to_string((*row.max_rss_bytes + 1023) / 1024) + "K"
+                                      : "N/A");
+    cells.push_back(row.cpu_s ? format_elapsed(*row.cpu_s) : "N/A");
+    cells.push_back(row.reason.empty() ? "None" : row.reason);
+  }
+  table_.add_row(std::move(cells));
 }
 
-std::string render_acct(const std::vector<AcctRow>& rows) {
-  AcctTable table;
+std::string render_acct(const std::vector<AcctRow>& rows, bool usage) {
+  AcctTable table(usage);
   for (const auto& row : rows) table.add(row);
   return table.render();
 }

@@ -8,6 +8,8 @@
 // times are right-aligned, text left-aligned.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,11 +57,14 @@ struct NodeRow {
   NodeState state = NodeState::Idle;
   int cpus = 0;
   std::vector<JobId> jobs;
+  std::string containment{};  // cgroup2, cgroup1, none ("" unknown: no agent)
+  std::string run_as{};       // "" for a root agent: each job as its user
 };
 
 // One line per node: NODE STATE CPUS JOBS (job ids joined by ',', "-" for
-// none), like sinfo -N.
-std::string render_nodes(const std::vector<NodeRow>& rows);
+// none), like sinfo -N. `isolation` adds CONTAINMENT and RUN_AS ("users"
+// for a root agent, else the one user its unprivileged agent runs; "-" unknown).
+std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation = false);
 
 // One line per state present, like plain sinfo: STATE NODES NODELIST, in the
 // order idle, mix, alloc, drng, drain, down; node lists keep row order.
@@ -74,24 +79,29 @@ struct AcctRow {
   double elapsed = 0;   // seconds
   int nodes = 0;
   std::vector<std::string> nodelist;
-  double start = -1;  // epoch seconds; -1: not started
-  double end = -1;    // epoch seconds; -1: not ended
+  double start = -1;                           // epoch seconds; -1: not started
+  double end = -1;                             // epoch seconds; -1: not ended
+  std::optional<std::uint64_t> max_rss_bytes;  // peak memory (its leader node's cgroup)
+  std::optional<double> cpu_s;                 // CPU time there
+  std::string reason;                          // how it ended ("out of memory ...")
 };
 
 // JobID JobName User State ExitCode Elapsed NNodes NodeList Start End, with
 // sacct's dashes under the headers; "None assigned" for a job that never had
-// nodes, "N/A" for unset times.
-std::string render_acct(const std::vector<AcctRow>& rows);
+// nodes, "N/A" for unset times. `usage` adds MaxRSS (sacct's K units),
+// TotalCPU (HH:MM:SS) and Reason: "N/A" where the node had no cgroup to measure with.
+std::string render_acct(const std::vector<AcctRow>& rows, bool usage = false);
 
 // render_acct a page at a time, as QueueTable.
 class AcctTable {
  public:
-  AcctTable();
+  explicit AcctTable(bool usage = false);
   void add(const AcctRow& row);
   std::string render() const { return table_.render(); }
 
  private:
   Table table_;
+  bool usage_;
 };
 
 }  // namespace sched::cli

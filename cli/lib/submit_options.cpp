@@ -37,7 +37,8 @@ constexpr std::array<OptionInfo, 27> kOptions = {{
     {"error", 'e', ValueKind::Required, true, "sched writes standard error to the --output file"},
     {"partition", 'p', ValueKind::Required, true, kSlurmOnly},
     {"account", 'A', ValueKind::Required, true, kSlurmOnly},
-    {"mem", 0, ValueKind::Required, true, kSlurmOnly},
+    {"mem", 0, ValueKind::Required, false,
+     "Memory per node: N[K|M|G|T] (default unit M); the job is killed above it"},
     {"mem-per-cpu", 0, ValueKind::Required, true, kSlurmOnly},
     {"qos", 'q', ValueKind::Required, true, kSlurmOnly},
     {"mail-type", 0, ValueKind::Required, true, kSlurmOnly},
@@ -101,6 +102,30 @@ std::variant<double, std::string> parse_watts(std::string_view text) {
   }
   if (value < 0) return quoted(text) + " must not be negative";
   return value;
+}
+
+// Slurm's --mem: a whole number with an optional K, M, G or T suffix (powers
+// of 1024), megabytes when it has none.
+std::variant<std::uint64_t, std::string> parse_mem(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data()) return quoted(text) + " is not a memory size";
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  int shift = 20;
+  if (unit == "K" || unit == "k") {
+    shift = 10;
+  } else if (unit == "M" || unit == "m" || unit.empty()) {
+    shift = 20;
+  } else if (unit == "G" || unit == "g") {
+    shift = 30;
+  } else if (unit == "T" || unit == "t") {
+    shift = 40;
+  } else {
+    return quoted(text) + " is not a memory size (N[K|M|G|T])";
+  }
+  if (value == 0) return quoted(text) + " must be more than 0";
+  if (value > (std::uint64_t{1} << (62 - shift))) return quoted(text) + " is too large";
+  return value << shift;
 }
 
 bool is_env_name(std::string_view name) {
@@ -187,6 +212,10 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     return watts(o.power_min_w);
   } else if (name == "max-power") {
     return watts(o.power_max_w);
+  } else if (name == "mem") {
+    auto parsed = parse_mem(value);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    o.mem_bytes = std::get<std::uint64_t>(parsed);
   } else if (name == "chdir") {
     o.workdir = std::string(value);
   } else if (name == "output") {
@@ -285,6 +314,7 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.walltime, over.walltime);
   take(out.power_min_w, over.power_min_w);
   take(out.power_max_w, over.power_max_w);
+  take(out.mem_bytes, over.mem_bytes);
   take(out.urgent, over.urgent);
   take(out.workdir, over.workdir);
   take(out.output, over.output);
@@ -318,6 +348,7 @@ Submission build_submission(const SubmitOptions& options, std::string command) {
   spec.walltime = options.walltime.value_or(0);
   spec.power_min_w = options.power_min_w.value_or(0);
   spec.power_max_w = options.power_max_w.value_or(0);
+  spec.mem_bytes = options.mem_bytes.value_or(0);
   spec.urgent = options.urgent.value_or(false);
   spec.workdir = options.workdir.value_or("");
   spec.environment = options.environment;

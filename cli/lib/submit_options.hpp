@@ -4,6 +4,7 @@
 // option by option.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +37,7 @@ struct SubmitOptions {
   std::optional<double> power_min_w;         // --min-power, watts per node
   std::optional<double> power_max_w;         // --max-power
   std::optional<bool> urgent;                // --urgent
+  std::optional<std::uint64_t> mem_bytes;    // --mem, per node
   std::optional<std::string> workdir;        // -D, --chdir
   // -o, --output: one file for the job's stdout and stderr (the daemon's
   // default is sched-<id>.out); -e/--error is therefore a Slurm-only option.

@@ -33,6 +33,7 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   out.node_constraint = std::string(to_string(spec.constraint));
   for (const auto& [name, value] : spec.environment) out.env[name] = value;
   if (!spec.output.empty()) out.output = spec.output;
+  if (spec.mem_bytes != 0) out.mem_bytes = static_cast<std::int64_t>(spec.mem_bytes);
   return out;
 }
 
@@ -97,11 +98,15 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
     return "unknown node constraint '" + proto::excerpt(in.node_constraint) +
            "' (none, pof2, even, odd or ncube)";
   }
+  if (in.mem_bytes && *in.mem_bytes < 0) {
+    return "job.mem_bytes: must not be negative (got " + std::to_string(*in.mem_bytes) + ")";
+  }
   out = JobSpec{};
   shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });
   out.kind = *kind;
   out.constraint = *constraint;
   out.output = in.output.value_or("");
+  out.mem_bytes = static_cast<std::uint64_t>(in.mem_bytes.value_or(0));
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -124,6 +129,7 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.nodes = node_names(job, cluster);
   launch.tasks_per_node = job.spec.tasks_per_node;
   launch.power_w = power_estimate(job.spec);
+  if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   return launch;
 }
 
@@ -172,6 +178,10 @@ proto::JobInfo common_info(const Job& job) {
   info.power_w = job.power_w;
   info.workdir = job.spec.workdir;
   info.output = output_path(job);
+  if (job.spec.mem_bytes != 0) info.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
+  if (job.max_rss_bytes) info.max_rss_bytes = static_cast<std::int64_t>(*job.max_rss_bytes);
+  info.cpu_s = job.cpu_s;
+  if (is_terminal(job.state)) info.reason = job.end_reason;
   return info;
 }
 

@@ -249,10 +249,13 @@ void Engine::job_started(JobId id) {
   transition(*job, JobState::Running, EventType::JobStarted);
 }
 
-void Engine::job_ended(JobId id, int exit_status) {
+void Engine::job_ended(JobId id, int exit_status, const JobEndReport& report) {
   Job* job = job_mut(id);
   if (!job || is_terminal(job->state) || job->state == JobState::Pending) return;
   job->exit_status = exit_status;
+  if (!report.reason.empty()) job->end_reason = report.reason;
+  job->max_rss_bytes = report.max_rss_bytes;
+  job->cpu_s = report.cpu_s;
   if (job->state != JobState::Completing) {
     job->outcome = exit_status == 0 ? JobState::Completed : JobState::Failed;
     transition(*job, JobState::Completing, EventType::JobCompleting);

@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "sched/agent/job_env.hpp"
@@ -16,6 +20,20 @@
 
 namespace sched::agent {
 namespace {
+
+// The node's name and its spool folder's: agents of two local clusters on
+// one host may both be "n1", and must not clean up each other's cgroups; a
+// restarted agent (same spool) finds its predecessor's. FNV-1a: the same in
+// every build.
+std::string cgroup_subtree_name(const std::string& node, const std::string& spool) {
+  std::uint32_t hash = 2166136261u;
+  for (const unsigned char c : std::filesystem::absolute(spool).lexically_normal().string()) {
+    hash = (hash ^ c) * 16777619u;
+  }
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", hash);
+  return node + "." + hex;
+}
 
 double load_average() {
   std::ifstream in("/proc/loadavg");
@@ -27,10 +45,10 @@ double load_average() {
 }  // namespace
 
 Agent::Agent(AgentOptions options)
-    : options_(std::move(options)),
-      context_(1),
-      socket_(context_, zmq::socket_type::dealer),
-      local_(context_, zmq::socket_type::router) {
+    : options_(std::move(options)), context_(1), socket_(context_, zmq::socket_type::dealer) {
+  self_ = current_user();
+  spdlog::info("runs jobs as {}", self_.uid == 0 ? std::string("their users")
+                                                 : "'" + self_.name + "' only (unprivileged)");
   const NodeTopology host = discover_topology();
   topology_ = options_.cores > 0 ? virtual_topology(host, options_.cores) : host;
   if (options_.node_name.empty()) options_.node_name = topology_.hostname;
@@ -46,22 +64,27 @@ Agent::Agent(AgentOptions options)
                                        plugins::default_plugin_dirs());
     spdlog::info("power: the {} meter", meter_->name());
   }
+  std::string why;
+  cgroups_ = open_cgroups(CgroupOptions{cgroup_subtree_name(options_.node_name, options_.spool_dir),
+                                        options_.containment, options_.cgroup_root},
+                          &why);
+  spdlog::info("{}", why);
+  // Cgroups an earlier agent here left: what they hold dies before this
+  // agent registers (fencing, as for its process table).
+  for (JobId job : cgroups_->clean_stale()) {
+    spdlog::warn("job {}: the cgroup of an earlier agent was left; its processes were killed", job);
+  }
   std::error_code ec;
   std::filesystem::create_directories(options_.spool_dir, ec);
-  local_endpoint_ =
-      "ipc://" + std::filesystem::absolute(options_.spool_dir).string() + "/agent.ipc";
+  // Users reach their own job's directory in it, and list nothing.
+  namespace fs = std::filesystem;
+  fs::permissions(options_.spool_dir,
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::replace, ec);
   // What an earlier agent here left running goes before this one registers
   // (fence_clean, at each registration until it is gone).
   task_file_ = options_.spool_dir + "/tasks";
   predecessor_ = read_task_records(task_file_);
-  local_.set(zmq::sockopt::linger, 0);
-  local_.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
-  try {
-    local_.bind(local_endpoint_);
-  } catch (const zmq::error_t& e) {
-    throw std::runtime_error("cannot listen for job processes on " + local_endpoint_ + ": " +
-                             e.what());
-  }
 }
 
 void Agent::open_link() {
@@ -139,6 +162,77 @@ void Agent::save_records() {
   }
 }
 
+TaskIdentity Agent::task_identity(JobId job, const std::string& user, const std::string& leaf,
+                                  std::int64_t mem_bytes) {
+  TaskIdentity who;
+  who.user = job_identity(user, self_, options_.allow_root_jobs);
+  const auto mem = static_cast<std::uint64_t>(std::max<std::int64_t>(mem_bytes, 0));
+  // From here on the job has something on this node to release.
+  job_mem_.try_emplace(job, static_cast<std::int64_t>(mem));
+  open_job_socket(job, *who.user);
+  who.cgroup_procs = cgroups_->prepare(job, leaf, mem);
+  return who;
+}
+
+void Agent::open_job_socket(JobId job, const UserIdentity& user) {
+  if (job_sockets_.count(job)) return;
+  const std::string dir = job_dir(job);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const auto give = [&](const std::string& path, fs::perms mode) {
+    fs::permissions(path, mode, fs::perm_options::replace, ec);
+    if (ec) throw std::runtime_error("cannot set the mode of " + path + ": " + ec.message());
+    // The user's alone: their script, and the socket only they can open.
+    if (self_.uid == 0 && ::chown(path.c_str(), user.uid, user.gid) < 0) {
+      throw std::runtime_error("cannot give " + path + " to '" + user.name +
+                               "': " + std::strerror(errno));
+    }
+  };
+  give(dir, fs::perms::owner_all);
+  const std::string path = fs::absolute(dir).string() + "/agent.ipc";
+  JobSocket js{zmq::socket_t(context_, zmq::socket_type::router), "ipc://" + path};
+  js.socket.set(zmq::sockopt::linger, 0);
+  js.socket.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
+  try {
+    js.socket.bind(js.endpoint);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("cannot listen for job processes on " + js.endpoint + ": " + e.what());
+  }
+  give(path, fs::perms::owner_read | fs::perms::owner_write);
+  job_sockets_.emplace(job, std::move(js));
+}
+
+void Agent::send_local(const std::string& peer, std::string_view payload) {
+  const auto colon = peer.find(':');
+  if (colon == std::string::npos) return;
+  const auto it = job_sockets_.find(std::stoll(peer.substr(0, colon)));
+  if (it == job_sockets_.end()) return;  // the job is gone here, and its processes too
+  proto::send_routed(it->second.socket, peer.substr(colon + 1), payload);
+}
+
+std::string Agent::job_dir(JobId job) const {
+  return options_.spool_dir + "/job-" + std::to_string(job);
+}
+
+void Agent::release_ended_jobs() {
+  // A kill's grace still running anywhere: its processes may be the job's.
+  if (tasks_.next_deadline()) return;
+  for (auto it = job_mem_.begin(); it != job_mem_.end();) {
+    const JobId job = it->first;
+    if (!tasks_.tasks_of(job).empty()) {
+      ++it;
+      continue;
+    }
+    if (!cgroups_->kill_all(job)) spdlog::error("job {}: its cgroup could not be emptied", job);
+    if (!cgroups_->remove(job)) spdlog::warn("job {}: its cgroup could not be removed", job);
+    job_sockets_.erase(job);
+    std::error_code ec;
+    std::filesystem::remove_all(job_dir(job), ec);
+    it = job_mem_.erase(it);
+  }
+}
+
 void Agent::report_power() {
   if (!meter_) return;
   plugins::PowerContext ctx;
@@ -162,8 +256,10 @@ void Agent::report_power() {
   send(proto::type::kPowerReport, report);
 }
 
-void Agent::add_job_env(EnvPairs& env) const {
-  env.emplace_back("SCHED_AGENT_ENDPOINT", local_endpoint_);
+void Agent::add_job_env(JobId job, EnvPairs& env) const {
+  if (auto it = job_sockets_.find(job); it != job_sockets_.end()) {
+    env.emplace_back("SCHED_AGENT_ENDPOINT", it->second.endpoint);
+  }
   // A SCHED_MALL_BIND of the job's own wins.
   const bool bind_set = std::any_of(
       env.begin(), env.end(), [](const auto& pair) { return pair.first == "SCHED_MALL_BIND"; });
@@ -188,6 +284,8 @@ void Agent::send_register() {
   for (const auto& [job, task] : batch_) reg.jobs.push_back(job);
   for (const auto& [seq, report] : unacked_exits_) reg.exits.push_back(report.job);
   reg.clean = fence_clean();
+  reg.containment = std::string(cgroups_->kind());
+  if (self_.uid != 0) reg.run_as = self_.name;
   register_seq_ = send(proto::type::kAgentRegister, reg);
   // Exits the engine has not acknowledged go again, after the registration.
   std::map<std::uint64_t, proto::TaskExited> again;
@@ -241,7 +339,7 @@ void Agent::run(const std::atomic<bool>& stop) {
 
     std::vector<zmq::pollitem_t> items;
     items.push_back({socket_.handle(), 0, ZMQ_POLLIN, 0});
-    items.push_back({local_.handle(), 0, ZMQ_POLLIN, 0});
+    for (auto& [job, js] : job_sockets_) items.push_back({js.socket.handle(), 0, ZMQ_POLLIN, 0});
     for (const TaskFd& fd : tasks_.poll_fds()) items.push_back({nullptr, fd.fd, ZMQ_POLLIN, 0});
     auto wake = registered_ ? next_heartbeat_ : next_register_;
     if (auto deadline = tasks_.next_deadline()) wake = std::min(wake, *deadline);
@@ -265,8 +363,24 @@ void Agent::run(const std::atomic<bool>& stop) {
     drain_local();
     forward_output();
     report_exits();
+    release_ended_jobs();
     check_cut_off();
   }
+  stop_jobs();
+}
+
+void Agent::stop_jobs() {
+  // Stopping the agent kills its jobs: their cgroups whole, then what the
+  // process table knows; the cgroups and job folders then go.
+  for (const auto& [job, mem] : job_mem_) cgroups_->kill_all(job);
+  for (const auto& [job, task] : batch_) tasks_.kill(task, std::chrono::seconds(0));
+  for (const auto& [task, step] : step_tasks_) tasks_.kill(task, std::chrono::seconds(0));
+  const auto give_up = Clock::now() + std::chrono::seconds(2);
+  while (tasks_.size() > 0 && Clock::now() < give_up) {
+    tasks_.reap();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  release_ended_jobs();
 }
 
 void Agent::check_cut_off() {
@@ -287,23 +401,54 @@ void Agent::check_cut_off() {
 }
 
 void Agent::drain_local() {
-  for (int i = 0; i < 1000; ++i) {
-    auto routed = proto::receive_routed(local_);
-    if (!routed) return;
-    try {
-      on_local(routed->peer,
-               proto::decode(routed->payload.data(), routed->payload.size(), 1 << 20));
-    } catch (const proto::ProtoError& e) {
-      spdlog::warn("message from a job process refused: {}", e.what());
-      proto::send_routed(local_, routed->peer, proto::encode_error("error", 0, e.code(), e.what()));
+  std::vector<JobId> jobs;
+  for (const auto& [job, js] : job_sockets_) jobs.push_back(job);
+  for (JobId job : jobs) {
+    for (int i = 0; i < 1000; ++i) {
+      auto it = job_sockets_.find(job);
+      if (it == job_sockets_.end()) break;
+      auto routed = proto::receive_routed(it->second.socket);
+      if (!routed) break;
+      const std::string peer = std::to_string(job) + ":" + routed->peer;
+      try {
+        on_local(job, peer, proto::decode(routed->payload.data(), routed->payload.size(), 1 << 20));
+      } catch (const proto::ProtoError& e) {
+        spdlog::warn("message from a process of job {} refused: {}", job, e.what());
+        send_local(peer, proto::encode_error("error", 0, e.code(), e.what()));
+      }
     }
   }
 }
 
-void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
+namespace {
+
+// A job's socket speaks for that job only.
+void check_own_job(JobId socket_job, std::int64_t claimed) {
+  if (claimed != socket_job) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "this connection belongs to job " + std::to_string(socket_job) +
+                                ": a process reports only for its own job, not job " +
+                                std::to_string(claimed));
+  }
+}
+
+}  // namespace
+
+void Agent::on_local(JobId job, const std::string& peer, const proto::Envelope& message) {
   namespace type = proto::type;
   if (message.type == type::kProcInit) {
     const auto init = message.body_as<proto::ProcInit>();
+    check_own_job(job, init.job);
+    // And only as a process of a step of it that runs here.
+    const bool runs_here = std::any_of(step_tasks_.begin(), step_tasks_.end(), [&](const auto& e) {
+      return e.second.job == init.job && e.second.step == init.step && e.second.rank == init.rank;
+    });
+    if (!runs_here) {
+      throw proto::ProtoError(proto::code::kInvalid,
+                              "job " + std::to_string(init.job) + " has no rank " +
+                                  std::to_string(init.rank) + " of step " +
+                                  std::to_string(init.step) + " on " + options_.node_name);
+    }
     proto::ProcInitReply reply;
     reply.status = "existing";
     for (const auto& [task, step] : step_tasks_) {
@@ -316,7 +461,7 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
       reply.size = it->second.begin.new_size;
     }
     library_[{init.job, init.step, init.rank}] = LibraryProcess{peer, init.endpoint};
-    proto::send_routed(local_, peer, proto::encode_reply(message.type, message.seq, reply));
+    send_local(peer, proto::encode_reply(message.type, message.seq, reply));
     // A process the adaptation under way was waiting for: it takes part.
     if (auto it = adapting_.find(init.job); it != adapting_.end() && reply.status == "existing" &&
                                             it->second.begin.step == init.step &&
@@ -327,6 +472,7 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
     spdlog::debug("job {} rank {} (pid {}) initialised", init.job, init.rank, init.pid);
   } else if (message.type == type::kProcPhase) {
     const auto phase = message.body_as<proto::ProcPhase>();
+    check_own_job(job, phase.job);
     if (phase.comm_s < 0 || phase.compute_s < 0) {
       throw proto::ProtoError(proto::code::kInvalid, "phase times must not be negative");
     }
@@ -336,17 +482,19 @@ void Agent::on_local(const std::string& peer, const proto::Envelope& message) {
     ++sums.count;
     sums.unreported = true;
   } else if (message.type == type::kProcAdaptBegin) {
+    check_own_job(job, message.body_as<proto::ProcAdaptBegin>().job);
     on_proc_adapt_begin(peer, message);
   } else if (message.type == type::kProcAdaptCommit) {
+    check_own_job(job, message.body_as<proto::ProcAdaptCommit>().job);
     on_proc_adapt_commit(peer, message);
   } else if (message.type == type::kProcFinalize) {
     const auto body = message.body_as<proto::ProcFinalize>();
+    check_own_job(job, body.job);
     std::erase_if(library_, [&](const auto& entry) {
       return std::get<0>(entry.first) == body.job && std::get<2>(entry.first) == body.rank &&
              entry.second.peer == peer;
     });
-    proto::send_routed(local_, peer,
-                       proto::encode_reply(message.type, message.seq, proto::Empty{}));
+    send_local(peer, proto::encode_reply(message.type, message.seq, proto::Empty{}));
   } else {
     throw proto::ProtoError(proto::code::kUnknownType,
                             "unknown message type '" + message.type + "'");
@@ -428,10 +576,12 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
   batch.script = launch.script;
   batch.workdir = launch.workdir;
   batch.output_path = launch.output;
-  batch.spool_dir = options_.spool_dir;
+  batch.spool_dir = job_dir(launch.job);
   try {
+    static_cast<TaskIdentity&>(batch) =
+        task_identity(launch.job, launch.user, "batch", launch.mem_bytes.value_or(0));
     batch.env = job_environment(launch, options_.node_name, client_endpoint_);
-    add_job_env(batch.env);
+    add_job_env(launch.job, batch.env);
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
     record_task(launch.job, task);
@@ -487,15 +637,24 @@ void Agent::on_step(const proto::StepLaunch& launch) {
 std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLaunch& launch,
                                                              bool joined) {
   std::vector<std::pair<int, std::string>> failed;
+  TaskIdentity who;
+  try {
+    who = task_identity(launch.job, launch.user.value_or(""), "step_" + std::to_string(launch.step),
+                        launch.mem_bytes.value_or(0));
+  } catch (const std::exception& e) {
+    for (int rank : launch.ranks) failed.emplace_back(rank, e.what());
+    return failed;
+  }
   int local = 0;
   for (int rank : launch.ranks) {
     StepLaunch step;
+    static_cast<TaskIdentity&>(step) = who;
     step.job = launch.job;
     step.argv = launch.argv;
     step.workdir = launch.workdir;
     try {
       step.env = job_environment(launch, options_.node_name, client_endpoint_);
-      add_job_env(step.env);
+      add_job_env(launch.job, step.env);
       // The task's place in the step, as srun gives it.
       for (const auto& [name, value] :
            {std::pair<std::string, std::string>{"SCHED_STEP_ID", std::to_string(launch.step)},
@@ -585,6 +744,19 @@ void Agent::report_exits() {
     exited.job = exit.job;
     exited.status = exit.status;
     exited.message = exit.error;
+    const CgroupUsage usage = cgroups_->usage(exit.job);
+    if (usage.max_rss_bytes) exited.max_rss_bytes = static_cast<std::int64_t>(*usage.max_rss_bytes);
+    exited.cpu_s = usage.cpu_s;
+    if (usage.oom_killed) {
+      // Slurm's OUT_OF_MEMORY: the job failed, whatever its script made of it.
+      const auto mem = job_mem_.find(exit.job);
+      exited.message = "out of memory: the job went over its --mem limit" +
+                       (mem != job_mem_.end() && mem->second > 0
+                            ? " of " + std::to_string(mem->second >> 20) + " MiB"
+                            : std::string()) +
+                       " and the kernel killed its processes";
+      if (exited.status == 0) exited.status = -9;
+    }
     spdlog::info("job {} ended with status {}", exit.job, exit.status);
     unacked_exits_[send(proto::type::kTaskExited, exited)] = exited;
   }

@@ -14,9 +14,11 @@
 // Before each registration the agent kills what an earlier agent's table
 // still names, and registers clean only when none of it is left.
 //
-// A ROUTER socket on ipc://<spool>/agent.ipc serves the job's processes (the
-// malleable library): measurements, and this node's part of adaptations
-// (agent_adapt.cpp, docs/protocol.md §8).
+// A ROUTER socket per job, ipc://<spool>/job-<id>/agent.ipc, serves that
+// job's processes (the malleable library): measurements, and this node's
+// part of adaptations (agent_adapt.cpp, docs/protocol.md §8). Only the job's
+// user can open it (docs/security-jobs.md), and what comes in on it speaks
+// for that job alone.
 #pragma once
 
 #include <atomic>
@@ -31,7 +33,9 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "sched/agent/cgroup.hpp"
 #include "sched/agent/processes.hpp"
+#include "sched/agent/run_as.hpp"
 #include "sched/agent/task_records.hpp"
 #include "sched/agent/topology.hpp"
 #include "sched/plugins/power_meter.hpp"
@@ -62,6 +66,11 @@ struct AgentOptions {
   // secret key, and schedd's public key.
   std::string secret_key_file;
   std::string server_public_key_file;
+  // A root agent runs jobs of root only when allowed (docs/admin.md).
+  bool allow_root_jobs = false;
+  // Job containment: auto (cgroup2, else cgroup1, else none), or one of them.
+  std::string containment = "auto";
+  std::string cgroup_root = "/sys/fs/cgroup";
 };
 
 class Agent {
@@ -88,7 +97,11 @@ class Agent {
                                                         bool joined);
   void send_output(TaskId task, const std::vector<OutputChunk>& chunks);
   void drain_local();
-  void on_local(const std::string& peer, const proto::Envelope& message);
+  // `peer` is "<job>:<routing id>" (job_peer); the message came in on the
+  // socket of `job`.
+  void on_local(JobId job, const std::string& peer, const proto::Envelope& message);
+  // Answers a job process on its job's socket; dropped once the job is gone.
+  void send_local(const std::string& peer, std::string_view payload);
   void report_perf(JobId job);
 
   // ---- adaptations (agent_adapt.cpp)
@@ -106,7 +119,7 @@ class Agent {
                     const std::string& message = {});
   template <class Body>
   void notify_process(const std::string& peer, std::string_view type, const Body& body);
-  void add_job_env(EnvPairs& env) const;
+  void add_job_env(JobId job, EnvPairs& env) const;
   void report_power();
   void report_exits();
   void forward_output();
@@ -123,15 +136,37 @@ class Agent {
   static constexpr std::chrono::seconds kRelinkAfter{2};
   std::optional<Clock::time_point> relink_at_;
 
+  // Whom a task of the job (of `user`) runs as, and in which cgroups (the
+  // job's, leaf `leaf`, limited to mem_bytes); throws UserError or
+  // CgroupError when it cannot run here.
+  TaskIdentity task_identity(JobId job, const std::string& user, const std::string& leaf,
+                             std::int64_t mem_bytes);
+  // The job's directory in the spool (its script; the user's, mode 0700).
+  std::string job_dir(JobId job) const;
+  // Jobs with nothing left running here: their cgroups are killed whole
+  // and removed, their spool directories go (once no kill grace is pending).
+  void release_ended_jobs();
+  // At the agent's stop: kills every job here and releases them.
+  void stop_jobs();
+
   AgentOptions options_;
   NodeTopology topology_;
+  UserIdentity self_;  // the agent's own user: root, or the one user it runs jobs as
+  std::unique_ptr<Cgroups> cgroups_;
+  std::map<JobId, std::int64_t> job_mem_;  // jobs with processes here: their --mem (0: none)
   zmq::context_t context_;
   zmq::socket_t socket_;
   std::unique_ptr<proto::curve::HandshakeWatch> handshakes_;  // says when schedd refuses our key
-  // Where the job's processes reach this agent (the malleable library):
-  // ipc://<spool>/agent.ipc, given to them as SCHED_AGENT_ENDPOINT.
-  zmq::socket_t local_;
-  std::string local_endpoint_;
+  // Where each job's processes reach this agent (the malleable library),
+  // given to them as SCHED_AGENT_ENDPOINT: a socket file in the job's
+  // spool directory (0700, the user's), itself the user's with mode 0600.
+  struct JobSocket {
+    zmq::socket_t socket;
+    std::string endpoint;
+  };
+  std::map<JobId, JobSocket> job_sockets_;
+  // Creates the job's directory (the user's, 0700) and its socket, once.
+  void open_job_socket(JobId job, const UserIdentity& user);
   ProcessTable tasks_;
   std::uint64_t seq_ = 0;
   bool registered_ = false;
@@ -156,7 +191,7 @@ class Agent {
   void report_steps();
   // Processes that initialised the library, by (job, step, rank).
   struct LibraryProcess {
-    std::string peer;      // routing id on local_
+    std::string peer;      // "<job>:<routing id>" on the job's socket
     std::string endpoint;  // where it receives data from its peers
   };
   std::map<std::tuple<JobId, std::int64_t, int>, LibraryProcess> library_;
@@ -217,7 +252,7 @@ std::uint64_t Agent::send(std::string_view type, const Body& body) {
 
 template <class Body>
 void Agent::notify_process(const std::string& peer, std::string_view type, const Body& body) {
-  proto::send_routed(local_, peer, proto::encode_request(type, 0, body));
+  send_local(peer, proto::encode_request(type, 0, body));
 }
 
 }  // namespace sched::agent

@@ -151,8 +151,8 @@ void Agent::on_adapt_go(const proto::AdaptGo& go) {
   reply.endpoints = go.endpoints;
   for (const auto& [rank, waiter] : here.waiting) {
     reply.window_rank = rank;
-    proto::send_routed(local_, waiter.first,
-                       proto::encode_reply(proto::type::kProcAdaptBegin, waiter.second, reply));
+    send_local(waiter.first,
+               proto::encode_reply(proto::type::kProcAdaptBegin, waiter.second, reply));
   }
   here.waiting.clear();  // answered; from now on only commits count
   if (here.expected.empty()) adapt_finish(go.job);
@@ -173,7 +173,7 @@ void Agent::on_proc_adapt_commit(const std::string& peer, const proto::Envelope&
         "window rank " + std::to_string(body.window_rank) + " takes no part here");
   }
   here.committed.insert(body.window_rank);
-  proto::send_routed(local_, peer, proto::encode_reply(message.type, message.seq, proto::Empty{}));
+  send_local(peer, proto::encode_reply(message.type, message.seq, proto::Empty{}));
   if (here.committed.size() == here.expected.size()) adapt_finish(body.job);
 }
 
@@ -229,9 +229,9 @@ void Agent::adapt_drop(JobId job, const std::string& why) {
   // Once the window is open the processes are past telling (the job fails).
   for (int rank : here.open ? std::set<int>{} : here.expected) {
     if (auto waiter = here.waiting.find(rank); waiter != here.waiting.end()) {
-      proto::send_routed(local_, waiter->second.first,
-                         proto::encode_error(proto::type::kProcAdaptBegin, waiter->second.second,
-                                             proto::code::kAborted, message));
+      send_local(waiter->second.first,
+                 proto::encode_error(proto::type::kProcAdaptBegin, waiter->second.second,
+                                     proto::code::kAborted, message));
     } else if (auto proc = library_.find({job, here.begin.step, rank}); proc != library_.end()) {
       notify_process(proc->second.peer, proto::type::kProcAdaptAbort, notice);
     }

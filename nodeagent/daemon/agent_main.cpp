@@ -40,6 +40,15 @@ int main(int argc, char** argv) {
                  "This agent's CURVE secret key (`sched keys new`)");
   app.add_option("--server-public-key-file", options.server_public_key_file,
                  "schedd's CURVE public key");
+  app.add_flag("--allow-root-jobs", options.allow_root_jobs,
+               "Run jobs whose user is root (refused by default)");
+  app.add_option("--containment", options.containment,
+                 "How jobs are contained: auto (cgroup2, else cgroup1, else none), cgroup2, "
+                 "cgroup1 or none")
+      ->check(CLI::IsMember({"auto", "cgroup2", "cgroup1", "none"}))
+      ->capture_default_str();
+  app.add_option("--cgroup-root", options.cgroup_root, "Where the cgroup hierarchies are mounted")
+      ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   app.set_version_flag("--version", std::string("nodeagent 0.1.0"));

@@ -110,7 +110,36 @@ std::vector<std::string> shebang(std::string_view script) {
   return out;
 }
 
-void write_file(const fs::path& path, std::string_view text) {
+// The ids a child takes, when the agent is root; a non-root agent can run
+// only itself.
+void plan_identity(const TaskIdentity& who, SpawnSpec& spec) {
+  spec.cgroup_procs = who.cgroup_procs;
+  if (!who.user) return;
+  if (::geteuid() != 0) {
+    if (who.user->uid != ::geteuid()) {
+      throw LaunchError("the agent runs unprivileged (uid " + std::to_string(::geteuid()) +
+                        ") and cannot run a task as '" + who.user->name + "'");
+    }
+    return;
+  }
+  spec.ids = SpawnSpec::Ids{who.user->uid, who.user->gid, who.user->groups};
+}
+
+// The job's variables over the base (the agent's, or the user's login
+// environment); the user's identity is not the job's to choose.
+std::vector<std::string> task_envp(const TaskIdentity& who, const EnvPairs& inherited,
+                                   const EnvPairs& job) {
+  if (!who.user) return make_envp(inherited, job);
+  const EnvPairs login = login_environment(*who.user);
+  EnvPairs env = job;
+  for (const auto& [name, value] : login) {
+    if (name == "USER" || name == "LOGNAME" || name == "HOME") env.emplace_back(name, value);
+  }
+  return make_envp(login, env);
+}
+
+void write_file(const fs::path& path, std::string_view text,
+                const std::optional<UserIdentity>& user) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0700));
   if (!fd) throw LaunchError("cannot write script '" + path.string() + "': " + sys_error(errno));
   while (!text.empty()) {
@@ -124,6 +153,11 @@ void write_file(const fs::path& path, std::string_view text) {
   if (::fchmod(fd.get(), 0700) < 0) {
     throw LaunchError("cannot chmod script '" + path.string() + "': " + sys_error(errno));
   }
+  // The job's user reads it (the interpreter opens it after the switch).
+  if (user && ::geteuid() == 0 && ::fchown(fd.get(), user->uid, user->gid) < 0) {
+    throw LaunchError("cannot give script '" + path.string() + "' to '" + user->name +
+                      "': " + sys_error(errno));
+  }
 }
 
 fs::path spool_script(const BatchLaunch& launch) {
@@ -135,11 +169,17 @@ fs::path spool_script(const BatchLaunch& launch) {
       throw LaunchError("cannot create spool directory '" + launch.spool_dir +
                         "': " + ec.message());
     }
-    // Scripts can hold secrets: a spool the agent creates is its own.
+    // Scripts can hold secrets: a spool the agent creates is its own, or
+    // the job user's.
     fs::permissions(dir, fs::perms::owner_all, ec);
+    if (launch.user && ::geteuid() == 0 &&
+        ::chown(dir.c_str(), launch.user->uid, launch.user->gid) < 0) {
+      throw LaunchError("cannot give spool directory '" + dir.string() + "' to '" +
+                        launch.user->name + "': " + sys_error(errno));
+    }
   }
   fs::path path = dir / ("job-" + std::to_string(launch.job) + ".sh");
-  write_file(path, launch.script);
+  write_file(path, launch.script, launch.user);
   return path;
 }
 
@@ -167,7 +207,8 @@ SpawnSpec plan_batch(const BatchLaunch& launch, const EnvPairs& inherited,
   }
 
   SpawnSpec spec;
-  spec.envp = make_envp(inherited, launch.env);
+  plan_identity(launch, spec);
+  spec.envp = task_envp(launch, inherited, launch.env);
   spec.workdir = workdir;
   spec.output_path = launch.output_path;
   std::vector<std::string> interpreter = shebang(launch.script);
@@ -192,10 +233,11 @@ SpawnSpec plan_step(const StepLaunch& launch, const EnvPairs& inherited) {
   const std::string workdir = checked_workdir(launch.workdir);
   if (launch.argv.empty()) throw LaunchError("no command given");
   SpawnSpec spec;
-  spec.envp = make_envp(inherited, launch.env);
+  plan_identity(launch, spec);
+  spec.envp = task_envp(launch, inherited, launch.env);
   spec.workdir = workdir;
-  spec.exec_path =
-      resolve_command(launch.argv[0], env_value(inherited, launch.env, "PATH"), workdir);
+  const EnvPairs base = launch.user ? login_environment(*launch.user) : inherited;
+  spec.exec_path = resolve_command(launch.argv[0], env_value(base, launch.env, "PATH"), workdir);
   spec.argv = launch.argv;
   return spec;
 }

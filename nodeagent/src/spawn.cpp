@@ -1,6 +1,7 @@
 #include "spawn.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -14,15 +15,27 @@
 namespace sched::agent::detail {
 namespace {
 
-enum class Stage : int { Session, Workdir, Stdin, Output, Redirect, Exec };
+enum class Stage : int {
+  Session,
+  Cgroup,
+  Groups,
+  Gid,
+  Uid,
+  Workdir,
+  Stdin,
+  Output,
+  Redirect,
+  Exec
+};
 
 struct Failure {
   Stage stage;
   int error;
+  int index;  // Cgroup: which cgroup.procs file
 };
 
-[[noreturn]] void child_fail(int report_fd, Stage stage) {
-  const Failure f{stage, errno};
+[[noreturn]] void child_fail(int report_fd, Stage stage, int index = 0) {
+  const Failure f{stage, errno, index};
   [[maybe_unused]] const ssize_t n = ::write(report_fd, &f, sizeof f);
   ::_exit(127);
 }
@@ -37,6 +50,8 @@ bool move_fd(int fd, int target) {
 
 struct ChildArgs {
   const SpawnSpec* spec;
+  const gid_t* groups;
+  std::size_t group_count;
   char* const* argv;
   char* const* envp;
   int report_fd;
@@ -56,6 +71,24 @@ struct ChildArgs {
   for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
 
   if (::setsid() < 0) child_fail(a.report_fd, Stage::Session);
+  for (std::size_t i = 0; i < s.cgroup_procs.size(); ++i) {
+    // "0" is the writer itself (cgroup v1 and v2 alike).
+    const int fd = ::open(s.cgroup_procs[i].c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, "0", 1) != 1)
+      child_fail(a.report_fd, Stage::Cgroup, static_cast<int>(i));
+    ::close(fd);
+  }
+  if (s.ids) {
+    // Groups first: setgroups and setgid need the privilege setuid drops.
+    if (::setgroups(a.group_count, a.groups) < 0) child_fail(a.report_fd, Stage::Groups);
+    if (::setresgid(s.ids->gid, s.ids->gid, s.ids->gid) < 0) child_fail(a.report_fd, Stage::Gid);
+    if (::setresuid(s.ids->uid, s.ids->uid, s.ids->uid) < 0) child_fail(a.report_fd, Stage::Uid);
+    // A uid that is not root can never take root back.
+    if (s.ids->uid != 0 && ::setuid(0) == 0) {
+      errno = EPERM;
+      child_fail(a.report_fd, Stage::Uid);
+    }
+  }
   if (::chdir(s.workdir.c_str()) < 0) child_fail(a.report_fd, Stage::Workdir);
 
   const int in = ::open("/dev/null", O_RDONLY);
@@ -124,7 +157,9 @@ Spawned spawn(const SpawnSpec& spec) {
 
   const std::vector<char*> argv = c_strings(spec.argv);
   const std::vector<char*> envp = c_strings(spec.envp);
-  const ChildArgs args{&spec, argv.data(), envp.data(), report_write.get(), open_fd_limit()};
+  const std::vector<gid_t> groups = spec.ids ? spec.ids->groups : std::vector<gid_t>{};
+  const ChildArgs args{&spec,       groups.data(),      groups.size(),  argv.data(),
+                       envp.data(), report_write.get(), open_fd_limit()};
 
   const pid_t pid = ::fork();
   if (pid < 0) throw LaunchError("cannot fork: " + sys_error(errno));
@@ -139,6 +174,8 @@ Spawned spawn(const SpawnSpec& spec) {
   child.workdir_ = spec.workdir;
   child.output_path_ = spec.output_path;
   child.exec_path_ = spec.exec_path;
+  child.uid_ = spec.ids ? spec.ids->uid : ::geteuid();
+  child.cgroups_ = spec.cgroup_procs;
   return child;
 }
 
@@ -149,15 +186,28 @@ std::string Spawned::start_failure() {
   report_.reset();
   if (n != static_cast<ssize_t>(sizeof f)) return "";
   const std::string why = sys_error(f.error);
+  const std::string as = " as uid " + std::to_string(uid_);
   switch (f.stage) {
     case Stage::Session:
       return "cannot start a new session: " + why;
+    case Stage::Cgroup:
+      return "cannot join the job's cgroup (" +
+             (f.index >= 0 && static_cast<std::size_t>(f.index) < cgroups_.size()
+                  ? cgroups_[static_cast<std::size_t>(f.index)]
+                  : std::string("?")) +
+             "): " + why;
+    case Stage::Groups:
+      return "cannot set the job user's groups: " + why;
+    case Stage::Gid:
+      return "cannot set the job user's group id: " + why;
+    case Stage::Uid:
+      return "cannot switch to the job's user (uid " + std::to_string(uid_) + "): " + why;
     case Stage::Workdir:
-      return "cannot enter working directory '" + workdir_ + "': " + why;
+      return "cannot enter working directory '" + workdir_ + "'" + as + ": " + why;
     case Stage::Stdin:
       return "cannot open /dev/null for stdin: " + why;
     case Stage::Output:
-      return "cannot open output file '" + output_path_ + "': " + why;
+      return "cannot open output file '" + output_path_ + "'" + as + ": " + why;
     case Stage::Redirect:
       return "cannot redirect stdout/stderr: " + why;
     case Stage::Exec:

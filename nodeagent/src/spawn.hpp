@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ struct SpawnSpec {
   std::string output_path;  // when set: stdout and stderr go there (created 0644, truncated)
   int stdout_fd = -1;       // otherwise these become stdout and stderr
   int stderr_fd = -1;
+  // cgroup.procs files the child moves itself into first, while it still
+  // has the agent's privileges (before exec: nothing runs outside them).
+  std::vector<std::string> cgroup_procs;
+  // Set: the child takes these ids (groups, then gid, then uid) before it
+  // enters its directory or opens its output, so both are checked and
+  // created as the job's user. Needs a root agent.
+  struct Ids {
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+  };
+  std::optional<Ids> ids;
 };
 
 class Spawned {
@@ -37,6 +50,8 @@ class Spawned {
   UniqueFd report_;  // the child writes a failure record, or exec closes it
   UniqueFd pidfd_;
   std::string workdir_, output_path_, exec_path_;  // to word a failure
+  std::vector<std::string> cgroups_;
+  uid_t uid_ = 0;
 };
 
 // Throws LaunchError when no process could be created.

@@ -215,7 +215,13 @@ void task_exited(const Message& m) {
   if (!body.message.empty()) spdlog::warn("job {}: {}", body.job, body.message);
   m.daemon.enactor.forget_kill(body.job);
   m.daemon.awaiting_agent.erase(body.job);
-  engine.job_ended(body.job, body.status);
+  JobEndReport report;
+  report.reason = body.message;
+  if (body.max_rss_bytes && *body.max_rss_bytes >= 0) {
+    report.max_rss_bytes = static_cast<std::uint64_t>(*body.max_rss_bytes);
+  }
+  if (body.cpu_s && *body.cpu_s >= 0) report.cpu_s = body.cpu_s;
+  engine.job_ended(body.job, body.status, report);
 }
 
 void perf_report(const Message& m) {

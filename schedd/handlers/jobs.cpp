@@ -1,7 +1,10 @@
 // Jobs: submit, cancel, and what clients ask of them (the live queue, one
 // job, the accounting of ended ones).
+#include <pwd.h>
+
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "access.hpp"
 #include "handlers/handlers.hpp"
@@ -30,6 +33,16 @@ std::size_t pending_of(const Engine& engine, const std::string& user) {
   PendingQueue::Cursor walk = engine.pending_queue().cursor();
   while (const Job* job = walk.next()) count += job->spec.user == user;
   return count;
+}
+
+// Root by name, or by a name that is uid 0 on this host.
+bool is_root_user(const std::string& user) {
+  if (user == "root") return true;
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  return ::getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found &&
+         found->pw_uid == 0;
 }
 
 }  // namespace
@@ -63,6 +76,11 @@ void submit(const Message& m) {
                                                        proto::excerpt(spec.workdir) + "')");
   }
   if (spec.command.empty()) throw proto::ProtoError(proto::code::kInvalid, "the script is empty");
+  if (!m.daemon.config.allow_root_jobs && is_root_user(spec.user)) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "jobs of root are refused here: submit as another user (or set "
+                            "allow_root_jobs in the [jobs] section of the config)");
+  }
   Access& access = m.daemon.access;
   access.admit_submission(m, spec.user, now,
                           access.limits_pending() ? pending_of(m.daemon.engine, spec.user) : 0);

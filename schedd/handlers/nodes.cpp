@@ -30,6 +30,8 @@ void nodes_query(const Message& m) {
                          info.gpus = agent->info.gpus;
                          info.power_w = agent->power_w;
                          info.last_heartbeat = agent->last_seen;
+                         info.containment = agent->info.containment.value_or("none");
+                         info.run_as = agent->info.run_as.value_or("");
                        }
                      }));
 }

@@ -59,6 +59,8 @@ void step_run(const Message& m) {
   launch.nodes = step_nodes;
   launch.tasks = tasks;
   launch.job_name = job->spec.name;
+  launch.user = job->spec.user;
+  if (job->spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job->spec.mem_bytes);
   launch.tasks_per_node = job->spec.tasks_per_node;
   launch.power_w = convert::power_estimate(job->spec);
   // Block distribution: consecutive ranks per node, counts differing by one.

@@ -1,6 +1,8 @@
 // The queue, nodes and acct tables, rendered from plain rows.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "listings.hpp"
 #include "test_cli_support.hpp"
 
@@ -117,6 +119,49 @@ TEST(CliListings, AcctLikeSacct) {
             "2026-11-22T03:04:05  2026-11-22T04:06:08\n"
             "14     cg       bob    CANCELLED       0:0  00:00:00       2  None assigned  "
             "N/A                  N/A\n");
+}
+
+TEST(CliListings, AcctLongAddsWhatTheCgroupMeasuredAndTheReason) {
+  AcctRow oom;
+  oom.id = 21;
+  oom.name = "hog";
+  oom.user = "alice";
+  oom.state = JobState::Failed;
+  oom.exit_status = -9;
+  oom.nodes = 1;
+  oom.nodelist = {"n1"};
+  oom.max_rss_bytes = std::uint64_t{32} << 20;
+  oom.cpu_s = 75.4;
+  oom.reason = "out of memory";
+  AcctRow unmeasured = oom;
+  unmeasured.id = 22;
+  unmeasured.max_rss_bytes.reset();
+  unmeasured.cpu_s.reset();
+  unmeasured.reason.clear();
+  const std::string out = render_acct({oom, unmeasured}, true);
+  const auto lines = [&] {
+    std::vector<std::string> all;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) all.push_back(line);
+    return all;
+  }();
+  ASSERT_EQ(lines.size(), 4u) << out;
+  EXPECT_TRUE(lines[0].ends_with("MaxRSS  TotalCPU  Reason")) << lines[0];
+  EXPECT_TRUE(lines[2].ends_with("32768K  00:01:15  out of memory")) << lines[2];
+  EXPECT_TRUE(lines[3].ends_with("   N/A       N/A  None")) << lines[3];
+  // Without --long, the sacct columns alone.
+  EXPECT_EQ(render_acct({oom}).find("MaxRSS"), std::string::npos);
+}
+
+TEST(CliListings, NodesIsolationShowsContainmentAndWhomJobsRunAs) {
+  NodeRow root_agent{"n1", NodeState::Idle, 4, {}, "cgroup1", ""};
+  NodeRow dev_agent{"n2", NodeState::Idle, 4, {}, "none", "dev"};
+  NodeRow no_agent{"n3", NodeState::Down, 4, {}, "", ""};
+  EXPECT_EQ(render_nodes({root_agent, dev_agent, no_agent}, true),
+            "NODE  STATE  CPUS  JOBS  CONTAINMENT  RUN_AS\n"
+            "n1    idle      4  -     cgroup1      users\n"
+            "n2    idle      4  -     none         dev\n"
+            "n3    down      4  -     -            -\n");
 }
 
 }  // namespace

@@ -199,16 +199,29 @@ TEST(CliSubmitOptions, UnknownOptionsAndStrayWords) {
   EXPECT_EQ(apply_option(options, "--", "1"), "unknown option --");
 }
 
+TEST(CliSubmitOptions, MemTakesSlurmUnitsAndRefusesNonsense) {
+  EXPECT_EQ(from_line("--mem 512").mem_bytes, std::uint64_t{512} << 20);  // megabytes
+  EXPECT_EQ(from_line("--mem=64K").mem_bytes, std::uint64_t{64} << 10);
+  EXPECT_EQ(from_line("--mem=2g").mem_bytes, std::uint64_t{2} << 30);
+  EXPECT_EQ(from_line("--mem=1T").mem_bytes, std::uint64_t{1} << 40);
+  EXPECT_EQ(error_of({"--mem=4X"}), "--mem: '4X' is not a memory size (N[K|M|G|T])");
+  EXPECT_EQ(error_of({"--mem=0"}), "--mem: '0' must be more than 0");
+  EXPECT_EQ(error_of({"--mem=G"}), "--mem: 'G' is not a memory size");
+  const auto built = build_submission(from_line("--mem=3M"), "true");
+  EXPECT_EQ(built.spec.mem_bytes, std::uint64_t{3} << 20);
+}
+
 TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
   const SubmitOptions options = from_line(
       "-p debug --account=proj --mem=4G --mem-per-cpu 1G -q high --mail-type=END "
       "--mail-user=a@b --exclusive -c 4 --gres=gpu:2 -C haswell -e err.txt -N 2",
       Dialect::Slurm);
   EXPECT_EQ(options.nodes->max, 2);
+  // --mem means something since issue 14 (the job's cgroup limit).
+  EXPECT_EQ(options.mem_bytes, std::uint64_t{4} << 30);
   const std::vector<std::string> expected = {
       "-p debug ignored (a Slurm option with no meaning in sched)",
       "--account=proj ignored (a Slurm option with no meaning in sched)",
-      "--mem=4G ignored (a Slurm option with no meaning in sched)",
       "--mem-per-cpu=1G ignored (a Slurm option with no meaning in sched)",
       "-q high ignored (a Slurm option with no meaning in sched)",
       "--mail-type=END ignored (a Slurm option with no meaning in sched)",

@@ -32,13 +32,14 @@ JobSpec full_spec() {
   spec.output = "/home/ada/run/heat.log";
   // Sorted and unique, as the wire's map gives them back.
   spec.environment = {{"A", "1"}, {"OMP_NUM_THREADS", "2"}};
+  spec.mem_bytes = std::uint64_t{3} << 30;
   return spec;
 }
 
 auto fields(const JobSpec& s) {
   return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
                   s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
-                  s.workdir, s.output, s.environment);
+                  s.workdir, s.output, s.environment, s.mem_bytes);
 }
 
 TEST(WireConvert, SpecRoundTrip) {
@@ -112,6 +113,37 @@ TEST(WireConvert, JobLaunchCarriesTheSpecAndTheNodes) {
   EXPECT_EQ(launch.nodes, (std::vector<std::string>{"n3", "n2"}));
   EXPECT_EQ(launch.tasks_per_node, 3);
   EXPECT_DOUBLE_EQ(launch.power_w, 200);
+  EXPECT_EQ(launch.mem_bytes, std::int64_t{3} << 30);
+}
+
+TEST(WireConvert, NegativeMemIsRefusedAndChangesNothing) {
+  proto::JobSpecMsg wire = spec_to_wire(full_spec());
+  wire.mem_bytes = -1;
+  JobSpec out;
+  out.name = "untouched";
+  EXPECT_EQ(spec_from_wire(wire, out), "job.mem_bytes: must not be negative (got -1)");
+  EXPECT_EQ(out.name, "untouched");
+}
+
+TEST(WireConvert, AnEndedJobsInfoHasItsReasonAndUsage) {
+  Cluster cluster;
+  const NodeIndex n1 = cluster.add_node("n1");
+  Job job;
+  job.id = 4;
+  job.spec = full_spec();
+  job.state = JobState::Failed;
+  job.start_time = 10;
+  job.end_time = 20;
+  job.exit_status = -9;
+  job.allocation = {n1};
+  job.end_reason = "out of memory";
+  job.max_rss_bytes = std::uint64_t{32} << 20;
+  job.cpu_s = 1.5;
+  const proto::JobInfo info = job_info(job, cluster);
+  EXPECT_EQ(info.reason, "out of memory");
+  EXPECT_EQ(info.max_rss_bytes, std::int64_t{32} << 20);
+  EXPECT_EQ(info.cpu_s, 1.5);
+  EXPECT_EQ(info.mem_bytes, std::int64_t{3} << 30);
 }
 
 TEST(WireConvert, JobInfoNamesTheNodes) {

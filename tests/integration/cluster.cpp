@@ -29,6 +29,11 @@ LocalCluster::LocalCluster(ClusterOptions options)
   use_test_munged();
   state_dir_ = dir_.str() + "/state";
   std::filesystem::create_directories(work_dir());
+  // Job users reach their job's directory in the agents' spools in here
+  // (mkdtemp made it 0700); they still list nothing.
+  std::filesystem::permissions(dir_.path(), std::filesystem::perms::owner_all |
+                                                std::filesystem::perms::group_exec |
+                                                std::filesystem::perms::others_exec);
   const auto endpoint = [] { return "tcp://127.0.0.1:" + std::to_string(proto::free_tcp_port()); };
   client_endpoint_ = endpoint();
   agent_endpoint_ = endpoint();
@@ -49,6 +54,7 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \"" << options_.policy
          << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
+         << "\n\n[jobs]\nallow_root_jobs = " << (options_.allow_root_jobs ? "true" : "false")
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""
@@ -121,13 +127,23 @@ proto::curve::KeyPair LocalCluster::agent_key(const std::string& node) {
 
 void LocalCluster::start_agent(const std::string& node, int cores) {
   agent_key(node);
-  agents_[node] = std::make_unique<Process>(
-      std::vector<std::string>{SCHED_NODEAGENT_BIN, "--engine", agent_endpoint_, "--node-name",
-                               node, "--cores", std::to_string(cores), "--spool-dir",
-                               dir_.str() + "/spool-" + node, "--secret-key-file",
-                               keys_dir() + "/" + node + ".key", "--server-public-key-file",
-                               keys_dir() + "/schedd.pub", "--log-level", options_.log_level},
-      dir_.str() + "/agent-" + node + ".log");
+  std::vector<std::string> argv{SCHED_NODEAGENT_BIN,
+                                "--engine",
+                                agent_endpoint_,
+                                "--node-name",
+                                node,
+                                "--cores",
+                                std::to_string(cores),
+                                "--spool-dir",
+                                dir_.str() + "/spool-" + node,
+                                "--secret-key-file",
+                                keys_dir() + "/" + node + ".key",
+                                "--server-public-key-file",
+                                keys_dir() + "/schedd.pub",
+                                "--log-level",
+                                options_.log_level};
+  if (options_.agent_allow_root_jobs) argv.emplace_back("--allow-root-jobs");
+  agents_[node] = std::make_unique<Process>(argv, dir_.str() + "/agent-" + node + ".log");
 }
 
 void LocalCluster::kill_agent(const std::string& node, int sig) {
@@ -166,6 +182,10 @@ std::int64_t LocalCluster::submit(const std::string& script, int nodes, double w
   request.job.walltime = walltime;
   request.job.script = script;
   request.job.workdir = work_dir();
+  return client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+}
+
+std::int64_t LocalCluster::submit(proto::SubmitRequest request) {
   return client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
 }
 

@@ -40,6 +40,10 @@ struct ClusterOptions {
   // connects through 127.0.0.1 either way.
   std::string bind_host = "127.0.0.1";
   std::string log_level = "debug";
+  // schedd's [jobs] allow_root_jobs: the tests run as root in CI, and the
+  // tests' jobs are the tester's.
+  bool allow_root_jobs = true;
+  bool agent_allow_root_jobs = true;  // the agents' own --allow-root-jobs
 };
 
 class LocalCluster {
@@ -78,6 +82,8 @@ class LocalCluster {
   // Submits a script as a rigid job of `nodes` nodes in the work folder.
   std::int64_t submit(const std::string& script, int nodes = 1, double walltime = 0,
                       const std::string& name = "test");
+  // The same as `user`, with the request's other fields as given.
+  std::int64_t submit(proto::SubmitRequest request);
   proto::JobInfo job(std::int64_t id);
   // Waits for the job to reach `state` (an end state is final).
   bool wait_state(std::int64_t id, const std::string& state,

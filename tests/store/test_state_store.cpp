@@ -74,6 +74,7 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.workdir, actual.workdir);
   EXPECT_EQ(expected.output, actual.output);
   EXPECT_EQ(expected.environment, actual.environment);
+  EXPECT_EQ(expected.mem_bytes, actual.mem_bytes);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -104,6 +105,9 @@ void expect_same_job(const Job& expected, const Job& actual) {
   expect_same(expected.node_seconds, actual.node_seconds, "node_seconds");
   expect_same(expected.allocation_since, actual.allocation_since, "allocation_since");
   EXPECT_EQ(expected.version, actual.version);
+  EXPECT_EQ(expected.end_reason, actual.end_reason);
+  EXPECT_EQ(expected.max_rss_bytes, actual.max_rss_bytes);
+  expect_same(expected.cpu_s, actual.cpu_s, "cpu_s");
 }
 
 void expect_same_event(const Event& expected, const Event& actual) {
@@ -150,6 +154,7 @@ Job full_job(JobId id) {
   job.spec.output = "/home/alice/run 1/lulesh-%j.out";
   job.spec.environment = {
       {"OMP_NUM_THREADS", "4"}, {"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"PATH", "again"}};
+  job.spec.mem_bytes = std::uint64_t{4} << 30;
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -171,6 +176,9 @@ Job full_job(JobId id) {
   job.node_seconds = 12345.678901234567;
   job.allocation_since = 1700000800.0;
   job.version = 42;
+  job.end_reason = "out of memory: the job went over its --mem limit of 32 MiB";
+  job.max_rss_bytes = std::uint64_t{33554432};
+  job.cpu_s = 75.25;
   return job;
 }
 
@@ -282,8 +290,8 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  EXPECT_EQ(field_count<Job>(), 23u);
-  EXPECT_EQ(field_count<JobSpec>(), 16u);
+  EXPECT_EQ(field_count<Job>(), 26u);
+  EXPECT_EQ(field_count<JobSpec>(), 17u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 20u);
 

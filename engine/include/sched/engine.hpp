@@ -98,7 +98,8 @@ class Engine {
   Status cancel(JobId id);
   // Results of enactment.
   void job_started(JobId id);
-  void job_ended(JobId id, int exit_status);
+  // `report`: why and at what cost, as the job's node measured it.
+  void job_ended(JobId id, int exit_status, const JobEndReport& report = {});
   void adaptation_done(JobId id, bool ok);
   // Something outside the job broke it (an adaptation that failed in its
   // window): stop it as FAILED; `why` goes with its job.completing event.

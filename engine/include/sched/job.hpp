@@ -63,11 +63,21 @@ struct JobSpec {
   std::string workdir;
   std::string output;  // file for the batch script's stdout and stderr; empty: sched-<id>.out
   std::vector<std::pair<std::string, std::string>> environment;
+  // --mem: the most memory the job's processes may use on each node (its
+  // cgroup's limit where the node has one); 0: no limit.
+  std::uint64_t mem_bytes = 0;
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).
 // Returns an error message for people, or nothing when the spec is valid.
 std::optional<std::string> normalize_spec(JobSpec& spec);
+
+// What a node reports with a job's end besides its exit status.
+struct JobEndReport {
+  std::string reason;  // Job::end_reason
+  std::optional<std::uint64_t> max_rss_bytes;
+  std::optional<double> cpu_s;
+};
 
 // An evolving job's own request to grow or shrink.
 struct ResizeRequest {
@@ -89,6 +99,13 @@ struct Job {
 
   // Exit code (>= 0) or minus the signal number; meaningful once ended.
   int exit_status = 0;
+  // Why it ended, when its node said more than the exit status ("out of
+  // memory", a launch failure's reason); empty otherwise.
+  std::string end_reason;
+  // What its leader node's cgroup measured: peak memory and CPU time (user
+  // + system) of all its processes there. Unset: not measured.
+  std::optional<std::uint64_t> max_rss_bytes;
+  std::optional<double> cpu_s;
   // The state a COMPLETING job goes to once its processes are gone.
   JobState outcome = JobState::Completed;
 

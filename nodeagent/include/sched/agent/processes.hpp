@@ -21,22 +21,38 @@
 #include <string>
 #include <vector>
 
+#include "sched/agent/run_as.hpp"
 #include "sched/agent/types.hpp"
 
 namespace sched::agent {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 
-struct BatchLaunch {
-  JobId job = 0;
-  std::string script;       // the script's text; run by its #! interpreter, else /bin/sh
-  std::string workdir;      // must exist
-  EnvPairs env;             // added to the agent's PATH, HOME, USER, LANG, SHELL; these win
-  std::string output_path;  // stdout and stderr, truncated; relative paths are from workdir
-  std::string spool_dir;    // gets the script as job-<id>.sh (mode 0700); created if missing
+// Who a task runs as, and where it is contained; the same for batch scripts
+// and steps.
+struct TaskIdentity {
+  // Set: the task runs as this user (login_environment(user) instead of the
+  // agent's variables; USER, LOGNAME and HOME are the user's whatever `env`
+  // says), switching to their ids when the agent is root. A non-root agent
+  // can only run its own user: another is a LaunchError. Unset: as the agent.
+  std::optional<UserIdentity> user;
+  // cgroup.procs files the process joins before it execs (Cgroups::procs_files).
+  std::vector<std::string> cgroup_procs;
 };
 
-struct StepLaunch {
+struct BatchLaunch : TaskIdentity {
+  JobId job = 0;
+  std::string script;       // the script's text; run by its #! interpreter, else /bin/sh
+  std::string workdir;      // must exist (and be enterable by the user)
+  EnvPairs env;             // added to the agent's PATH, HOME, USER, LANG, SHELL; these win
+  std::string output_path;  // stdout and stderr, truncated; relative paths are from workdir;
+                            // opened as the user
+  // Gets the script as job-<id>.sh (mode 0700, the user's); created if missing
+  // (then owned by the user too: they must be able to read the script).
+  std::string spool_dir;
+};
+
+struct StepLaunch : TaskIdentity {
   JobId job = 0;
   std::vector<std::string> argv;  // argv[0] is looked up in the job's PATH unless it has a '/'
   std::string workdir;            // must exist

@@ -54,8 +54,16 @@ struct AgentRegister {
   // No process of an earlier agent on this node is left (the agent killed
   // what its predecessor's process table listed): the node may take work.
   bool clean = true;
+  // How job processes are contained here: "cgroup2", "cgroup1" or "none"
+  // (absent: an older agent, none).
+  std::optional<std::string> containment;
+  // An unprivileged agent: the one user it runs jobs as (it fails the
+  // launch of anyone else's). Absent: a root agent, each job as its user.
+  std::optional<std::string> run_as;
   template <class V>
   void fields(V& v) {
+    v("containment", containment);
+    v("run_as", run_as);
     v("node", node);
     v("hostname", hostname);
     v("sockets", sockets);
@@ -111,9 +119,11 @@ struct JobLaunch {
   std::vector<std::string> nodes;          // the allocation, leader first
   int tasks_per_node = 1;
   double power_w = 0;  // per-node power estimate (for the model power meter); 0: none
+  std::optional<std::int64_t> mem_bytes;  // --mem: the job's cgroup limit here; absent: none
   template <class V>
   void fields(V& v) {
     v("power_w", power_w);
+    v("mem_bytes", mem_bytes);
     v("job", job);
     v("name", name);
     v("user", user);
@@ -155,13 +165,19 @@ struct TaskExited {  // agent → engine
   std::string node;
   std::int64_t job = 0;
   int status = 0;       // exit code >= 0, or minus the signal number
-  std::string message;  // a launch failure's reason, else empty
+  std::string message;  // a launch failure's reason, "out of memory ...", else empty
+  // What the job's cgroup here measured (absent: no cgroup): its peak
+  // memory and CPU time (user + system) over all its processes here.
+  std::optional<std::int64_t> max_rss_bytes;
+  std::optional<double> cpu_s;
   template <class V>
   void fields(V& v) {
     v("node", node);
     v("job", job);
     v("status", status);
     v("message", message);
+    v("max_rss_bytes", max_rss_bytes);
+    v("cpu_s", cpu_s);
   }
 };
 
@@ -191,10 +207,14 @@ struct StepLaunch {
   int tasks = 0;                       // in all (SCHED_NTASKS)
   std::string job_name;
   int tasks_per_node = 1;
-  double power_w = 0;  // as in job.launch
+  double power_w = 0;                     // as in job.launch
+  std::optional<std::string> user;        // the job's user, whom the tasks run as
+  std::optional<std::int64_t> mem_bytes;  // as in job.launch
   template <class V>
   void fields(V& v) {
     v("power_w", power_w);
+    v("user", user);
+    v("mem_bytes", mem_bytes);
     v("job", job);
     v("step", step);
     v("argv", argv);

@@ -60,10 +60,12 @@ struct JobSpecMsg {
   std::string script;  // the batch script's text
   std::string workdir;
   std::map<std::string, std::string> env;
-  std::optional<std::string> output;  // default: <workdir>/sched-<id>.out
+  std::optional<std::string> output;      // default: <workdir>/sched-<id>.out
+  std::optional<std::int64_t> mem_bytes;  // --mem, per node; absent or 0: no limit
 
   template <class V>
   void fields(V& v) {
+    v("mem_bytes", mem_bytes);
     v("name", name);
     v("user", user);
     v("kind", kind);
@@ -146,9 +148,15 @@ struct JobInfo {
   std::optional<double> power_w;
   std::string workdir;
   std::string output;
+  std::optional<std::int64_t> mem_bytes;      // --mem, per node
+  std::optional<std::int64_t> max_rss_bytes;  // peak memory its leader node's cgroup saw
+  std::optional<double> cpu_s;                // CPU time (user + system) there
 
   template <class V>
   void fields(V& v) {
+    v("mem_bytes", mem_bytes);
+    v("max_rss_bytes", max_rss_bytes);
+    v("cpu_s", cpu_s);
     v("id", id);
     v("name", name);
     v("user", user);
@@ -252,8 +260,14 @@ struct NodeInfo {
   std::optional<double> power_w;
   std::optional<double> last_heartbeat;
   std::string reason;  // why down or drained
+  // How its agent contains jobs: "cgroup2", "cgroup1" or "none"; and whom
+  // it runs jobs as: "" (as root, each job as its user) or its one user.
+  std::optional<std::string> containment;
+  std::optional<std::string> run_as;
   template <class V>
   void fields(V& v) {
+    v("containment", containment);
+    v("run_as", run_as);
     v("name", name);
     v("state", state);
     v("hostname", hostname);

@@ -1,0 +1,187 @@
+// Job containment against the machine's real cgroup hierarchy: what
+// open_cgroups chooses here, and for cgroup2/cgroup1 the whole life of a
+// job's cgroup (create with a limit, a forked child placed in it before
+// exec, stats, an OOM kill, kill everything, remove, stale cleanup). Where
+// nothing is writable the tests say so and check the `none` fallback.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "sched/agent/cgroup.hpp"
+#include "sched/agent/processes.hpp"
+
+namespace sched::agent {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A node name of its own per test run: runs never meet each other's cgroups.
+std::string test_node() { return "cgtest-" + std::to_string(::getpid()); }
+
+std::optional<TaskExit> wait_exit(ProcessTable& table, TaskId task,
+                                  std::chrono::seconds limit = 10s) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < give_up) {
+    for (auto& exit : table.reap()) {
+      if (exit.task == task) return exit;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  return std::nullopt;
+}
+
+class CgroupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cgroups_ = open_cgroups(CgroupOptions{test_node()}, &why_);
+    std::cout << "[ hierarchy ] " << why_ << "\n";
+    std::string name = (fs::temp_directory_path() / "sched-cg-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = name;
+  }
+  void TearDown() override {
+    if (cgroups_) cgroups_->clean_stale();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    // The test's node subtree goes too (the agent keeps its own).
+    for (const char* base :
+         {"/sys/fs/cgroup/memory", "/sys/fs/cgroup/freezer", "/sys/fs/cgroup/cpuacct",
+          "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+      ::rmdir((fs::path(base) / "sched" / test_node()).c_str());
+    }
+  }
+  bool contained() const { return cgroups_->kind() != "none"; }
+  // The cgroup (v2) or memory cgroup (v1) a process is in.
+  static std::string cgroup_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+    std::string line, found;
+    while (std::getline(in, line)) {
+      if (line.find(":memory:") != std::string::npos) return line.substr(line.rfind(':') + 1);
+      if (line.rfind("0::", 0) == 0) found = line.substr(3);
+    }
+    return found;
+  }
+  BatchLaunch batch(JobId job, const std::string& script,
+                    const std::vector<std::string>& procs) const {
+    BatchLaunch b;
+    b.job = job;
+    b.script = script;
+    b.workdir = dir_.string();
+    b.output_path = (dir_ / ("out-" + std::to_string(job))).string();
+    b.spool_dir = (dir_ / "spool").string();
+    b.cgroup_procs = procs;
+    return b;
+  }
+
+  std::unique_ptr<Cgroups> cgroups_;
+  std::string why_;
+  fs::path dir_;
+  ProcessTable table_;
+};
+
+TEST_F(CgroupTest, ChoosesAHierarchyAndSaysWhy) {
+  const std::string kind(cgroups_->kind());
+  EXPECT_TRUE(kind == "cgroup2" || kind == "cgroup1" || kind == "none") << kind;
+  EXPECT_NE(why_.find("containment " + kind), std::string::npos) << why_;
+  // `none` on request, whatever the machine has; nonsense is refused.
+  std::string why;
+  EXPECT_EQ(open_cgroups(CgroupOptions{test_node(), "none"}, &why)->kind(), "none");
+  EXPECT_THROW(open_cgroups(CgroupOptions{test_node(), "cgroup3"}, &why), CgroupError);
+  EXPECT_THROW(open_cgroups(CgroupOptions{"../escape"}, &why), CgroupError);
+  // A hierarchy that is not there cannot be asked for.
+  EXPECT_THROW(open_cgroups(CgroupOptions{test_node(), "cgroup1", dir_.string()}, &why),
+               CgroupError);
+  EXPECT_EQ(open_cgroups(CgroupOptions{test_node(), "auto", dir_.string()}, &why)->kind(), "none");
+}
+
+TEST_F(CgroupTest, AJobLivesInItsCgroupIsMeasuredKilledWholeAndRemoved) {
+  if (!contained()) {
+    // The fallback: nothing to prepare, nothing measured, the process
+    // tree is what kills (ProcessTable's tests).
+    EXPECT_TRUE(cgroups_->prepare(7, "batch", 64 << 20).empty());
+    EXPECT_FALSE(cgroups_->usage(7).max_rss_bytes);
+    GTEST_SKIP() << "no writable cgroup hierarchy here: " << why_;
+  }
+  const auto procs = cgroups_->prepare(7, "batch", std::uint64_t{256} << 20);
+  ASSERT_FALSE(procs.empty());
+  // A process that leaves its session and group: only the cgroup still has it.
+  const TaskId id =
+      table_.launch_batch(batch(7,
+                                "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' &\n"
+                                "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done\n"
+                                "echo done\n",
+                                procs));
+  const auto pid = table_.pid(id);
+  ASSERT_TRUE(pid);
+  const auto exit = wait_exit(table_, id);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->error, "");
+  EXPECT_EQ(exit->status, 0);
+  const pid_t escaped = std::stoi(slurp(dir_ / "escaped.pid"));
+  EXPECT_NE(cgroup_of(escaped).find("/sched/" + test_node() + "/job_7/batch"), std::string::npos)
+      << cgroup_of(escaped);
+  EXPECT_EQ(::kill(escaped, 0), 0) << "the escaped process should still run";
+
+  const CgroupUsage usage = cgroups_->usage(7);
+  ASSERT_TRUE(usage.max_rss_bytes);
+  EXPECT_GT(*usage.max_rss_bytes, 0u);
+  ASSERT_TRUE(usage.cpu_s);
+  EXPECT_GT(*usage.cpu_s, 0.0);
+  EXPECT_FALSE(usage.oom_killed);
+
+  EXPECT_TRUE(cgroups_->kill_all(7));
+  for (int i = 0; i < 200 && ::kill(escaped, 0) == 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_NE(::kill(escaped, 0), 0) << "kill_all left the escaped process alive";
+  EXPECT_TRUE(cgroups_->remove(7));
+  EXPECT_TRUE(cgroups_->clean_stale().empty());
+}
+
+TEST_F(CgroupTest, AJobOverItsMemoryIsOomKilledAndItIsSeen) {
+  if (!contained()) GTEST_SKIP() << "no writable cgroup hierarchy here: " << why_;
+  const auto procs = cgroups_->prepare(8, "batch", std::uint64_t{32} << 20);
+  // 200 MiB, touched, in a job limited to 32 MiB.
+  const TaskId id = table_.launch_batch(
+      batch(8, "perl -e '$x = \"x\" x (200 * 1024 * 1024); print length($x), \"\\n\"'\n", procs));
+  const auto exit = wait_exit(table_, id, 30s);
+  ASSERT_TRUE(exit);
+  EXPECT_NE(exit->status, 0);
+  const CgroupUsage usage = cgroups_->usage(8);
+  EXPECT_TRUE(usage.oom_killed);
+  ASSERT_TRUE(usage.max_rss_bytes);
+  EXPECT_LE(*usage.max_rss_bytes, std::uint64_t{33} << 20);
+  EXPECT_TRUE(cgroups_->kill_all(8));
+  EXPECT_TRUE(cgroups_->remove(8));
+}
+
+TEST_F(CgroupTest, StaleCgroupsOfAnEarlierAgentAreKilledAndRemoved) {
+  if (!contained()) GTEST_SKIP() << "no writable cgroup hierarchy here: " << why_;
+  const auto procs = cgroups_->prepare(9, "step_0", 0);
+  const TaskId id = table_.launch_batch(batch(9, "exec sleep 60\n", procs));
+  const auto pid = table_.pid(id);
+  ASSERT_TRUE(pid);
+  // A new agent on the same node (the old one crashed): its start cleans up.
+  std::string why;
+  auto successor = open_cgroups(CgroupOptions{test_node()}, &why);
+  EXPECT_EQ(successor->clean_stale(), std::vector<JobId>{9});
+  const auto exit = wait_exit(table_, id);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->status, -SIGKILL);
+  EXPECT_TRUE(successor->clean_stale().empty());
+}
+
+}  // namespace
+}  // namespace sched::agent
