@@ -17,7 +17,7 @@
 // A ROUTER socket per job, ipc://<spool>/job-<id>/agent.ipc, serves that
 // job's processes (the malleable library): measurements, and this node's
 // part of adaptations (agent_adapt.cpp, docs/protocol.md §8). Only the job's
-// user can open it (docs/security-jobs.md), and what comes in on it speaks
+// user can open it (docs/security.md §5), and what comes in on it speaks
 // for that job alone.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Containment of jobs with cgroups (docs/security-jobs.md): one cgroup per
+// Containment of jobs with cgroups (docs/security.md §5): one cgroup per
 // job on this node, with one leaf per task group ("batch", "step_<n>"),
 // under a subtree the agent owns: <root>/sched/<node>/job_<id>/<leaf>.
 // The job's cgroup carries its --mem limit (swap off where the kernel lets

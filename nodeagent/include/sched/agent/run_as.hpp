@@ -1,4 +1,4 @@
-// Who a job's processes run as on a node (docs/security-jobs.md): the job's
+// Who a job's processes run as on a node (docs/security.md §5): the job's
 // user as this node's user database knows them. An agent running as root
 // switches each job process to that user's uid, gid and supplementary groups
 // before exec; an unprivileged agent can run jobs only as itself.
