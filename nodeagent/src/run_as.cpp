@@ -78,6 +78,11 @@ EnvPairs login_environment(const UserIdentity& user) {
                   {"SHELL", user.shell},
                   {"USER", user.name}};
   if (const char* lang = std::getenv("LANG")) env.emplace_back("LANG", lang);
+  // The munged of a cluster that runs its own (docs/security.md §2), for
+  // the job's `sched` commands: its socket is open to every user.
+  if (const char* munge = std::getenv("SCHED_MUNGE_SOCKET")) {
+    env.emplace_back("SCHED_MUNGE_SOCKET", munge);
+  }
   return env;
 }
 

@@ -173,6 +173,16 @@ TEST_F(CgroupTest, StaleCgroupsOfAnEarlierAgentAreKilledAndRemoved) {
   const TaskId id = table_.launch_batch(batch(9, "exec sleep 60\n", procs));
   const auto pid = table_.pid(id);
   ASSERT_TRUE(pid);
+  // Until the job runs `sleep`: it has joined its cgroup (before exec). A
+  // child cleaned up before it joins fails to join, and exits 127 instead.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  std::string comm;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in("/proc/" + std::to_string(*pid) + "/comm");
+    if (std::getline(in, comm) && comm == "sleep") break;
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_EQ(comm, "sleep");
   // A new agent on the same node (the old one crashed): its start cleans up.
   std::string why;
   auto successor = open_cgroups(CgroupOptions{test_node()}, &why);

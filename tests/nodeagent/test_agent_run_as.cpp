@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -84,7 +85,11 @@ TEST(RunAs, LoginEnvironmentIsTheUsersOnly) {
   user.name = "alice";
   user.home = "/home/alice";
   user.shell = "/bin/bash";
+  ::setenv("SCHED_SECRET_OF_THE_AGENT", "x", 1);
+  ::setenv("SCHED_MUNGE_SOCKET", "/tmp/some/munge.socket", 1);
   const EnvPairs env = login_environment(user);
+  ::unsetenv("SCHED_SECRET_OF_THE_AGENT");
+  ::unsetenv("SCHED_MUNGE_SOCKET");
   const auto value = [&](const std::string& name) -> std::string {
     for (const auto& [n, v] : env) {
       if (n == name) return v;
@@ -96,9 +101,10 @@ TEST(RunAs, LoginEnvironmentIsTheUsersOnly) {
   EXPECT_EQ(value("HOME"), "/home/alice");
   EXPECT_EQ(value("SHELL"), "/bin/bash");
   EXPECT_NE(value("PATH"), "(unset)");
+  EXPECT_EQ(value("SCHED_MUNGE_SOCKET"), "/tmp/some/munge.socket") << "for the job's sched commands";
   for (const auto& [name, v] : env) {
     EXPECT_TRUE(name == "USER" || name == "LOGNAME" || name == "HOME" || name == "SHELL" ||
-                name == "PATH" || name == "LANG")
+                name == "PATH" || name == "LANG" || name == "SCHED_MUNGE_SOCKET")
         << name;
   }
 }

@@ -37,8 +37,9 @@ UserIdentity lookup_user(const std::string& name);
 UserIdentity current_user();
 
 // The environment a login gives: USER, LOGNAME, HOME, SHELL (the user's, or
-// /bin/sh), the agent's PATH (else a default) and LANG when it has one.
-// Nothing else of the agent's own environment reaches a job.
+// /bin/sh), the agent's PATH (else a default), and LANG and
+// SCHED_MUNGE_SOCKET when it has them. Nothing else of the agent's own
+// environment reaches a job.
 EnvPairs login_environment(const UserIdentity& user);
 
 // Whom to run a job of `job_user` as, for an agent running as `agent`
