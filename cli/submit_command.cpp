@@ -1,9 +1,8 @@
 // `sched submit [options] SCRIPT` (or --wrap CMD): the script's #SCHED /
 // #SBATCH directives, overridden option by option by the command line.
-#include <pwd.h>
-#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -20,12 +19,6 @@
 
 namespace sched::cli {
 namespace {
-
-std::string current_user() {
-  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_name) return pw->pw_name;
-  if (const char* user = std::getenv("USER")) return user;
-  return std::to_string(getuid());
-}
 
 std::string read_script(const std::string& path) {
   std::ifstream in(path);
@@ -109,7 +102,7 @@ void add_submit_command(CLI::App& app) {
       }
       if (submission.error) throw std::runtime_error(*submission.error);
       JobSpec& spec = submission.spec;
-      spec.user = current_user();
+      // No user: schedd takes the one the request's credential proves.
       if (spec.name.empty()) {
         spec.name = args->wrap.empty()
                         ? std::filesystem::path(args->script_path).filename().string()

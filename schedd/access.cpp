@@ -1,18 +1,16 @@
 #include "access.hpp"
 
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 
 #include "handlers/context.hpp"
-#include "sched/proto/event_messages.hpp"
 #include "sched/proto/text.hpp"
 
 namespace sched::daemon {
 
-Access::Access(const DaemonConfig& config, zmq::socket_t& events)
-    : config_(config), events_(events), schedd_uid_(::geteuid()) {}
+Access::Access(const DaemonConfig& config, std::function<void(Event)> denied)
+    : config_(config), denied_(std::move(denied)), schedd_uid_(::geteuid()) {}
 
 bool Access::is_admin(const auth::Caller& caller) const {
   // schedd's own user runs the cluster already (the developer of a local
@@ -24,22 +22,13 @@ bool Access::is_admin(const auth::Caller& caller) const {
 
 void Access::deny(const Message& m, std::string_view code, const std::string& message,
                   std::int64_t job) {
-  const auth::Caller& caller = caller_of(m);
-  spdlog::warn("denied {} (uid {}) {}: {}", caller.user, caller.uid,
-               proto::excerpt(m.envelope.type), message);
-  proto::EventMsg event;
-  event.time = m.daemon.clock.now();
-  event.topic = "auth.denied";
-  if (job != 0) event.job = job;
-  event.user = caller.user;
+  Event event;
+  event.job = job;
+  event.user = caller_of(m).user;
   event.reason = proto::excerpt(m.envelope.type);
   event.code = std::string(code);
   event.message = message;
-  // Not an engine event: published, not journaled (the log line above is
-  // the record), and with seq 0.
-  const std::string body = proto::encode_body(event);
-  events_.send(zmq::buffer(event.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
+  denied_(std::move(event));
   throw proto::ProtoError(code, message);
 }
 

@@ -2,18 +2,19 @@
 // (its MUNGE credential's user). Users act on their own jobs; admins (root,
 // schedd's own user and [auth] admins) on every job and on the cluster.
 // A refusal is a permission_denied or limit error reply and an auth.denied
-// event on the PUB socket (docs/protocol.md §9.7).
+// event (docs/protocol.md §9.7).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
-#include <zmq.hpp>
 
 #include "daemon_config.hpp"
 #include "sched/auth/credential.hpp"
+#include "sched/event.hpp"
 
 namespace sched::daemon {
 
@@ -21,11 +22,13 @@ struct Message;
 
 class Access {
  public:
-  Access(const DaemonConfig& config, zmq::socket_t& events);
+  // `denied` publishes an auth.denied event (schedd's, rate-limited).
+  Access(const DaemonConfig& config, std::function<void(Event)> denied);
 
   bool is_admin(const auth::Caller& caller) const;
 
-  // Publishes auth.denied about `m` and throws ProtoError(code, message).
+  // Publishes auth.denied about `m` (through `denied`) and throws
+  // ProtoError(code, message).
   [[noreturn]] void deny(const Message& m, std::string_view code, const std::string& message,
                          std::int64_t job = 0);
 
@@ -33,7 +36,6 @@ class Access {
   // `user`, who has `pending` jobs waiting, may not submit one more now. A
   // submission that passes takes a token of the user's bucket.
   void admit_submission(const Message& m, const std::string& user, double now, std::size_t pending);
-  bool limits_pending() const { return config_.max_pending_jobs_per_user > 0; }
 
  private:
   struct Bucket {
@@ -41,7 +43,7 @@ class Access {
     double at = 0;
   };
   const DaemonConfig& config_;
-  zmq::socket_t& events_;
+  std::function<void(Event)> denied_;
   uid_t schedd_uid_;
   std::map<std::string, Bucket, std::less<>> buckets_;
 };

@@ -167,8 +167,10 @@ void Daemon::secure_sockets() {
   zap_ = std::make_unique<ZapHandler>(
       context_, *agent_keys_,
       [this](const std::string& address, const std::string& key, const std::string& why) {
-        auth_denied("", "connection from " + address + " refused: " + why +
-                            (key.empty() ? "" : " (key " + key + ")"));
+        Event event;
+        event.message = "connection from " + address + " refused: " + why +
+                        (key.empty() ? "" : " (key " + key + ")");
+        auth_denied(std::move(event));
       });
   curve::make_server(agents_socket_, key_, kAgentDomain);
   // Off loopback, clients are encrypted too (any key: who the user is comes
@@ -181,7 +183,7 @@ void Daemon::secure_sockets() {
   }
 }
 
-void Daemon::auth_denied(const std::string& node, const std::string& why) {
+void Daemon::auth_denied(Event event) {
   std::uint64_t held_back = 0;
   const bool admitted = auth_log_.admit(clock_.now(), held_back);
   if (held_back > 0) {
@@ -189,11 +191,12 @@ void Daemon::auth_denied(const std::string& node, const std::string& why) {
                  LogLimiter::kLines, LogLimiter::kIntervalS);
   }
   if (!admitted) return;
-  spdlog::warn("auth.denied: {}", why);
-  Event event;
+  if (event.user.empty()) {
+    spdlog::warn("auth.denied: {}", event.message);
+  } else {
+    spdlog::warn("auth.denied: {} ({}): {}", event.user, event.reason, event.message);
+  }
   event.type = EventType::AuthDenied;
-  event.node = node;
-  event.message = why;
   engine_.publish(std::move(event));
 }
 

@@ -79,7 +79,7 @@ class Daemon : private EventSink {
   // any socket binds.
   void secure_sockets();
   // A refused peer: logged and published as auth.denied, rate-limited.
-  void auth_denied(const std::string& node, const std::string& why);
+  void auth_denied(Event event);
 
   // ---- journal and events
   void on_event(const Event& event) override;
@@ -138,7 +138,7 @@ class Daemon : private EventSink {
   // that a type routed twice stops it at start-up.
   const RouteTable client_routes_ = client_routes();
   const RouteTable agent_routes_ = agent_routes();
-  Access access_{config_, events_};
+  Access access_{config_, [this](Event event) { auth_denied(std::move(event)); }};
 };
 
 }  // namespace sched::daemon

@@ -272,6 +272,7 @@ std::string encode_event_fields(const Event& event) {
   if (!event.code.empty()) object["code"] = text(event.code);
   if (!event.file.empty()) object["file"] = text(event.file);
   if (event.line != 0) object["line"] = event.line;
+  if (!event.user.empty()) object["user"] = text(event.user);
   return object.dump();
 }
 
@@ -287,6 +288,7 @@ void decode_event_fields(const std::string& source, Event& event) {
   read(object, "code", event.code);
   read(object, "file", event.file);
   read(object, "line", event.line);
+  read(object, "user", event.user);
 }
 
 }  // namespace sched::store

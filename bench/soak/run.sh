@@ -81,8 +81,12 @@ wait_gone() {  # pid: until it is gone (or a zombie)
 }
 
 start_schedd() {
+  # The munged `cluster up` chose (its own, on a machine without one).
+  local munge
+  munge=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("munge_socket", ""))' "$state/cluster.json")
   setsid "$schedd_bin" --config "$state/sched.toml" --state-dir "$state" \
     --client-endpoint "$client" --agent-endpoint "$agents_ep" --event-endpoint "$events_ep" \
+    ${munge:+--munge-socket "$munge"} \
     >>"$state/logs/schedd.out" 2>>"$state/logs/schedd.log" </dev/null &
   schedd_pid=$!
 }

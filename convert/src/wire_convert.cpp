@@ -248,6 +248,11 @@ proto::EventMsg event_msg(const Event& event) {
       if (!event.file.empty()) msg.file = event.file;
       if (event.line > 0) msg.line = event.line;
       break;
+    case EventType::AuthDenied:
+      if (!event.user.empty()) msg.user = event.user;
+      if (!event.reason.empty()) msg.reason = event.reason;
+      if (!event.code.empty()) msg.code = event.code;
+      break;
     default:
       break;
   }

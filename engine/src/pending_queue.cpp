@@ -10,9 +10,20 @@ std::set<PendingQueue::Entry>& PendingQueue::queue_of(const Job& job) {
   return is_resizable(job.spec.kind) ? elastic_ : rigid_;
 }
 
-void PendingQueue::push(const Job& job) { queue_of(job).insert(Entry{key_of(job), &job}); }
+void PendingQueue::push(const Job& job) {
+  if (queue_of(job).insert(Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
+}
 
-void PendingQueue::erase(const Job& job) { queue_of(job).erase(Entry{key_of(job), &job}); }
+void PendingQueue::erase(const Job& job) {
+  if (queue_of(job).erase(Entry{key_of(job), &job}) == 0) return;
+  const auto it = per_user_.find(job.spec.user);
+  if (it != per_user_.end() && --it->second == 0) per_user_.erase(it);
+}
+
+std::size_t PendingQueue::count_of(const std::string& user) const {
+  const auto it = per_user_.find(user);
+  return it == per_user_.end() ? 0 : it->second;
+}
 
 PendingQueue::Cursor::Cursor(const PendingQueue& queue)
     : r_(queue.rigid_.begin()),

@@ -9,7 +9,10 @@ void Message::check_key_for(const std::string& node) const {
                               ? "key " + user_id.substr(0, 8) + "… may speak for " +
                                     daemon.agent_keys.nodes_text(user_id) + ", not for " + node
                               : "key " + user_id.substr(0, 8) + "… is no longer authorised";
-  daemon.auth_denied(node, envelope.type + " refused: " + why);
+  Event event;
+  event.node = node;
+  event.message = envelope.type + " refused: " + why;
+  daemon.auth_denied(std::move(event));
   throw proto::ProtoError(proto::code::kPermissionDenied, "permission denied: this agent's " + why);
 }
 

@@ -59,8 +59,8 @@ struct DaemonParts {
   Access& access;                    // who may do what (client messages)
   // The agent keys and the nodes each may speak for (docs/security.md §3).
   const AuthorizedAgents& agent_keys;
-  // Publishes (rate-limited) an auth.denied event about `node` and logs it.
-  std::function<void(const std::string& node, const std::string& why)> auth_denied;
+  // Logs and publishes an auth.denied event (rate-limited; its type is set).
+  std::function<void(Event)> auth_denied;
 };
 
 // One message received on a socket.

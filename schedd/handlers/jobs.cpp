@@ -28,13 +28,6 @@ std::string submitter(const Message& m, const std::string& named) {
       "permission denied: " + caller.user + " cannot submit jobs as " + proto::excerpt(named));
 }
 
-std::size_t pending_of(const Engine& engine, const std::string& user) {
-  std::size_t count = 0;
-  PendingQueue::Cursor walk = engine.pending_queue().cursor();
-  while (const Job* job = walk.next()) count += job->spec.user == user;
-  return count;
-}
-
 // Root by name, or by a name that is uid 0 on this host.
 bool is_root_user(const std::string& user) {
   if (user == "root") return true;
@@ -81,9 +74,8 @@ void submit(const Message& m) {
                             "jobs of root are refused here: submit as another user (or set "
                             "allow_root_jobs in the [jobs] section of the config)");
   }
-  Access& access = m.daemon.access;
-  access.admit_submission(m, spec.user, now,
-                          access.limits_pending() ? pending_of(m.daemon.engine, spec.user) : 0);
+  m.daemon.access.admit_submission(m, spec.user, now,
+                                   m.daemon.engine.pending_queue().count_of(spec.user));
   auto submitted = m.daemon.engine.submit(std::move(spec));
   if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;

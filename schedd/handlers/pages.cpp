@@ -214,6 +214,9 @@ proto::JobList jobs_page(const Engine& engine, const StateStore& store,
   };
   const Cluster& cluster = engine.cluster();
   proto::JobList list;
+  // Room for a full page at once: grown item by item, a page of 10,000 is
+  // reallocated (and moved) 14 times.
+  list.jobs.reserve(std::min(bounds.items, engine.jobs().size()));
   Page<proto::JobInfo> page(list.jobs, bounds);
 
   // Not pending (running first, by id: squeue's habit). PENDING jobs are

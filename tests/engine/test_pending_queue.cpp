@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "engine_fixture.hpp"
@@ -136,6 +137,36 @@ TEST_F(PendingQueueOrder, CursorAfterAJobGoesOnBehindIt) {
   queue.erase(three);  // gone from the queue: the listing goes on where it was
   EXPECT_EQ(rest(three), (std::vector<JobId>{4}));
   EXPECT_EQ(rest(two), (std::vector<JobId>{4}));
+}
+
+// count_of: each user's queued jobs, kept as jobs come and go (a job pushed
+// twice or erased when not queued counts once, or not at all).
+TEST_F(PendingQueueOrder, CountsEachUsersQueuedJobs) {
+  const auto add_for = [&](JobId id, const std::string& user) -> const Job& {
+    Job& job = jobs.emplace_back();
+    job.id = id;
+    job.spec.kind = id % 2 ? JobKind::Rigid : JobKind::Malleable;
+    job.spec.user = user;
+    job.submit_time = static_cast<double>(id);
+    queue.push(job);
+    return job;
+  };
+  const Job& a1 = add_for(1, "alice");
+  const Job& a2 = add_for(2, "alice");
+  const Job& b3 = add_for(3, "bob");
+  EXPECT_EQ(queue.count_of("alice"), 2u);
+  EXPECT_EQ(queue.count_of("bob"), 1u);
+  EXPECT_EQ(queue.count_of("carol"), 0u);
+  queue.push(a1);  // already queued
+  EXPECT_EQ(queue.count_of("alice"), 2u);
+  queue.erase(a2);
+  queue.erase(a2);  // no longer queued
+  EXPECT_EQ(queue.count_of("alice"), 1u);
+  queue.erase(b3);
+  EXPECT_EQ(queue.count_of("bob"), 0u);
+  queue.erase(a1);
+  EXPECT_EQ(queue.count_of("alice"), 0u);
+  EXPECT_EQ(queue.size(), 0u);
 }
 
 // The engine's pending list and a pass's ctx.pending() follow the same order.

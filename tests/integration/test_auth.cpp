@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "cluster.hpp"
@@ -176,6 +177,8 @@ TEST(Auth, BobCannotCancelOrSeeAlicesJobAndEachRefusalIsAnEvent) {
     EXPECT_NE(line.find("\"user\":\"sched_bob\""), std::string::npos) << line;
     EXPECT_NE(line.find("\"code\":\"permission_denied\""), std::string::npos) << line;
     EXPECT_NE(line.find("\"job\":" + id), std::string::npos) << line;
+    // Engine events like every other: numbered in the one sequence (and journaled).
+    EXPECT_TRUE(std::regex_search(line, std::regex(R"("seq":[1-9])"))) << line;
   }
 
   // Alice may, and so may root.

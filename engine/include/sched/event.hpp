@@ -70,13 +70,17 @@ struct Event {
   // ---- sched.pass
   double pass_s = 0;   // how long the pass took (wall clock)
   int actions = 0;     // actions accepted and enacted
-  std::string reason;  // why it ran: to_string(PassReason)
+  std::string reason;  // why it ran: to_string(PassReason); auth.denied: the request's type
 
   // ---- policy.error: the PolicyFailure, when known; policy.reverted: the
   // last failure of the policy that was given up
   std::string code;  // to_string(PolicyFailureCode): "syntax", "runtime", ...
   std::string file;  // the script Lua named; "" when unknown
   int line = 0;      // 0 when unknown
+
+  // ---- auth.denied about a client request: the caller refused (and, in
+  // reason and code, the request's type and the error's code)
+  std::string user;
 
   std::string message;  // people-readable detail (errors, reasons)
 };

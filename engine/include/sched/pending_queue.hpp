@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <set>
+#include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sched/job.hpp"
@@ -28,6 +30,9 @@ class PendingQueue {
   std::size_t size() const { return rigid_.size() + elastic_.size(); }
   std::size_t rigid_size() const { return rigid_.size(); }
   std::size_t elastic_size() const { return elastic_.size(); }
+  // How many of `user`'s jobs are queued (schedd's per-user limit asks on
+  // every submission: counted as jobs come and go, not by walking).
+  std::size_t count_of(const std::string& user) const;
 
   // Walks both queues merged in priority order, one job at a time, so a pass
   // pays only for the part of a long queue it looks at. Invalidated by any
@@ -55,6 +60,7 @@ class PendingQueue {
 
   std::set<Entry> rigid_;
   std::set<Entry> elastic_;
+  std::unordered_map<std::string, std::size_t> per_user_;
 };
 
 }  // namespace sched
