@@ -101,7 +101,8 @@ TEST(RunAs, LoginEnvironmentIsTheUsersOnly) {
   EXPECT_EQ(value("HOME"), "/home/alice");
   EXPECT_EQ(value("SHELL"), "/bin/bash");
   EXPECT_NE(value("PATH"), "(unset)");
-  EXPECT_EQ(value("SCHED_MUNGE_SOCKET"), "/tmp/some/munge.socket") << "for the job's sched commands";
+  EXPECT_EQ(value("SCHED_MUNGE_SOCKET"), "/tmp/some/munge.socket")
+      << "for the job's sched commands";
   for (const auto& [name, v] : env) {
     EXPECT_TRUE(name == "USER" || name == "LOGNAME" || name == "HOME" || name == "SHELL" ||
                 name == "PATH" || name == "LANG" || name == "SCHED_MUNGE_SOCKET")

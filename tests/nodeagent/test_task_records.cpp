@@ -103,8 +103,7 @@ TEST(TaskRecords, KillRecordedKillsTheWholeSession) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   // Killed, or (when its `sleep` died first) the shell saw that and ended
   // with 128 + SIGKILL before its own SIGKILL arrived.
-  EXPECT_TRUE(WIFSIGNALED(status) ||
-              (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL))
+  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL))
       << "status " << status;
 }
 
