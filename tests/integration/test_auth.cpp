@@ -88,8 +88,8 @@ struct Users {
 };
 
 std::optional<Users> users() {
-  auto alice = test_user("sched_alice");
-  auto bob = test_user("sched_bob");
+  auto alice = ensure_user("sched_alice");
+  auto bob = ensure_user("sched_bob");
   if (!alice || !bob) return std::nullopt;
   return Users{*alice, *bob};
 }

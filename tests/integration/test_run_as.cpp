@@ -24,32 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A directory alice owns (her job's working directory).
-class AliceDir {
- public:
-  explicit AliceDir(const TestUser& alice) {
-    std::string name = (fs::temp_directory_path() / "sched-it-alice-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = name;
-    if (::chown(path_.c_str(), alice.uid, alice.gid) != 0) throw std::runtime_error("chown");
-  }
-  ~AliceDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 proto::SubmitRequest job_of(const std::string& user, const fs::path& workdir,
                             const std::string& script) {
   proto::SubmitRequest request;
@@ -93,7 +67,7 @@ class RunAsUser : public ::testing::Test {
     dir_.emplace(*alice_);
   }
   std::optional<TestUser> alice_;
-  std::optional<AliceDir> dir_;
+  std::optional<UserDir> dir_;
 };
 
 TEST_F(RunAsUser, AlicesJobRunsAsHerInAHerCleanEnvironmentAndWritesHerFiles) {
@@ -112,14 +86,14 @@ TEST_F(RunAsUser, AlicesJobRunsAsHerInAHerCleanEnvironmentAndWritesHerFiles) {
   const auto id = cluster.submit(request);
   ASSERT_TRUE(cluster.wait_state(id, "COMPLETED")) << cluster.logs();
 
-  EXPECT_EQ(slurp(dir_->path() / "uid.txt"), std::to_string(alice_->uid) + "\n");
+  EXPECT_EQ(read_file(dir_->path() / "uid.txt"), std::to_string(alice_->uid) + "\n");
   const fs::path out = dir_->path() / ("sched-" + std::to_string(id) + ".out");
   struct stat st {};
   ASSERT_EQ(::stat(out.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, alice_->uid);
   ASSERT_EQ(::stat((dir_->path() / "uid.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, alice_->uid);
-  const std::string text = slurp(out);
+  const std::string text = read_file(out);
   const passwd* pw = ::getpwnam("alice");
   ASSERT_NE(pw, nullptr);
   EXPECT_NE(text.find(std::string("user=alice logname=alice home=") + pw->pw_dir + "\n"),
@@ -271,7 +245,7 @@ TEST_F(RunAsUser, TheAgentSocketOfAJobIsHersAloneAndSpeaksForHerJobOnly) {
                                         "sleep 60\n"));
   ASSERT_TRUE(cluster.wait_state(id, "RUNNING")) << cluster.logs();
   ASSERT_TRUE(eventually([&] { return fs::exists(dir_->path() / "endpoint"); }));
-  std::string endpoint = slurp(dir_->path() / "endpoint");
+  std::string endpoint = read_file(dir_->path() / "endpoint");
   ASSERT_TRUE(endpoint.starts_with("ipc://")) << endpoint;
   endpoint.pop_back();  // the newline
   const std::string path = endpoint.substr(6);

@@ -1,27 +1,12 @@
 #include "users.hpp"
 
 #include <grp.h>
-#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace sched::testing {
-
-std::optional<TestUser> test_user(const std::string& name) {
-  if (::geteuid() != 0) return std::nullopt;
-  if (!getpwnam(name.c_str())) {
-    // -M: no home; the account only has to exist. Another test binary may
-    // create it at the same time: what counts is that it exists after.
-    const std::string command = "useradd -M -N -s /usr/sbin/nologin " + name + " >/dev/null 2>&1";
-    [[maybe_unused]] const int status = std::system(command.c_str());
-  }
-  const passwd* entry = getpwnam(name.c_str());
-  if (!entry) return std::nullopt;
-  return TestUser{name, entry->pw_uid, entry->pw_gid};
-}
 
 std::string as_user(const TestUser& user, const std::function<std::string()>& body) {
   int fds[2];

@@ -1,27 +1,17 @@
-// Real users for the tests of who may do what (docs/security.md): created
-// for the test when missing (useradd, as root; CI runs the tests as root),
-// and commands or code run as them, so that their MUNGE credentials carry
-// their uid.
+// Commands and code run as the real users of tests/support/test_users.hpp
+// (ensure_user), so that their MUNGE credentials carry their uid
+// (docs/security.md).
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "test_users.hpp"
+
 namespace sched::testing {
-
-struct TestUser {
-  std::string name;
-  uid_t uid = 0;
-  gid_t gid = 0;
-};
-
-// The user `name` (created with no home when missing); nothing when this
-// process cannot create or become users (not root): the caller skips.
-std::optional<TestUser> test_user(const std::string& name);
 
 // Runs `body` in a child process that has become `user` (gid, no
 // supplementary groups, uid) and returns what it returned; an exception in

@@ -110,25 +110,6 @@ TEST(RunAs, LoginEnvironmentIsTheUsersOnly) {
   }
 }
 
-// A directory alice owns, for her job's files; removed by root.
-class AliceDir {
- public:
-  explicit AliceDir(const testing::TestUser& alice) {
-    std::string name = (fs::temp_directory_path() / "sched-alice-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = name;
-    if (::chown(path_.c_str(), alice.uid, alice.gid) != 0) throw std::runtime_error("chown");
-  }
-  ~AliceDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 std::optional<TaskExit> wait_exit(ProcessTable& table, TaskId task, std::string* out = nullptr) {
   const auto give_up = std::chrono::steady_clock::now() + 5s;
   while (std::chrono::steady_clock::now() < give_up) {
@@ -170,7 +151,7 @@ class RunAsAlice : public ::testing::Test {
   }
 
   std::optional<testing::TestUser> alice_;
-  std::optional<AliceDir> dir_;
+  std::optional<testing::UserDir> dir_;
   UserIdentity identity_;
   ProcessTable table_;
 };

@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace sched::testing {
 
@@ -34,5 +37,27 @@ inline std::optional<TestUser> ensure_user(const std::string& name) {
   if (std::system(command.c_str()) != 0) return find();  // another test may have raced us
   return find();
 }
+
+// A fresh directory `user` owns (a job's working directory, her files);
+// removed with everything in it, by root, at the end of the test.
+class UserDir {
+ public:
+  explicit UserDir(const TestUser& user) {
+    std::string name = (std::filesystem::temp_directory_path() / "sched-user-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = name;
+    if (::chown(path_.c_str(), user.uid, user.gid) != 0) throw std::runtime_error("chown failed");
+  }
+  ~UserDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  UserDir(const UserDir&) = delete;
+  UserDir& operator=(const UserDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace sched::testing
