@@ -55,6 +55,33 @@ TEST(WireEvents, AReservationCarriesTheExpectedStart) {
   EXPECT_FALSE(msg.lower_w);
 }
 
+// A refused client request says who, what request and what code (§9.7); a
+// refused agent link says which node, with no user.
+TEST(WireEvents, ARefusalCarriesTheCallerTheRequestAndTheCode) {
+  Event event;
+  event.type = EventType::AuthDenied;
+  event.job = 12;
+  event.user = "bob";
+  event.reason = "cancel";
+  event.code = "permission_denied";
+  event.message = "permission denied: job 12 belongs to alice";
+  const proto::EventMsg msg = on_the_wire(event);
+  EXPECT_EQ(msg.topic, "auth.denied");
+  EXPECT_EQ(msg.user, "bob");
+  EXPECT_EQ(msg.reason, "cancel");
+  EXPECT_EQ(msg.code, "permission_denied");
+  EXPECT_EQ(msg.job, 12);
+  EXPECT_EQ(msg.message, "permission denied: job 12 belongs to alice");
+  Event link;
+  link.type = EventType::AuthDenied;
+  link.node = "n2";
+  link.message = "task.exited refused";
+  const proto::EventMsg refused = on_the_wire(link);
+  EXPECT_EQ(refused.node, "n2");
+  EXPECT_FALSE(refused.user);
+  EXPECT_FALSE(refused.code);
+}
+
 TEST(WireEvents, SizesBeforeAreSentForAdaptationsAndRequests) {
   Event event;
   event.job = 7;

@@ -129,6 +129,7 @@ void expect_same_event(const Event& expected, const Event& actual) {
   EXPECT_EQ(expected.code, actual.code);
   EXPECT_EQ(expected.file, actual.file);
   EXPECT_EQ(expected.line, actual.line);
+  EXPECT_EQ(expected.user, actual.user);
   EXPECT_EQ(expected.node, actual.node);
   EXPECT_EQ(expected.message, actual.message);
 }
@@ -214,6 +215,7 @@ Event make_event(std::uint64_t seq) {
   event.code = "runtime";
   event.file = "lib/queue.lua";
   event.line = 42;
+  event.user = "alice";
   event.node = "n0" + std::to_string(seq);
   event.message = "resized, seq " + std::to_string(seq);
   return event;
@@ -293,7 +295,7 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(field_count<Job>(), 26u);
   EXPECT_EQ(field_count<JobSpec>(), 17u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
-  EXPECT_EQ(field_count<Event>(), 20u);
+  EXPECT_EQ(field_count<Event>(), 21u);
 
   auto store = open();
   const Job job = full_job(7);
