@@ -12,24 +12,37 @@ std::set<PendingQueue::Entry>& PendingQueue::queue_of(const Job& job) {
 
 void PendingQueue::push(const Job& job) { queue_of(job).insert(Entry{key_of(job), &job}); }
 
-void PendingQueue::erase(const Job& job) { queue_of(job).erase(Entry{key_of(job), &job}); }
+void PendingQueue::push_waiting(const Job& job) { waiting_.insert(Entry{key_of(job), &job}); }
 
-PendingQueue::Cursor::Cursor(const PendingQueue& queue)
+void PendingQueue::erase(const Job& job) {
+  const Entry entry{key_of(job), &job};
+  if (queue_of(job).erase(entry) == 0) waiting_.erase(entry);
+}
+
+PendingQueue::Cursor::Cursor(const PendingQueue& queue, bool waiting)
     : r_(queue.rigid_.begin()),
       r_end_(queue.rigid_.end()),
       e_(queue.elastic_.begin()),
-      e_end_(queue.elastic_.end()) {}
+      e_end_(queue.elastic_.end()),
+      w_(waiting ? queue.waiting_.begin() : queue.waiting_.end()),
+      w_end_(queue.waiting_.end()) {}
 
-PendingQueue::Cursor::Cursor(const PendingQueue& queue, const Job& job)
+PendingQueue::Cursor::Cursor(const PendingQueue& queue, const Job& job, bool waiting)
     : r_(queue.rigid_.upper_bound(Entry{key_of(job), nullptr})),
       r_end_(queue.rigid_.end()),
       e_(queue.elastic_.upper_bound(Entry{key_of(job), nullptr})),
-      e_end_(queue.elastic_.end()) {}
+      e_end_(queue.elastic_.end()),
+      w_(waiting ? queue.waiting_.upper_bound(Entry{key_of(job), nullptr}) : queue.waiting_.end()),
+      w_end_(queue.waiting_.end()) {}
 
 const Job* PendingQueue::Cursor::next() {
-  if (r_ == r_end_ && e_ == e_end_) return nullptr;
-  if (e_ == e_end_ || (r_ != r_end_ && *r_ < *e_)) return (r_++)->job;
-  return (e_++)->job;
+  // The smallest of the three heads.
+  std::set<Entry>::const_iterator* best = nullptr;
+  if (r_ != r_end_) best = &r_;
+  if (e_ != e_end_ && (!best || *e_ < **best)) best = &e_;
+  if (w_ != w_end_ && (!best || *w_ < **best)) best = &w_;
+  if (!best) return nullptr;
+  return ((*best)++)->job;
 }
 
 std::vector<const Job*> PendingQueue::merged() const {
