@@ -16,6 +16,7 @@
 #include "job_commands.hpp"
 #include "job_script.hpp"
 #include "sched/convert/wire_convert.hpp"
+#include "sched/env.hpp"
 #include "submit_options.hpp"
 
 namespace sched::cli {
@@ -103,7 +104,7 @@ void add_submit_command(CLI::App& app) {
           }
         }
       }
-      Submission submission = submission_from_script(script, command_line);
+      Submission submission = submission_from_script(script, command_line, SystemClock().now());
       for (const std::string& warning : submission.warnings) {
         std::cerr << "sched: warning: " << warning << "\n";
       }

@@ -30,7 +30,7 @@ std::string submitter(const Message& m, const std::string& named) {
 
 std::size_t pending_of(const Engine& engine, const std::string& user) {
   std::size_t count = 0;
-  PendingQueue::Cursor walk = engine.pending_queue().cursor();
+  PendingQueue::Cursor walk = engine.pending_queue().listing();  // held and waiting ones too
   while (const Job* job = walk.next()) count += job->spec.user == user;
   return count;
 }
@@ -133,7 +133,7 @@ void job_show(const Message& m) {
     // Its place in the queue, walked up to it (no copy of the queue).
     int rank = -1;
     if (job->state == JobState::Pending) {
-      PendingQueue::Cursor walk = engine.pending_queue().cursor();
+      PendingQueue::Cursor walk = engine.pending_queue().listing();
       for (int r = 0; const Job* pending = walk.next(); ++r) {
         if (pending == job) {
           rank = r;

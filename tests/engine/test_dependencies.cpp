@@ -348,6 +348,24 @@ TEST_F(Eligibility, RequeueStopsARunningJobAndQueuesItAgain) {
   EXPECT_EQ(engine->requeue(42).code(), StatusCode::NotFound);
 }
 
+TEST_F(Eligibility, APassOverManyWaitingJobsWalksOnlyThoseThatMayStart) {
+  const JobId a = run_job(rigid_spec(1));
+  constexpr int kWaiting = 10000;
+  for (int i = 0; i < kWaiting; ++i) submit(dependent("afterok:" + std::to_string(a)));
+  const JobId free = submit(rigid_spec(1));
+  int walked = 0;
+  in_pass([&](PassContext& ctx) {
+    EXPECT_EQ(ctx.pending_count(), 1u);
+    for (std::size_t i = 0; ctx.pending_at(i) != nullptr; ++i) ++walked;
+  });
+  EXPECT_EQ(walked, 1) << "the waiting jobs are not walked at all";
+  EXPECT_EQ(offered(), std::vector<JobId>{free});
+  EXPECT_EQ(engine->pending_queue().waiting_size(), static_cast<std::size_t>(kWaiting));
+  end(a, 0);  // every one of them decided once, from a's end
+  EXPECT_EQ(engine->pending_queue().waiting_size(), 0u);
+  EXPECT_EQ(engine->pending_queue().size(), static_cast<std::size_t>(kWaiting) + 1);
+}
+
 TEST_F(Eligibility, CancelledDependentLeavesNoTrace) {
   const JobId a = run_job(rigid_spec(1));
   const JobId b = submit(dependent("afterok:" + std::to_string(a)));
