@@ -19,6 +19,7 @@ namespace sched::cli {
 
 void add_submit_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_job_control_commands(CLI::App& app);  // job_control_commands.cpp
 
 namespace {
 
@@ -188,6 +189,9 @@ void show(std::int64_t id, bool json) {
             << " Requeues=" << job.requeues;
   if (job.mtct) std::cout << " MTCT=" << *job.mtct;
   if (job.power_w) std::cout << " PowerW=" << *job.power_w;
+  // ---- issue 18 item 2
+  std::cout << "\n   Dependency=" << job.dependency.value_or("(null)")
+            << " BeginTime=" << time(job.begin_time);
   std::cout << "\n   WorkDir=" << job.workdir << "\n   StdOut=" << job.output << "\n";
 }
 
@@ -196,6 +200,7 @@ void show(std::int64_t id, bool json) {
 void add_job_commands(CLI::App& app) {
   add_submit_command(app);
   add_run_command(app);
+  add_job_control_commands(app);
 
   auto q = std::make_shared<QueueArgs>();
   CLI::App* queue_cmd = app.add_subcommand("queue", "List pending and running jobs (like squeue)");

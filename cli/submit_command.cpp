@@ -15,6 +15,7 @@
 #include "job_commands.hpp"
 #include "job_script.hpp"
 #include "sched/convert/wire_convert.hpp"
+#include "sched/env.hpp"
 #include "submit_options.hpp"
 
 namespace sched::cli {
@@ -96,7 +97,7 @@ void add_submit_command(CLI::App& app) {
           }
         }
       }
-      Submission submission = submission_from_script(script, command_line);
+      Submission submission = submission_from_script(script, command_line, SystemClock().now());
       for (const std::string& warning : submission.warnings) {
         std::cerr << "sched: warning: " << warning << "\n";
       }

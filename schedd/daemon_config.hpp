@@ -35,6 +35,10 @@ struct DaemonConfig {
   // it began is rolled back (window not yet open) or fails the job (open).
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;  // after a rollback, no resize of the job for this long
+  // A pending job whose dependency can never be met is cancelled (Slurm's
+  // SchedulerParameters=kill_invalid_depend); false: it waits, shown as
+  // DependencyNeverSatisfied, until cancelled.
+  bool kill_invalid_depend = false;
 
   // [policy]
   // Seconds one pass of the policy may run (the injected clock's monotonic

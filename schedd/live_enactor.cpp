@@ -51,6 +51,9 @@ void LiveEnactor::stop(const Job& job, StopReason reason) {
     case StopReason::Failure:
       kill.reason = "failed";
       break;
+    case StopReason::Requeue:
+      kill.reason = "requeued";
+      break;
   }
   std::vector<std::string> names = convert::node_names(job, engine_->cluster());
   // Processes an unfinished expansion started on its new nodes go too.

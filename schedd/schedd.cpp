@@ -45,6 +45,7 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.idle_w_per_node = config.idle_w_per_node;
   out.resize_backoff_s = config.adapt_backoff_s;
   out.revert_after_failures = config.policy_revert_after_failures;
+  out.kill_invalid_depend = config.kill_invalid_depend;
   return out;
 }
 
@@ -440,6 +441,11 @@ void Daemon::on_event(const Event& event) {
 }
 
 void Daemon::recover() {
+  // Dependencies on jobs that ended before a restart: the journal says how.
+  engine_.set_ended_job_lookup([this](JobId id) -> std::optional<JobState> {
+    if (auto stored = store_->load_job(id)) return stored->job.state;
+    return std::nullopt;
+  });
   engine_.skip_ids_through(store_->max_job_id());
   engine_.skip_event_seq_through(store_->last_event_seq());
   // Nodes first (down until their agents register), so that restored jobs

@@ -152,6 +152,10 @@ std::string encode_spec(const JobSpec& spec) {
       {"environment", std::move(environment)},
   };
   if (spec.mem_bytes != 0) object["mem_bytes"] = spec.mem_bytes;
+  // ---- issue 18 item 2: when it may start (absent: the defaults)
+  if (!spec.dependency.empty()) object["dependency"] = text(spec.dependency);
+  if (spec.begin_time > 0) object["begin_time"] = number(spec.begin_time);
+  if (spec.hold) object["hold"] = true;
   return object.dump();
 }
 
@@ -170,6 +174,10 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read(object, "workdir", spec.workdir);
   read(object, "output", spec.output);
   read(object, "mem_bytes", spec.mem_bytes);
+  // ---- issue 18 item 2
+  read(object, "dependency", spec.dependency);
+  read(object, "begin_time", spec.begin_time);
+  read(object, "hold", spec.hold);
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();
@@ -202,6 +210,9 @@ std::string encode_progress(const Job& job) {
   if (!job.end_reason.empty()) object["end_reason"] = text(job.end_reason);
   if (job.max_rss_bytes) object["max_rss_bytes"] = *job.max_rss_bytes;
   if (job.cpu_s) object["cpu_s"] = number(*job.cpu_s);
+  // ---- issue 18 item 2: a hold outlives a restart (the dependency's state
+  // is worked out again from the jobs it names)
+  if (job.hold != HoldKind::None) object["hold"] = job.hold == HoldKind::Admin ? "admin" : "user";
   if (job.request) {
     object["request"] = {
         {"op", job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink"},
@@ -230,6 +241,12 @@ void decode_progress(const std::string& source, Job& job) {
   read(object, "end_reason", job.end_reason);
   read(object, "max_rss_bytes", job.max_rss_bytes);
   read(object, "cpu_s", job.cpu_s);
+  // ---- issue 18 item 2
+  read_enum(object, "hold", job.hold, [](const std::string& hold) -> std::optional<HoldKind> {
+    if (hold == "user") return HoldKind::User;
+    if (hold == "admin") return HoldKind::Admin;
+    return std::nullopt;
+  });
   if (auto it = object.find("request"); it != object.end()) {
     if (!it->is_object()) bad("request", "an object");
     ResizeRequest request;

@@ -22,6 +22,18 @@ std::optional<std::int64_t> parse_duration(std::string_view text);
 inline constexpr std::string_view kDurationForms =
     "M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED";
 
+// sbatch's --begin, as epoch seconds given the time `now` (epoch seconds;
+// local time for the clock forms): now, now+N[seconds|minutes|hours|days|
+// weeks] (seconds without a unit), HH:MM[:SS] (today, or tomorrow when that
+// time has passed), midnight, noon, teatime (16:00), today, tomorrow,
+// YYYY-MM-DD[THH:MM[:SS]]. Nothing when the text is none of these.
+std::optional<double> parse_begin_time(std::string_view text, double now);
+
+// The accepted forms, for error messages.
+inline constexpr std::string_view kBeginForms =
+    "now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]], midnight, "
+    "noon, teatime, today or tomorrow";
+
 // squeue's TIME column: "M:SS", "H:MM:SS", "D-HH:MM:SS" (seconds rounded
 // down); "N/A" when negative (unset).
 std::string format_duration(double seconds);

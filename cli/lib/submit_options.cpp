@@ -5,6 +5,7 @@
 #include <cmath>
 #include <variant>
 
+#include "sched/dependency.hpp"
 #include "slurm_time.hpp"
 
 namespace sched::cli {
@@ -14,7 +15,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 27> kOptions = {{
+constexpr std::array<OptionInfo, 30> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -47,6 +48,13 @@ constexpr std::array<OptionInfo, 27> kOptions = {{
     {"cpus-per-task", 'c', ValueKind::Required, true, kSlurmOnly},
     {"gres", 0, ValueKind::Required, true, kSlurmOnly},
     {"constraint", 'C', ValueKind::Required, true, kSlurmOnly},
+    // ---- issue 18 item 2
+    {"dependency", 'd', ValueKind::Required, false,
+     "Start after other jobs: after|afterany|afterok|afternotok:ID[:ID...], singleton; "
+     "',' all, '?' any"},
+    {"begin", 'b', ValueKind::Required, false,
+     "Not before: now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]]"},
+    {"hold", 'H', ValueKind::None, false, "Submit held: the job waits for `sched release`"},
 }};
 
 const OptionInfo* find_option(std::string_view name) {
@@ -222,6 +230,15 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     o.output = std::string(value);
   } else if (name == "env") {
     return add_env(o, value);
+  } else if (name == "dependency") {
+    auto parsed = parse_dependency(value);
+    if (!parsed.ok()) return parsed.status().message();
+    o.dependency = to_string(parsed.value());
+  } else if (name == "begin") {
+    if (!parse_begin_time(value, 0)) {
+      return quoted(value) + " is not a time (" + std::string(kBeginForms) + ")";
+    }
+    o.begin = std::string(value);
   } else if (name == "export") {
     // Which environment a job starts from is the daemon's business; the
     // pairs are added to it. ALL is what a user expects anyway.
@@ -266,6 +283,7 @@ std::optional<std::string> apply_option(SubmitOptions& options, std::string_view
   if (option->value == ValueKind::None) {
     if (value) return written + " takes no value";
     if (option->name == "urgent") options.urgent = true;
+    if (option->name == "hold") options.hold = true;
     return std::nullopt;
   }
   if (!value || value->empty()) return written + " needs a value";
@@ -318,6 +336,10 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.urgent, over.urgent);
   take(out.workdir, over.workdir);
   take(out.output, over.output);
+  // ---- issue 18 item 2
+  take(out.dependency, over.dependency);
+  take(out.begin, over.begin);
+  take(out.hold, over.hold);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -330,7 +352,7 @@ JobKind infer_kind(const SubmitOptions& options) {
   return JobKind::Rigid;
 }
 
-Submission build_submission(const SubmitOptions& options, std::string command) {
+Submission build_submission(const SubmitOptions& options, std::string command, double now) {
   Submission out;
   JobSpec& spec = out.spec;
   spec.kind = infer_kind(options);
@@ -354,6 +376,18 @@ Submission build_submission(const SubmitOptions& options, std::string command) {
   spec.environment = options.environment;
   spec.output = options.output.value_or("");
   spec.command = std::move(command);
+  // ---- issue 18 item 2
+  spec.dependency = options.dependency.value_or("");
+  spec.hold = options.hold.value_or(false);
+  if (options.begin) {
+    const auto begin = parse_begin_time(*options.begin, now);
+    if (!begin) {
+      out.error = "--begin: '" + *options.begin + "' is not a time";
+      return out;
+    }
+    // A time already past is no wait (0 is the engine's "at once").
+    spec.begin_time = *begin > now ? *begin : 0;
+  }
   out.warnings = options.warnings;
   out.error = normalize_spec(spec);
   return out;

@@ -45,6 +45,10 @@ struct SubmitOptions {
   // --export and --env, in order given; a later NAME replaces an earlier one.
   std::vector<std::pair<std::string, std::string>> environment;
   std::vector<std::string> warnings;  // for people, e.g. ignored Slurm options
+  // ---- when it may start (issue 18 item 2)
+  std::optional<std::string> dependency;  // -d, --dependency (checked: sched/dependency.hpp)
+  std::optional<std::string> begin;       // -b, --begin (checked; resolved by build_submission)
+  std::optional<bool> hold;               // -H, --hold
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm
@@ -105,6 +109,7 @@ struct Submission {
 // unless min/max say more, as normalize_spec fills them in); without -N the
 // job asks for max_nodes, else min_nodes, else 1 node. The user and, when no
 // -J was given, the name are left for the caller to fill in.
-Submission build_submission(const SubmitOptions& options, std::string command);
+// `now` (epoch seconds) is what --begin's relative forms count from.
+Submission build_submission(const SubmitOptions& options, std::string command, double now = 0);
 
 }  // namespace sched::cli

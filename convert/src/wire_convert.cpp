@@ -1,5 +1,7 @@
 #include "sched/convert/wire_convert.hpp"
 
+#include <cmath>
+
 #include "sched/proto/text.hpp"
 
 namespace sched::convert {
@@ -34,6 +36,10 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   for (const auto& [name, value] : spec.environment) out.env[name] = value;
   if (!spec.output.empty()) out.output = spec.output;
   if (spec.mem_bytes != 0) out.mem_bytes = static_cast<std::int64_t>(spec.mem_bytes);
+  // ---- issue 18 item 2
+  if (!spec.dependency.empty()) out.dependency = spec.dependency;
+  if (spec.begin_time > 0) out.begin_time = spec.begin_time;
+  if (spec.hold) out.hold = true;
   return out;
 }
 
@@ -101,12 +107,26 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   if (in.mem_bytes && *in.mem_bytes < 0) {
     return "job.mem_bytes: must not be negative (got " + std::to_string(*in.mem_bytes) + ")";
   }
+  // ---- issue 18 item 2
+  if (in.dependency) {
+    if (auto error = text_error("job.dependency", *in.dependency, SpecTextLimits::kPath)) {
+      return error;
+    }
+  }
+  if (in.begin_time && !(std::isfinite(*in.begin_time) && *in.begin_time >= 0)) {
+    return "job.begin_time: must be a time, not negative (got " + std::to_string(*in.begin_time) +
+           ")";
+  }
   out = JobSpec{};
   shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });
   out.kind = *kind;
   out.constraint = *constraint;
   out.output = in.output.value_or("");
   out.mem_bytes = static_cast<std::uint64_t>(in.mem_bytes.value_or(0));
+  // ---- issue 18 item 2 (the engine parses the dependency at submit)
+  out.dependency = in.dependency.value_or("");
+  out.begin_time = in.begin_time.value_or(0);
+  out.hold = in.hold.value_or(false);
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -182,6 +202,9 @@ proto::JobInfo common_info(const Job& job) {
   if (job.max_rss_bytes) info.max_rss_bytes = static_cast<std::int64_t>(*job.max_rss_bytes);
   info.cpu_s = job.cpu_s;
   if (is_terminal(job.state)) info.reason = job.end_reason;
+  // ---- issue 18 item 2
+  if (!job.spec.dependency.empty()) info.dependency = job.spec.dependency;
+  if (job.spec.begin_time > 0) info.begin_time = job.spec.begin_time;
   return info;
 }
 
@@ -194,6 +217,8 @@ proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank
     // Slurm's reasons: the head waits for nodes, the others for their turn.
     info.reason = pending_rank == 0 ? "Resources" : "Priority";
     if (job.requeues > 0 && pending_rank != 0) info.reason = "Requeued";
+    // Not offered to the policy at all: held, or waiting for a dependency or its begin time.
+    if (const std::string_view why = waiting_reason(job); !why.empty()) info.reason = why;
   }
   return info;
 }

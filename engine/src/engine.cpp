@@ -109,6 +109,7 @@ void Engine::transition(Job& job, JobState to, EventType type, std::string messa
     throw std::logic_error("job " + std::to_string(job.id) + ": invalid transition " +
                            std::string(to_string(job.state)) + " -> " + std::string(to_string(to)));
   }
+  const JobState from = job.state;
   Event event;
   event.type = type;
   event.job = job.id;
@@ -121,6 +122,8 @@ void Engine::transition(Job& job, JobState to, EventType type, std::string messa
   if (type == EventType::JobAdapting) event.prev_nodes = event.nodes;
   event.message = std::move(message);
   emit(std::move(event));
+  if (from == JobState::Pending && to != JobState::Pending) forget_pending(job);
+  on_state_change(job);  // the jobs that wait for this one
 }
 
 void Engine::account_allocation(Job& job) {
@@ -144,6 +147,19 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   if (requested_id != 0 && jobs_.count(requested_id)) {
     return Status::conflict("job id " + std::to_string(requested_id) + " is already taken");
   }
+  if (!spec.dependency.empty()) {
+    // sbatch's words for a dependency it cannot take.
+    auto parsed = parse_dependency(spec.dependency);
+    if (!parsed.ok())
+      return Status::invalid("Job dependency problem: " + parsed.status().message());
+    for (JobId target : parsed.value().jobs()) {
+      bool started = false;
+      if (!known_state(target, &started)) {
+        return Status::invalid("Job dependency problem: no job " + std::to_string(target));
+      }
+    }
+    spec.dependency = to_string(parsed.value());
+  }
   const JobId id = requested_id != 0 ? requested_id : last_id_ + 1;
   last_id_ = std::max(last_id_, id);
 
@@ -151,9 +167,10 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   job->id = id;
   job->spec = std::move(spec);
   job->submit_time = clock_.now();
+  if (job->spec.hold) job->hold = HoldKind::User;
   Job& ref = *job;
   jobs_.emplace(id, std::move(job));
-  pending_.push(ref);
+  enqueue_pending(ref);
   ++active_;
 
   Event event;
@@ -162,6 +179,8 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   event.to = JobState::Pending;
   event.nodes = ref.spec.nodes;
   emit(std::move(event));
+  // A dependency already broken at submit: cancelled now if the config says so.
+  refresh_eligibility(ref);
   request_pass(PassReason::Submit);
   return id;
 }
@@ -204,8 +223,9 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   if (!held) {
     ref.start_time = -1;
     ref.end_time = -1;
-    pending_.push(ref);
+    enqueue_pending(ref);
   } else {
+    by_name_[{ref.spec.user, ref.spec.name}].insert(ref.id);
     // Whatever it was doing (starting, adapting, completing) when the engine
     // stopped, its agents now say whether it runs.
     ref.state = JobState::Running;
@@ -215,6 +235,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     running_.emplace(ref.start_time, ref.id);
   }
   ++state_version_;
+  if (!held) refresh_eligibility(ref);  // kill_invalid_depend
   request_pass(PassReason::Manual);
   return {};
 }
@@ -330,7 +351,10 @@ void Engine::power_report(JobId id, double watts_per_node) {
   ++state_version_;
 }
 
-void Engine::tick() { request_pass(PassReason::Tick); }
+void Engine::tick() {
+  release_begun();
+  request_pass(PassReason::Tick);
+}
 
 void Engine::set_corridor(double lower_w, double upper_w) {
   corridor_lower_w_ = lower_w;

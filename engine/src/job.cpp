@@ -75,6 +75,16 @@ bool is_valid_transition(JobState from, JobState to) {
 
 bool is_resizable(JobKind kind) { return kind == JobKind::Malleable || kind == JobKind::Evolving; }
 
+std::string_view waiting_reason(const Job& job) {
+  if (job.state != JobState::Pending) return {};
+  if (job.hold == HoldKind::Admin) return "JobHeldAdmin";
+  if (job.hold == HoldKind::User) return "JobHeldUser";
+  if (job.dependency == DependencyState::Never) return "DependencyNeverSatisfied";
+  if (job.dependency == DependencyState::Waiting) return "Dependency";
+  if (job.before_begin) return "BeginTime";
+  return {};
+}
+
 double Job::est_end() const {
   if (start_time < 0 || spec.walltime <= 0) return -1;
   return start_time + spec.walltime + limit_extension;
@@ -85,6 +95,7 @@ std::optional<std::string> normalize_spec(JobSpec& spec) {
   if (spec.tasks_per_node < 1) return "tasks_per_node must be at least 1";
   if (spec.walltime < 0) return "walltime must not be negative";
   if (spec.power_min_w < 0 || spec.power_max_w < 0) return "power estimates must not be negative";
+  if (spec.begin_time < 0) return "begin_time must not be negative";
   if (spec.power_max_w > 0 && spec.power_min_w > spec.power_max_w) {
     return "power_min_w must not exceed power_max_w";
   }

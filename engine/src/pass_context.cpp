@@ -80,6 +80,10 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   if (job->state != JobState::Pending) {
     return refuse(RefusalCode::NotPending, id, 0, 0, std::string(to_string(job->state)));
   }
+  // Held, or waiting for a dependency or its begin time: not offered, not startable.
+  if (const std::string_view why = waiting_reason(*job); !why.empty()) {
+    return refuse(RefusalCode::NotPending, id, 0, 0, "PENDING (" + std::string(why) + ")");
+  }
   const JobSpec& spec = job->spec;
   const int size = nodes.value_or(spec.nodes);
   if (size < 1) return refuse(RefusalCode::BadArgument, id, size, 0, "size must be at least 1");

@@ -14,8 +14,13 @@ void PendingQueue::push(const Job& job) {
   if (queue_of(job).insert(Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
 }
 
+void PendingQueue::push_waiting(const Job& job) {
+  if (waiting_.insert(Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
+}
+
 void PendingQueue::erase(const Job& job) {
-  if (queue_of(job).erase(Entry{key_of(job), &job}) == 0) return;
+  const Entry entry{key_of(job), &job};
+  if (queue_of(job).erase(entry) == 0 && waiting_.erase(entry) == 0) return;
   const auto it = per_user_.find(job.spec.user);
   if (it != per_user_.end() && --it->second == 0) per_user_.erase(it);
 }
@@ -25,22 +30,30 @@ std::size_t PendingQueue::count_of(const std::string& user) const {
   return it == per_user_.end() ? 0 : it->second;
 }
 
-PendingQueue::Cursor::Cursor(const PendingQueue& queue)
+PendingQueue::Cursor::Cursor(const PendingQueue& queue, bool waiting)
     : r_(queue.rigid_.begin()),
       r_end_(queue.rigid_.end()),
       e_(queue.elastic_.begin()),
-      e_end_(queue.elastic_.end()) {}
+      e_end_(queue.elastic_.end()),
+      w_(waiting ? queue.waiting_.begin() : queue.waiting_.end()),
+      w_end_(queue.waiting_.end()) {}
 
-PendingQueue::Cursor::Cursor(const PendingQueue& queue, const Job& job)
+PendingQueue::Cursor::Cursor(const PendingQueue& queue, const Job& job, bool waiting)
     : r_(queue.rigid_.upper_bound(Entry{key_of(job), nullptr})),
       r_end_(queue.rigid_.end()),
       e_(queue.elastic_.upper_bound(Entry{key_of(job), nullptr})),
-      e_end_(queue.elastic_.end()) {}
+      e_end_(queue.elastic_.end()),
+      w_(waiting ? queue.waiting_.upper_bound(Entry{key_of(job), nullptr}) : queue.waiting_.end()),
+      w_end_(queue.waiting_.end()) {}
 
 const Job* PendingQueue::Cursor::next() {
-  if (r_ == r_end_ && e_ == e_end_) return nullptr;
-  if (e_ == e_end_ || (r_ != r_end_ && *r_ < *e_)) return (r_++)->job;
-  return (e_++)->job;
+  // The smallest of the three heads.
+  std::set<Entry>::const_iterator* best = nullptr;
+  if (r_ != r_end_) best = &r_;
+  if (e_ != e_end_ && (!best || *e_ < **best)) best = &e_;
+  if (w_ != w_end_ && (!best || *w_ < **best)) best = &w_;
+  if (!best) return nullptr;
+  return ((*best)++)->job;
 }
 
 std::vector<const Job*> PendingQueue::merged() const {

@@ -41,7 +41,7 @@ void stats(const Message& m) {
   stats.last_pass_s = s.last_s;
   stats.mean_pass_s = s.passes ? s.total_s / static_cast<double>(s.passes) : 0;
   stats.max_pass_s = s.max_s;
-  stats.pending = engine.pending_queue().size();
+  stats.pending = engine.pending_queue().listing_size();
   stats.running = engine.running_jobs_count();
   stats.jobs_submitted = daemon.submitted;
   stats.nodes = static_cast<std::uint64_t>(engine.cluster().size());

@@ -14,6 +14,11 @@ void jobs_query(const Message& m);
 void job_show(const Message& m);
 void acct(const Message& m);
 
+// job_control.cpp: scontrol's hold, release and requeue.
+void job_hold(const Message& m);
+void job_release(const Message& m);
+void job_requeue(const Message& m);
+
 // nodes.cpp
 void nodes_query(const Message& m);
 void node_update(const Message& m);

@@ -125,7 +125,7 @@ void job_show(const Message& m) {
     // Its place in the queue, walked up to it (no copy of the queue).
     int rank = -1;
     if (job->state == JobState::Pending) {
-      PendingQueue::Cursor walk = engine.pending_queue().cursor();
+      PendingQueue::Cursor walk = engine.pending_queue().listing();
       for (int r = 0; const Job* pending = walk.next(); ++r) {
         if (pending == job) {
           rank = r;

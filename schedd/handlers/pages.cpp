@@ -248,14 +248,15 @@ proto::JobList jobs_page(const Engine& engine, const StateStore& store,
   // Pending, walked from the cursor on: a page costs its own jobs, not the
   // queue before them.
   const PendingQueue& queue = engine.pending_queue();
-  const Job* head = queue.cursor().next();
-  PendingQueue::Cursor walk = queue.cursor();
+  const Job* head = queue.cursor().next();  // the first the policy is offered
+  // Held jobs and jobs waiting for a dependency or begin time are listed too.
+  PendingQueue::Cursor walk = queue.listing();
   std::size_t rank = 0;
   const Job* listed_after = nullptr;  // the cursor's job, where this page goes on
   if (cursor && cursor->pending && cursor->id != 0) {
     rank = cursor->rank;
     if (const Job* job = engine.find_job(cursor->id)) {
-      walk = queue.cursor_after(*job);
+      walk = queue.listing_after(*job);
       listed_after = job;
     } else {
       // Gone from the engine too: go on at its rank.

@@ -89,6 +89,13 @@ SimResult Simulator::run() {
     const std::uint64_t actions_before = engine_.stats().actions;
     settle(engine_, results_, kMaxSettleRounds, "simulator");
     sample_power();
+    // A job waiting for its --begin time is let in at that time, whatever
+    // the policy's ticks.
+    if (const auto begin = engine_.next_begin_time();
+        begin && *begin > now && (!begin_planned_ || *begin < *begin_planned_)) {
+      push(Pending{*begin, kOrderTick, ++seq_, Kind::Begin, 0, 0, 0});
+      begin_planned_ = *begin;
+    }
     // Ticks run while work remains: jobs in the system or still to come.
     // When all that is left is waiting jobs that a tick pass did not start,
     // with nothing running and nothing more to come, time alone changes
@@ -232,6 +239,10 @@ void Simulator::handle(const Pending &event) {
     }
     case Kind::Tick:
       tick_scheduled_ = false;
+      engine_.tick();
+      return;
+    case Kind::Begin:
+      if (begin_planned_ && *begin_planned_ <= event.time) begin_planned_.reset();
       engine_.tick();
       return;
   }

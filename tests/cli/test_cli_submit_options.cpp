@@ -291,8 +291,8 @@ TEST(CliSubmitOptions, OptionTableIsConsistent) {
       EXPECT_TRUE(shorts.insert(option.short_name).second) << option.short_name;
     }
     EXPECT_FALSE(option.help.empty()) << option.name;
-    if (option.value == ValueKind::None) {
-      EXPECT_EQ(option.name, "urgent");
+    if (option.value == ValueKind::None) {  // the flags, all of them
+      EXPECT_TRUE(option.name == "urgent" || option.name == "hold") << option.name;
     }
   }
   EXPECT_TRUE(names.count("nodes") && names.count("partition"));

@@ -33,13 +33,18 @@ JobSpec full_spec() {
   // Sorted and unique, as the wire's map gives them back.
   spec.environment = {{"A", "1"}, {"OMP_NUM_THREADS", "2"}};
   spec.mem_bytes = std::uint64_t{3} << 30;
+  // ---- issue 18 item 2
+  spec.dependency = "afterok:1?afternotok:1";
+  spec.begin_time = 1795514400;
+  spec.hold = true;
   return spec;
 }
 
 auto fields(const JobSpec& s) {
   return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
                   s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
-                  s.workdir, s.output, s.environment, s.mem_bytes);
+                  s.workdir, s.output, s.environment, s.mem_bytes, s.dependency, s.begin_time,
+                  s.hold);
 }
 
 TEST(WireConvert, SpecRoundTrip) {
@@ -123,6 +128,34 @@ TEST(WireConvert, NegativeMemIsRefusedAndChangesNothing) {
   out.name = "untouched";
   EXPECT_EQ(spec_from_wire(wire, out), "job.mem_bytes: must not be negative (got -1)");
   EXPECT_EQ(out.name, "untouched");
+}
+
+TEST(WireConvert, ABadBeginTimeIsRefusedAndAWaitingJobShowsWhy) {
+  proto::JobSpecMsg wire = spec_to_wire(full_spec());
+  wire.begin_time = -5;
+  JobSpec out;
+  out.name = "untouched";
+  EXPECT_EQ(spec_from_wire(wire, out),
+            "job.begin_time: must be a time, not negative (got -5.000000)");
+  EXPECT_EQ(out.name, "untouched");
+
+  Job job;
+  job.id = 4;
+  job.spec = full_spec();
+  job.hold = HoldKind::User;
+  Cluster cluster;
+  proto::JobInfo info = job_info(job, cluster, 0);
+  EXPECT_EQ(info.reason, "JobHeldUser") << "not Resources: it is not offered at all";
+  EXPECT_EQ(info.dependency, "afterok:1?afternotok:1");
+  EXPECT_EQ(info.begin_time, 1795514400);
+  job.hold = HoldKind::None;
+  job.dependency = DependencyState::Never;
+  EXPECT_EQ(job_info(job, cluster, 3).reason, "DependencyNeverSatisfied");
+  job.dependency = DependencyState::Satisfied;
+  job.before_begin = true;
+  EXPECT_EQ(job_info(job, cluster, 3).reason, "BeginTime");
+  job.before_begin = false;
+  EXPECT_EQ(job_info(job, cluster, 3).reason, "Priority");
 }
 
 TEST(WireConvert, AnEndedJobsInfoHasItsReasonAndUsage) {

@@ -54,6 +54,7 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\n[scheduler]\ntick_s = " << options_.tick_s << "\npolicy = \"" << options_.policy
          << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
+         << "\nkill_invalid_depend = " << (options_.kill_invalid_depend ? "true" : "false")
          << "\n\n[jobs]\nallow_root_jobs = " << (options_.allow_root_jobs ? "true" : "false")
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s

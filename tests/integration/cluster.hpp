@@ -32,9 +32,10 @@ struct ClusterOptions {
   double fence_timeout_s = 3;
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;
-  int max_page_items = 0;           // [server] max_page_items; 0: the default
-  std::vector<std::string> admins;  // [auth] admins
-  std::string extra_config;         // appended to the generated sched.toml
+  bool kill_invalid_depend = false;  // [scheduler] kill_invalid_depend
+  int max_page_items = 0;            // [server] max_page_items; 0: the default
+  std::vector<std::string> admins;   // [auth] admins
+  std::string extra_config;          // appended to the generated sched.toml
   // Where schedd binds its client and event sockets: off loopback (0.0.0.0)
   // they are CURVE servers, and the cluster's client uses schedd's key. It
   // connects through 127.0.0.1 either way.

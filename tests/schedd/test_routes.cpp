@@ -34,7 +34,8 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
   for (std::string_view t :
        {type::kSubmit, type::kCancel, type::kJobsQuery, type::kJobShow, type::kAcct,
         type::kNodesQuery, type::kNodeUpdate, type::kPolicyInfo, type::kPolicyReload,
-        type::kCorridorSet, type::kCorridorShow, type::kStats, type::kStepRun, type::kStepAttach}) {
+        type::kCorridorSet, type::kCorridorShow, type::kStats, type::kStepRun, type::kStepAttach,
+        type::kJobHold, type::kJobRelease, type::kJobRequeue}) {
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

@@ -60,6 +60,20 @@ walltime = 50
                            "two.toml");
 }
 
+TEST(Simulator, AJobWaitsForItsBeginTimeOnTheSimulatedClock) {
+  sim::Workload workload = two_jobs();
+  workload.jobs[1].spec.begin_time = 300;  // submitted at 100; the nodes are free at 100
+  sim::SimConfig config;
+  config.tick_s = 0;  // no ticks: the begin time alone wakes the engine
+  sim::Simulator simulator(workload, config);
+  auto policy = std::make_shared<CppPolicy>(start_all_that_fit, false);
+  simulator.set_policy(policy);
+  const sim::SimResult result = simulator.run();
+  ASSERT_EQ(result.jobs.size(), 2u);
+  EXPECT_EQ(result.jobs[1].start, 300);
+  EXPECT_EQ(result.jobs[1].end, 350);
+}
+
 TEST(Simulator, CompletionAndSubmissionAtOneInstantGiveOnePass) {
   const sim::Workload workload = two_jobs();
   sim::SimConfig config;

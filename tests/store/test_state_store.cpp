@@ -75,6 +75,10 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.output, actual.output);
   EXPECT_EQ(expected.environment, actual.environment);
   EXPECT_EQ(expected.mem_bytes, actual.mem_bytes);
+  // ---- issue 18 item 2
+  EXPECT_EQ(expected.dependency, actual.dependency);
+  expect_same(expected.begin_time, actual.begin_time, "begin_time");
+  EXPECT_EQ(expected.hold, actual.hold);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -108,6 +112,9 @@ void expect_same_job(const Job& expected, const Job& actual) {
   EXPECT_EQ(expected.end_reason, actual.end_reason);
   EXPECT_EQ(expected.max_rss_bytes, actual.max_rss_bytes);
   expect_same(expected.cpu_s, actual.cpu_s, "cpu_s");
+  // ---- issue 18 item 2: the hold is journaled; Job::dependency and
+  // before_begin are worked out again when the job is restored.
+  EXPECT_EQ(expected.hold, actual.hold);
 }
 
 void expect_same_event(const Event& expected, const Event& actual) {
@@ -180,6 +187,11 @@ Job full_job(JobId id) {
   job.end_reason = "out of memory: the job went over its --mem limit of 32 MiB";
   job.max_rss_bytes = std::uint64_t{33554432};
   job.cpu_s = 75.25;
+  // ---- issue 18 item 2
+  job.spec.dependency = "afterok:3:4,singleton";
+  job.spec.begin_time = 1700000000.5;
+  job.spec.hold = true;
+  job.hold = HoldKind::Admin;
   return job;
 }
 
@@ -292,8 +304,8 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  EXPECT_EQ(field_count<Job>(), 26u);
-  EXPECT_EQ(field_count<JobSpec>(), 17u);
+  EXPECT_EQ(field_count<Job>(), 29u);  // hold is saved; dependency, before_begin derived
+  EXPECT_EQ(field_count<JobSpec>(), 20u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

@@ -19,7 +19,7 @@ struct Resize {
   std::vector<NodeIndex> removed;  // shrink: nodes that leave (never the leader)
 };
 
-enum class StopReason { Cancel, Timeout, Preempt, NodeFailure, Failure };
+enum class StopReason { Cancel, Timeout, Preempt, NodeFailure, Failure, Requeue };
 
 class Enactor {
  public:

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "sched/cluster.hpp"
 #include "sched/decision.hpp"
+#include "sched/dependency.hpp"
 #include "sched/enactor.hpp"
 #include "sched/env.hpp"
 #include "sched/event.hpp"
@@ -42,6 +45,11 @@ struct EngineConfig {
   // publishes policy.reverted. 0: never revert (the simulator, which runs
   // one policy; schedd's [policy] revert_after_failures is 3 by default).
   int revert_after_failures = 0;
+  // A pending job whose dependency can never be met (afterok on a job that
+  // failed, ...) is cancelled with reason DependencyNeverSatisfied (true),
+  // or stays pending with that reason until someone cancels it (false, as
+  // Slurm without SchedulerParameters=kill_invalid_depend).
+  bool kill_invalid_depend = false;
 };
 
 // The last time the engine went back to the last good policy.
@@ -115,6 +123,24 @@ class Engine {
   // NotFound: no such node. Setting what already is, is success.
   Status set_node_up(const std::string& name, bool up, const std::string& why);
   Status set_node_draining(const std::string& name, bool draining);
+
+  // ---- holds, release, requeue (scontrol's verbs; who may is the driver's rule)
+  // Holds a PENDING job back: it is not offered to policies until released.
+  // An admin's hold replaces a user's. NotFound; Conflict: not pending.
+  Status hold(JobId id, bool admin);
+  // Lifts a hold. Conflict: not held.
+  Status release(JobId id);
+  // Kills a STARTING, RUNNING or ADAPTING job and puts it back in the queue
+  // (not held: it may start again at once). Conflict: in another state.
+  Status requeue(JobId id);
+  // Where the engine asks how a job it no longer holds ended (the journal,
+  // after a restart): its last state, or nothing when unknown. Without one, a
+  // job id the engine does not know is unknown.
+  using EndedJobLookup = std::function<std::optional<JobState>(JobId)>;
+  void set_ended_job_lookup(EndedJobLookup lookup) { ended_lookup_ = std::move(lookup); }
+  // The earliest --begin time a pending job waits for; tick() lets those
+  // whose time has come into the queue.
+  std::optional<double> next_begin_time() const;
 
   // Recovery from the journal (schedd restart): puts a saved job back as it
   // was. A pending job rejoins the queue with its submit time; a job that
@@ -194,6 +220,22 @@ class Engine {
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);
   void requeue_waiting_start(Job& job);
+  // ---- eligibility (engine_eligibility.cpp)
+  // A new or restored PENDING job: its dependency parsed and indexed, then
+  // placed in the queue it belongs to.
+  void enqueue_pending(Job& job);
+  // Re-decides whether a PENDING job may start and moves it between the
+  // queues; cancels it when its dependency never can be met and the config
+  // says so.
+  void refresh_eligibility(Job& job);
+  void evaluate_dependency(Job& job);
+  Satisfaction singleton_satisfaction(const Job& job) const;
+  // After `job` changed state: the jobs waiting on it are decided anew.
+  void on_state_change(const Job& job);
+  void decide_dependents(JobId id);     // the pending jobs that name `id`, decided anew
+  void forget_pending(const Job& job);  // it left PENDING
+  std::optional<JobState> known_state(JobId id, bool* started) const;
+  void release_begun();
   // Runs policy.schedule(ctx) with the policy marked busy; a C++ exception
   // from it becomes a Runtime failure.
   std::optional<PolicyFailure> call_schedule(Policy& policy, PassContext& ctx);
@@ -218,6 +260,16 @@ class Engine {
   std::unordered_map<JobId, Resize> adaptations_;
   std::size_t active_ = 0;
   JobId last_id_ = 0;
+
+  // ---- dependencies and begin times (engine_eligibility.cpp): only the
+  // jobs they concern are looked at when something changes, never the queue.
+  std::unordered_map<JobId, Dependency> dependencies_;  // pending job → its parsed dependency
+  std::unordered_map<JobId, std::vector<JobId>> dependents_;  // job → pending jobs naming it
+  // (user, name) → jobs not yet ended with that name (for singleton).
+  std::map<std::pair<std::string, std::string>, std::set<JobId>> by_name_;
+  std::map<std::pair<std::string, std::string>, std::set<JobId>> singletons_;  // pending, waiting
+  std::set<std::pair<double, JobId>> begin_waits_;                             // (begin time, id)
+  EndedJobLookup ended_lookup_;
   std::uint64_t event_seq_ = 0;
 
   double corridor_lower_w_ = 0;

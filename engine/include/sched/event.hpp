@@ -28,6 +28,8 @@ enum class EventType {
   JobTimeout,
   JobReserved,  // a policy's ctx:reserve changed the expected start
   JobRequest,   // an evolving job asks to grow or shrink
+  JobHeld,      // PENDING, held back (sched hold, --hold)
+  JobReleased,  // PENDING, its hold lifted (sched release)
   NodeUp,
   NodeDown,
   NodeDrain,

@@ -66,6 +66,10 @@ struct JobSpec {
   // --mem: the most memory the job's processes may use on each node (its
   // cgroup's limit where the node has one); 0: no limit.
   std::uint64_t mem_bytes = 0;
+  // ---- when it may start (issue 18: --dependency, --begin, --hold)
+  std::string dependency;  // sbatch's --dependency text (sched/dependency.hpp); empty: none
+  double begin_time = 0;   // not before this time on the engine's clock; 0: at once
+  bool hold = false;       // submitted held (--hold): waits for a release
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).
@@ -84,6 +88,13 @@ struct ResizeRequest {
   enum class Op { Expand, Shrink } op = Op::Expand;
   int nodes = 0;  // the size the job asks for
 };
+
+// Who holds a pending job back (scontrol hold): a user's hold is released
+// by its owner or an admin, an admin's only by an admin.
+enum class HoldKind { None, User, Admin };
+
+// What a pending job's dependency says so far.
+enum class DependencyState { None, Waiting, Satisfied, Never };
 
 struct Job {
   JobId id = 0;
@@ -138,6 +149,11 @@ struct Job {
   // host refresh only the jobs that changed since the last pass.
   std::uint64_t version = 1;
 
+  // ---- why a PENDING job is not offered to the policy (issue 18)
+  HoldKind hold = HoldKind::None;
+  DependencyState dependency = DependencyState::None;
+  bool before_begin = false;  // its --begin time is still ahead
+
   int size() const { return static_cast<int>(allocation.size()); }
   int min_nodes() const { return spec.min_nodes; }
   int max_nodes() const { return spec.max_nodes; }
@@ -146,5 +162,10 @@ struct Job {
   // has not started.
   double est_end() const;
 };
+
+// Slurm's reason why a PENDING job is not offered to the policy:
+// "JobHeldAdmin", "JobHeldUser", "DependencyNeverSatisfied", "Dependency",
+// "BeginTime"; empty when it is (or is not pending).
+std::string_view waiting_reason(const Job& job);
 
 }  // namespace sched

@@ -1,6 +1,9 @@
 // The two priority queues of waiting jobs (Chadha et al.): rigid (rigid and
 // moldable jobs) and elastic (malleable and evolving jobs). Both are ordered
 // by priority: urgent jobs first, then arrival (submit time, then id).
+// PENDING jobs that may not start yet (held, waiting for a dependency or
+// their begin time) are kept apart, in the same order: passes and policies
+// never walk them; listings (`sched queue`) do.
 #pragma once
 
 #include <cstddef>
@@ -26,12 +29,20 @@ class PendingQueue {
  public:
   // The job must stay at the same address while queued.
   void push(const Job& job);
-  void erase(const Job& job);
+  // A job that may not start yet.
+  void push_waiting(const Job& job);
+  void erase(const Job& job);  // from wherever it is
+  bool is_waiting(const Job& job) const { return waiting_.count(Entry{key_of(job), &job}) > 0; }
+  // The jobs a pass offers to the policy.
   std::size_t size() const { return rigid_.size() + elastic_.size(); }
+  std::size_t waiting_size() const { return waiting_.size(); }
+  // Every PENDING job.
+  std::size_t listing_size() const { return size() + waiting_.size(); }
   std::size_t rigid_size() const { return rigid_.size(); }
   std::size_t elastic_size() const { return elastic_.size(); }
-  // How many of `user`'s jobs are queued (schedd's per-user limit asks on
-  // every submission: counted as jobs come and go, not by walking).
+  // How many PENDING jobs of `user` there are, waiting ones included
+  // (schedd's per-user limit asks on every submission: counted as jobs come
+  // and go, not by walking).
   std::size_t count_of(const std::string& user) const;
 
   // Walks both queues merged in priority order, one job at a time, so a pass
@@ -39,18 +50,23 @@ class PendingQueue {
   // change to the queue.
   class Cursor {
    public:
-    explicit Cursor(const PendingQueue& queue);
+    // `waiting`: also the jobs that may not start yet (a listing's walk).
+    explicit Cursor(const PendingQueue& queue, bool waiting = false);
     // From just after where `job` has its place (queued or not), so that a
     // listing continues after its last job without walking what it listed.
-    Cursor(const PendingQueue& queue, const Job& job);
+    Cursor(const PendingQueue& queue, const Job& job, bool waiting = false);
     // The next job, or nullptr at the end.
     const Job* next();
 
    private:
-    std::set<Entry>::const_iterator r_, r_end_, e_, e_end_;
+    std::set<Entry>::const_iterator r_, r_end_, e_, e_end_, w_, w_end_;
   };
+  // The jobs a pass offers.
   Cursor cursor() const { return Cursor(*this); }
   Cursor cursor_after(const Job& job) const { return Cursor(*this, job); }
+  // Every PENDING job, in priority order.
+  Cursor listing() const { return Cursor(*this, true); }
+  Cursor listing_after(const Job& job) const { return Cursor(*this, job, true); }
   // Both queues merged in priority order.
   std::vector<const Job*> merged() const;
 
@@ -60,6 +76,7 @@ class PendingQueue {
 
   std::set<Entry> rigid_;
   std::set<Entry> elastic_;
+  std::set<Entry> waiting_;  // both kinds
   std::unordered_map<std::string, std::size_t> per_user_;
 };
 

@@ -33,6 +33,10 @@ inline constexpr std::string_view kStats = "stats";
 inline constexpr std::string_view kAcct = "acct";
 inline constexpr std::string_view kStepRun = "step.run";
 inline constexpr std::string_view kStepAttach = "step.attach";
+// scontrol's hold, release and requeue of one job (body JobRef, reply Empty).
+inline constexpr std::string_view kJobHold = "job.hold";
+inline constexpr std::string_view kJobRelease = "job.release";
+inline constexpr std::string_view kJobRequeue = "job.requeue";
 // schedd → the client that ran a step (no reply); step.output and
 // step.exited too (step_messages.hpp).
 inline constexpr std::string_view kStepResized = "step.resized";
@@ -62,10 +66,18 @@ struct JobSpecMsg {
   std::map<std::string, std::string> env;
   std::optional<std::string> output;      // default: <workdir>/sched-<id>.out
   std::optional<std::int64_t> mem_bytes;  // --mem, per node; absent or 0: no limit
+  // ---- when it may start (issue 18: --dependency, --begin, --hold)
+  std::optional<std::string> dependency;  // sbatch's syntax; absent or empty: none
+  std::optional<double> begin_time;       // epoch seconds; absent or 0: at once
+  std::optional<bool> hold;               // submitted held
 
   template <class V>
   void fields(V& v) {
     v("mem_bytes", mem_bytes);
+    // ---- issue 18 item 2
+    v("dependency", dependency);
+    v("begin_time", begin_time);
+    v("hold", hold);
     v("name", name);
     v("user", user);
     v("kind", kind);
@@ -110,7 +122,7 @@ struct SubmitReply {
   }
 };
 
-struct JobRef {  // cancel, job.show
+struct JobRef {  // cancel, job.show, job.hold, job.release, job.requeue
   std::int64_t id = 0;
   template <class V>
   void fields(V& v) {
@@ -151,10 +163,16 @@ struct JobInfo {
   std::optional<std::int64_t> mem_bytes;      // --mem, per node
   std::optional<std::int64_t> max_rss_bytes;  // peak memory its leader node's cgroup saw
   std::optional<double> cpu_s;                // CPU time (user + system) there
+  // ---- when it may start (issue 18)
+  std::optional<std::string> dependency;  // as submitted (canonical form)
+  std::optional<double> begin_time;       // --begin, when set
 
   template <class V>
   void fields(V& v) {
     v("mem_bytes", mem_bytes);
+    // ---- issue 18 item 2
+    v("dependency", dependency);
+    v("begin_time", begin_time);
     v("max_rss_bytes", max_rss_bytes);
     v("cpu_s", cpu_s);
     v("id", id);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -69,7 +70,8 @@ class Simulator : private Enactor, private EventSink {
   SimResult run();
 
  private:
-  enum class Kind { Milestone, AdaptationEnd, Walltime, Submission, Timed, Tick };
+  // Begin: the --begin time of a waiting job (issue 18), a tick of its own.
+  enum class Kind { Milestone, AdaptationEnd, Walltime, Submission, Timed, Tick, Begin };
   struct Pending {
     double time;
     int order;          // class within a timestamp
@@ -140,6 +142,7 @@ class Simulator : private Enactor, private EventSink {
   int policy_errors_ = 0;
   std::string first_policy_error_;
   bool tick_scheduled_ = false;
+  std::optional<double> begin_planned_;  // the Begin event queued, if any
 };
 
 }  // namespace sched::sim
