@@ -152,6 +152,14 @@ std::string encode_spec(const JobSpec& spec) {
       {"environment", std::move(environment)},
   };
   if (spec.mem_bytes != 0) object["mem_bytes"] = spec.mem_bytes;
+  // Output and arguments (issue 18 item 3): only when set, so that specs
+  // without them encode as before.
+  if (!spec.error.empty()) object["error"] = text(spec.error);
+  if (!spec.args.empty()) {
+    json args = json::array();
+    for (const auto& arg : spec.args) args.push_back(text(arg));
+    object["args"] = std::move(args);
+  }
   return object.dump();
 }
 
@@ -178,6 +186,13 @@ void decode_spec(const std::string& source, JobSpec& spec) {
       spec.environment.emplace_back(text_of(pair[0], "environment"),
                                     text_of(pair[1], "environment"));
     }
+  }
+  // Output and arguments (issue 18 item 3).
+  if (auto it = object.find("error"); it != object.end()) spec.error = text_of(*it, "error");
+  if (auto it = object.find("args"); it != object.end()) {
+    if (!it->is_array()) bad("args", "an array of strings");
+    spec.args.clear();
+    for (const json& arg : *it) spec.args.push_back(text_of(arg, "args"));
   }
 }
 

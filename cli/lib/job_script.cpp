@@ -65,14 +65,15 @@ ScriptOptions parse_job_script(std::string_view text) {
   return out;
 }
 
-Submission submission_from_script(std::string_view script, const SubmitOptions& command_line) {
+Submission submission_from_script(std::string_view script, const SubmitOptions& command_line,
+                                  const EnvList& submitting) {
   ScriptOptions directives = parse_job_script(script);
   if (directives.error) {
     Submission failed;
     failed.error = std::move(directives.error);
     return failed;
   }
-  return build_submission(merge(directives.options, command_line), std::string(script));
+  return build_submission(merge(directives.options, command_line), std::string(script), submitting);
 }
 
 }  // namespace sched::cli

@@ -27,7 +27,9 @@ ScriptOptions parse_job_script(std::string_view text);
 
 // What `sched submit` does with a script: its directives, then the command
 // line over them (merge), then build_submission with the script text as the
-// command. An error in the directives comes back as Submission::error.
-Submission submission_from_script(std::string_view script, const SubmitOptions& command_line);
+// command and `submitting` as the environment --export takes from. An error
+// in the directives comes back as Submission::error.
+Submission submission_from_script(std::string_view script, const SubmitOptions& command_line,
+                                  const EnvList& submitting = {});
 
 }  // namespace sched::cli

@@ -62,9 +62,15 @@ struct JobSpecMsg {
   std::map<std::string, std::string> env;
   std::optional<std::string> output;      // default: <workdir>/sched-<id>.out
   std::optional<std::int64_t> mem_bytes;  // --mem, per node; absent or 0: no limit
+  // Output and arguments (issue 18 item 3). output and error may hold
+  // sbatch's filename patterns (%j %x %N %u %A %a %%), expanded at launch.
+  std::optional<std::string> error;              // -e: stderr's file; absent: with stdout
+  std::optional<std::vector<std::string>> args;  // the script's $1, $2, ...
 
   template <class V>
   void fields(V& v) {
+    v("error", error);
+    v("args", args);
     v("mem_bytes", mem_bytes);
     v("name", name);
     v("user", user);
@@ -151,9 +157,13 @@ struct JobInfo {
   std::optional<std::int64_t> mem_bytes;      // --mem, per node
   std::optional<std::int64_t> max_rss_bytes;  // peak memory its leader node's cgroup saw
   std::optional<double> cpu_s;                // CPU time (user + system) there
+  // Issue 18 item 3: stderr's file when the job has one of its own
+  // (expanded once the job started, as output is).
+  std::optional<std::string> error;
 
   template <class V>
   void fields(V& v) {
+    v("error", error);
     v("mem_bytes", mem_bytes);
     v("max_rss_bytes", max_rss_bytes);
     v("cpu_s", cpu_s);
