@@ -159,6 +159,21 @@ TEST(WireConvert, NegativeMemIsRefusedAndChangesNothing) {
   EXPECT_EQ(out.name, "untouched");
 }
 
+TEST(WireConvert, ASignalledJobWithoutWordsIsShownAsKilledBySignal) {
+  Cluster cluster;
+  Job job;
+  job.id = 5;
+  job.spec = full_spec();
+  job.state = JobState::Failed;
+  job.exit_status = -9;
+  EXPECT_EQ(job_info(job, cluster).reason, "killed by signal 9 (SIGKILL)");
+  job.end_reason = "out of memory";
+  EXPECT_EQ(job_info(job, cluster).reason, "out of memory") << "the node's words win";
+  job.end_reason.clear();
+  job.state = JobState::Cancelled;
+  EXPECT_EQ(job_info(job, cluster).reason, "") << "a cancel needs no reason";
+}
+
 TEST(WireConvert, AnEndedJobsInfoHasItsReasonAndUsage) {
   Cluster cluster;
   const NodeIndex n1 = cluster.add_node("n1");
