@@ -199,6 +199,26 @@ TEST_F(SlurmScripts, AMissingWorkingOrOutputDirectoryIsTheReasonInShowAndAcct) {
   EXPECT_EQ(nlohmann::json::parse(json.out)["jobs"][0]["reason"], workdir_reason);
 }
 
+TEST_F(SlurmScripts, QueueFormatPrintsSqueuesLetters) {
+  const CliRun run = run_sched(
+      cluster_, {"submit", "--parsable", "-D", work_.string(), "-J", "fmt", "--wrap", "sleep 30"});
+  ASSERT_EQ(run.status, 0) << describe(run);
+  const auto id = id_of(run);
+  ASSERT_TRUE(cluster_.wait_state(id, "RUNNING")) << cluster_.logs();
+  const CliRun queue =
+      run_sched(cluster_, {"queue", "-o", "%.8i|%-5j|%t|%T|%P|%N|%D", "-j", std::to_string(id)});
+  ASSERT_EQ(queue.status, 0) << describe(queue);
+  char expected[128];
+  std::snprintf(
+      expected, sizeof expected,
+      "   JOBID|NAME |ST|STATE|PARTITION|NODELIST|NODES\n%8lld|fmt  |R|RUNNING|batch|n1|1\n",
+      static_cast<long long>(id));
+  EXPECT_EQ(queue.out, expected);
+  const CliRun bare = run_sched(cluster_, {"queue", "-h", "-o", "%i", "-j", std::to_string(id)});
+  EXPECT_EQ(bare.out, std::to_string(id) + "\n");
+  EXPECT_EQ(run_sched(cluster_, {"cancel", std::to_string(id)}).status, 0);
+}
+
 TEST_F(SlurmScripts, ATimeLimitIsTheReason) {
   const auto id = submit_and_wait({"-t", "0:01", "--wrap", "sleep 30"}, "TIMEOUT");
   const CliRun show = run_sched(cluster_, {"show", std::to_string(id)});
