@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <deque>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -170,30 +172,31 @@ proto::AcctQuery acct_query(const AcctArgs& args) {
       query.ids->push_back(*id);
     }
   }
-  // A page at most as long as the listing asked for.
-  query.limit = args.limit > 0 ? std::min(args.limit, kAcctPageJobs) : kAcctPageJobs;
+  query.limit = kAcctPageJobs;
   return query;
 }
 
-// The jobs of `query`'s pages, `limit` at most (0: all), each page handed
-// to `each` as it arrives.
-template <class Each>
-void acct_jobs(const proto::AcctQuery& query, std::int64_t limit, Each&& each) {
-  std::int64_t left = limit;
+// The jobs of `query`'s pages newest first (by end time, then id), `limit`
+// at most (0: all): the most recent ones, as a user of `sacct | tail`
+// wants, not the oldest the journal holds. schedd pages oldest first, so
+// every page is read and only the newest `limit` kept.
+std::vector<proto::JobInfo> acct_jobs(const proto::AcctQuery& query, std::int64_t limit) {
+  std::deque<proto::JobInfo> kept;
   for_each_page<proto::JobList>(proto::type::kAcct, query, [&](proto::JobList page) {
     for (auto& job : page.jobs) {
-      if (limit > 0 && left-- == 0) return false;
-      each(job);
+      kept.push_back(std::move(job));
+      if (limit > 0 && static_cast<std::int64_t>(kept.size()) > limit) kept.pop_front();
     }
-    return limit == 0 || left > 0;
+    return true;
   });
+  return {std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend())};
 }
 
 }  // namespace
 
 void add_acct_command(CLI::App& app) {
   auto args = std::make_shared<AcctArgs>();
-  CLI::App* acct = app.add_subcommand("acct", "Ended jobs (like sacct), by end time");
+  CLI::App* acct = app.add_subcommand("acct", "Ended jobs (like sacct), newest first by end time");
   acct->add_option("-u,--user", args->user, "Only this user's jobs");
   acct->add_option("-s,--state", args->states, "Only these states: CD,F,CA,TO or names")
       ->delimiter(',');
@@ -201,23 +204,23 @@ void add_acct_command(CLI::App& app) {
                    "Jobs that ended at or after this: " + std::string(kTimeForms));
   acct->add_option("-E,--endtime", args->end, "Jobs that ended at or before this (same forms)");
   acct->add_option("-j,--jobs", args->ids, "Only these job ids (comma-separated)")->delimiter(',');
-  acct->add_option("--limit", args->limit, "At most N jobs")->check(CLI::PositiveNumber);
+  acct->add_option("--limit", args->limit, "The N most recently ended jobs")
+      ->check(positive_number());
   acct->add_flag("--json", args->json, "Print {\"jobs\": [...]} as JSON");
   acct->add_flag("-l,--long", args->usage,
                  "Also MaxRSS and TotalCPU (what the job's cgroup measured) and the end reason");
   acct->callback([args] {
     run_command([&] {
       const proto::AcctQuery query = acct_query(*args);
-      // Page by page: JSON goes out as it comes, the table once its column
-      // widths are known.
+      const std::vector<proto::JobInfo> jobs = acct_jobs(query, args->limit);
       if (args->json) {
         JsonList out(std::cout, "jobs");
-        acct_jobs(query, args->limit, [&](const proto::JobInfo& job) { out.add(to_json(job)); });
+        for (const auto& job : jobs) out.add(to_json(job));
         out.finish();
         return;
       }
       AcctTable table(args->usage);
-      acct_jobs(query, args->limit, [&](const proto::JobInfo& job) { table.add(acct_row(job)); });
+      for (const auto& job : jobs) table.add(acct_row(job));
       std::cout << table.render();
     });
   });

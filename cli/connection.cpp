@@ -1,5 +1,6 @@
 #include "connection.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -27,9 +28,32 @@ void add_connection_options(CLI::App& app) {
                  "$SCHED_SERVER_KEY_FILE; off loopback, else " +
                      std::string(kSystemServerKey) + ")");
   app.add_option("--timeout", timeout_s, "Seconds to wait for schedd's answer")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
 }
+
+namespace {
+
+CLI::Validator number_check(bool zero_ok) {
+  return CLI::Validator(
+      [zero_ok](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+          return "'" + text + "' is not a number";
+        }
+        if (zero_ok ? value < 0 : value <= 0) {
+          return "'" + text + "' must be " + (zero_ok ? "0 or more" : "above 0");
+        }
+        return "";
+      },
+      zero_ok ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
+}  // namespace
+
+CLI::Validator positive_number() { return number_check(false); }
+CLI::Validator non_negative_number() { return number_check(true); }
 
 std::string client_endpoint() {
   if (!endpoint_option.empty()) return endpoint_option;

@@ -22,6 +22,12 @@ namespace sched::cli {
 
 // Adds --endpoint and --timeout to the root command (inherited by all).
 void add_connection_options(CLI::App& app);
+
+// Number checks for options whose refusal reads as one plain line
+// ("--limit: '-3' must be above 0"); CLI11's PositiveNumber and
+// NonNegativeNumber word it as a floating-point range.
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
 std::string client_endpoint();
 std::string munge_socket();
 

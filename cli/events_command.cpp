@@ -131,11 +131,11 @@ void add_events_command(CLI::App& app) {
       ->add_option("--topic", args->topics,
                    "Only topics starting with this (job., node., power., ...); repeatable")
       ->delimiter(',');
-  events->add_option("--count", args->count, "Stop after N events")->check(CLI::PositiveNumber);
+  events->add_option("--count", args->count, "Stop after N events")->check(positive_number());
   events
       ->add_option("--timeout", args->timeout,
                    "Stop after SECONDS without an event (default: run until interrupted)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   events->callback([args] { run_command([&] { watch(*args); }); });
 }
 

@@ -12,6 +12,7 @@
 #include "listings.hpp"
 #include "nodelist.hpp"
 #include "pages.hpp"
+#include "queue_format.hpp"
 #include "slurm_time.hpp"
 #include "state_codes.hpp"
 
@@ -70,6 +71,7 @@ struct QueueJob {
   std::string state;
   int nodes = 0;
   double walltime = 0;
+  double submit_time = 0;
   std::optional<double> start_time;
   std::optional<double> end_time;
   std::optional<double> est_end;
@@ -84,6 +86,7 @@ struct QueueJob {
     v("state", state);
     v("nodes", nodes);
     v("walltime", walltime);
+    v("submit_time", submit_time);
     v("start_time", start_time);
     v("end_time", end_time);
     v("est_end", est_end);
@@ -109,6 +112,8 @@ struct QueueArgs {
   std::vector<std::string> ids;
   bool start = false;
   bool json = false;
+  std::string format;  // -o/--format: squeue's letters (queue_format.hpp)
+  bool noheader = false;
 };
 
 void queue(const QueueArgs& args) {
@@ -137,6 +142,15 @@ void queue(const QueueArgs& args) {
     return;
   }
   const double now = static_cast<double>(std::time(nullptr));
+  std::vector<FormatField> format;
+  if (!args.format.empty()) {
+    try {
+      format = parse_queue_format(args.format);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("--format: ") + e.what());
+    }
+    if (!args.noheader) std::cout << format_queue_header(format) << "\n";
+  }
   QueueTable table(args.start);
   for_each_page<QueuePage>(proto::type::kJobsQuery, query, [&](QueuePage page) {
     for (auto& job : page.jobs) {
@@ -152,11 +166,22 @@ void queue(const QueueArgs& args) {
       row.nodelist = std::move(job.nodelist);
       row.reason = std::move(job.reason);
       row.expected_start = job.expected_start.value_or(-1);
-      table.add(row);
+      row.submit_time = job.submit_time;
+      row.start_time = job.start_time.value_or(-1);
+      row.end_time = job.end_time.value_or(-1);
+      // With a format each line goes out at once: its widths are fixed.
+      if (!format.empty()) {
+        std::cout << format_queue_row(format, row, now) << "\n";
+      } else {
+        table.add(row);
+      }
     }
     return true;
   });
-  std::cout << table.render();
+  if (!format.empty()) return;
+  std::string text = table.render();
+  if (args.noheader) text.erase(0, text.find('\n') + 1);
+  std::cout << text;
 }
 
 void show(std::int64_t id, bool json) {
@@ -183,8 +208,9 @@ void show(std::int64_t id, bool json) {
             << "   SubmitTime=" << format_timestamp(job.submit_time)
             << " StartTime=" << time(job.start_time) << " EndTime=" << time(job.end_time)
             << " ExpectedStart=" << time(job.expected_start) << "\n"
-            << "   NodeList=" << (job.nodelist.empty() ? "(null)" : compress_nodelist(job.nodelist))
-            << "\n"
+            << "   NodeList="
+            << (job.nodelist.empty() ? "(null)" : compress_sorted_nodelist(job.nodelist))
+            << " BatchHost=" << (job.nodelist.empty() ? "(null)" : job.nodelist.front()) << "\n"
             << "   Expansions=" << job.expansions << " Shrinks=" << job.shrinks
             << " Requeues=" << job.requeues;
   if (job.mtct) std::cout << " MTCT=" << *job.mtct;
@@ -192,7 +218,8 @@ void show(std::int64_t id, bool json) {
   // ---- issue 18 item 2
   std::cout << "\n   Dependency=" << job.dependency.value_or("(null)")
             << " BeginTime=" << time(job.begin_time);
-  std::cout << "\n   WorkDir=" << job.workdir << "\n   StdOut=" << job.output << "\n";
+  std::cout << "\n   WorkDir=" << job.workdir << "\n   StdOut=" << job.output
+            << "\n   StdErr=" << job.error.value_or(job.output) << "\n";
 }
 
 }  // namespace
@@ -211,15 +238,29 @@ void add_job_commands(CLI::App& app) {
   queue_cmd->add_option("-j,--jobs", q->ids, "Only these job ids (comma-separated)");
   queue_cmd->add_flag("--start", q->start, "Show expected start times of pending jobs");
   queue_cmd->add_flag("--json", q->json, "Print JSON");
+  queue_cmd->add_option("-o,--format", q->format,
+                        "squeue's format: %i %j %u %t %T %M %l %L %D %N %R %P %V %S %e, "
+                        "%[.|-][width]letter ('.' right-aligns), e.g. \"%.8i %-10j %t\"");
+  // squeue's -h is --noheader; help stays --help.
+  queue_cmd->set_help_flag("--help", "Print this help message and exit");
+  queue_cmd->add_flag("-h,--noheader", q->noheader, "No header line");
   queue_cmd->callback([q] { run_command([&] { queue(*q); }); });
 
-  auto show_id = std::make_shared<std::int64_t>(0);
+  // The id as text, parsed here: CLI11's number check words a bad id as a
+  // floating-point range ("Value abc not in range 0 to 1.79769e+308").
+  auto show_id = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
   CLI::App* show_cmd =
       app.add_subcommand("show", "Show one job in detail (like scontrol show job)");
-  show_cmd->add_option("job", *show_id, "Job id")->required()->check(CLI::PositiveNumber);
+  show_cmd->add_option("job", *show_id, "Job id")->required();
   show_cmd->add_flag("--json", *show_json, "Print JSON");
-  show_cmd->callback([show_id, show_json] { run_command([&] { show(*show_id, *show_json); }); });
+  show_cmd->callback([show_id, show_json] {
+    run_command([&] {
+      const std::vector<std::int64_t> ids = parse_ids({*show_id});
+      if (ids.size() != 1) throw std::runtime_error("'" + *show_id + "' is not one job id");
+      show(ids.front(), *show_json);
+    });
+  });
 
   auto cancel_ids = std::make_shared<std::vector<std::string>>();
   CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel jobs (like scancel)");

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
 
 #include "admin_commands.hpp"
 #include "cluster_command.hpp"
@@ -33,6 +35,20 @@ int main(int argc, char** argv) {
   sched::cli::add_cluster_command(app);
   sched::cli::add_keys_command(app);
   sched::cli::add_sim_command(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version: printed, status 0
+  } catch (const CLI::ParseError& e) {
+    // Every usage error the same way (issue 18): status 1 and one line, as
+    // run_command does for the commands' own errors; not CLI11's own
+    // statuses (105, 106, 109, ...) or its extra "Run with --help" line.
+    std::string message = e.what();
+    for (char& c : message) {
+      if (c == '\n') c = ' ';
+    }
+    std::cerr << "sched: " << message << " (see sched --help)\n";
+    return 1;
+  }
   return 0;
 }

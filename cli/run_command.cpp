@@ -122,12 +122,12 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run a command on the job's nodes (like srun)");
   cmd->add_option("-N,--nodes", args->nodes, "Nodes to use (default: all of the job's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("-n,--ntasks", args->tasks,
                   "Processes in all (default: nodes × the job's tasks per node)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--jobid", args->job, "The job (default: $SCHED_JOB_ID)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   // Everything from the command on is the command's own (not the root's).
   cmd->prefix_command();
   cmd->fallthrough(false);

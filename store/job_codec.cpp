@@ -156,6 +156,14 @@ std::string encode_spec(const JobSpec& spec) {
   if (!spec.dependency.empty()) object["dependency"] = text(spec.dependency);
   if (spec.begin_time > 0) object["begin_time"] = number(spec.begin_time);
   if (spec.hold) object["hold"] = true;
+  // Output and arguments (issue 18 item 3): only when set, so that specs
+  // without them encode as before.
+  if (!spec.error.empty()) object["error"] = text(spec.error);
+  if (!spec.args.empty()) {
+    json args = json::array();
+    for (const auto& arg : spec.args) args.push_back(text(arg));
+    object["args"] = std::move(args);
+  }
   return object.dump();
 }
 
@@ -186,6 +194,13 @@ void decode_spec(const std::string& source, JobSpec& spec) {
       spec.environment.emplace_back(text_of(pair[0], "environment"),
                                     text_of(pair[1], "environment"));
     }
+  }
+  // Output and arguments (issue 18 item 3).
+  if (auto it = object.find("error"); it != object.end()) spec.error = text_of(*it, "error");
+  if (auto it = object.find("args"); it != object.end()) {
+    if (!it->is_array()) bad("args", "an array of strings");
+    spec.args.clear();
+    for (const json& arg : *it) spec.args.push_back(text_of(arg, "args"));
   }
 }
 

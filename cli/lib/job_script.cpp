@@ -66,14 +66,15 @@ ScriptOptions parse_job_script(std::string_view text) {
 }
 
 Submission submission_from_script(std::string_view script, const SubmitOptions& command_line,
-                                  double now) {
+                                  const EnvList& submitting, double now) {
   ScriptOptions directives = parse_job_script(script);
   if (directives.error) {
     Submission failed;
     failed.error = std::move(directives.error);
     return failed;
   }
-  return build_submission(merge(directives.options, command_line), std::string(script), now);
+  return build_submission(merge(directives.options, command_line), std::string(script), submitting,
+                          now);
 }
 
 }  // namespace sched::cli

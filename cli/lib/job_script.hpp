@@ -27,9 +27,10 @@ ScriptOptions parse_job_script(std::string_view text);
 
 // What `sched submit` does with a script: its directives, then the command
 // line over them (merge), then build_submission with the script text as the
-// command. An error in the directives comes back as Submission::error.
-// `now`: epoch seconds, what --begin counts from.
+// command and `submitting` as the environment --export takes from. An error
+// in the directives comes back as Submission::error. `now`: epoch seconds,
+// what --begin counts from.
 Submission submission_from_script(std::string_view script, const SubmitOptions& command_line,
-                                  double now = 0);
+                                  const EnvList& submitting = {}, double now = 0);
 
 }  // namespace sched::cli

@@ -36,7 +36,7 @@ void QueueTable::add(const QueueRow& row) {
   if (show_start_) cells.push_back(format_timestamp(row.expected_start));
   cells.push_back(std::to_string(row.nodes));
   if (!row.nodelist.empty()) {
-    cells.push_back(compress_nodelist(row.nodelist));
+    cells.push_back(compress_sorted_nodelist(row.nodelist));
   } else {
     cells.push_back("(" + (row.reason.empty() ? std::string("None") : row.reason) + ")");
   }
@@ -119,7 +119,7 @@ void AcctTable::add(const AcctRow& row) {
       format_exit_code(row.exit_status),
       format_elapsed(row.elapsed),
       std::to_string(row.nodes),
-      row.nodelist.empty() ? "None assigned" : compress_nodelist(row.nodelist),
+      row.nodelist.empty() ? "None assigned" : compress_sorted_nodelist(row.nodelist),
       format_timestamp(row.start),
       format_timestamp(row.end)};
   if (usage_) {

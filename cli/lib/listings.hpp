@@ -30,6 +30,10 @@ struct QueueRow {
   std::vector<std::string> nodelist;  // the allocation, leader first
   std::string reason;                 // why a pending job waits ("Resources", "Priority")
   double expected_start = -1;         // epoch seconds; -1: unknown
+  // For `queue --format` (queue_format.hpp); epoch seconds, -1: unknown.
+  double submit_time = -1;
+  double start_time = -1;
+  double end_time = -1;
 };
 
 // JOBID NAME USER ST TIME TIME_LIMIT NODES NODELIST(REASON); with

@@ -174,6 +174,22 @@ std::string compress_nodelist(const std::vector<std::string>& names) {
   return out;
 }
 
+void sort_nodelist(std::vector<std::string>& names) {
+  std::stable_sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    const SplitName x = split_name(a);
+    const SplitName y = split_name(b);
+    if (x.prefix != y.prefix) return x.prefix < y.prefix;
+    if (x.digits.empty() != y.digits.empty()) return x.digits.empty();
+    if (x.number != y.number) return x.number < y.number;
+    return a < b;
+  });
+}
+
+std::string compress_sorted_nodelist(std::vector<std::string> names) {
+  sort_nodelist(names);
+  return compress_nodelist(names);
+}
+
 std::vector<std::string> expand_nodelist(std::string_view text) {
   std::vector<std::string> out;
   if (text.empty()) return out;

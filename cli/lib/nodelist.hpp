@@ -17,6 +17,15 @@ namespace sched::cli {
 // '[' or ']'.
 std::string compress_nodelist(const std::vector<std::string>& names);
 
+// Sorts names as people count them: by prefix, then by trailing number
+// (n2 before n10), then as text (n01 before n1); what is not a name with a
+// number sorts by its text among the prefixes.
+void sort_nodelist(std::vector<std::string>& names);
+
+// compress_nodelist of the names sorted, as squeue and sacct print node
+// lists: n4 n2 n3 n1 → "n[1-4]", not "n[4,2-3,1]".
+std::string compress_sorted_nodelist(std::vector<std::string> names);
+
 // Expands a host list: "n[1-3,5],gpu1" → n1 n2 n3 n5 gpu1. Numbers are
 // padded to the width of a range's first bound ("n[08-10]" → n08 n09 n10);
 // several brackets in one name multiply out ("r[1-2]n[1-2]" → r1n1 r1n2 r2n1

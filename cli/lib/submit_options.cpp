@@ -1,5 +1,6 @@
 #include "submit_options.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -31,11 +32,15 @@ constexpr std::array<OptionInfo, 30> kOptions = {{
     {"max-power", 0, ValueKind::Required, false, "Estimated highest power per node, watts"},
     {"urgent", 0, ValueKind::None, false, "Start at once, shrinking others if need be"},
     {"chdir", 'D', ValueKind::Required, false, "Working directory of the job"},
-    {"export", 0, ValueKind::Required, false, "NAME=VALUE[,NAME=VALUE...] for the job"},
+    {"export", 0, ValueKind::Required, false,
+     "ALL (default), NONE, or NAME[=VALUE][,...]: what the job gets of the submitting "
+     "environment"},
     {"env", 0, ValueKind::Required, false, "NAME=VALUE for the job (repeatable)"},
     {"output", 'o', ValueKind::Required, false,
-     "File for the job's standard output and error (default sched-<id>.out)"},
-    {"error", 'e', ValueKind::Required, true, "sched writes standard error to the --output file"},
+     "File for the job's standard output, and error without -e (default sched-<id>.out); "
+     "patterns %j %x %N %u %A %a %%"},
+    {"error", 'e', ValueKind::Required, false,
+     "File for the job's standard error (default: the --output file); patterns as -o"},
     {"partition", 'p', ValueKind::Required, true, kSlurmOnly},
     {"account", 'A', ValueKind::Required, true, kSlurmOnly},
     {"mem", 0, ValueKind::Required, false,
@@ -239,20 +244,34 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
       return quoted(value) + " is not a time (" + std::string(kBeginForms) + ")";
     }
     o.begin = std::string(value);
+  } else if (name == "error") {
+    o.error = std::string(value);
   } else if (name == "export") {
-    // Which environment a job starts from is the daemon's business; the
-    // pairs are added to it. ALL is what a user expects anyway.
+    // sbatch's forms: ALL or NONE, each optionally followed by NAME=VALUEs,
+    // or a list of NAMEs and NAME=VALUEs. A later --export replaces an
+    // earlier one's mode; NAME=VALUEs accumulate.
+    ExportChoice choice;
+    choice.mode = ExportChoice::Mode::List;
+    bool first = true;
     while (true) {
       const auto comma = value.find(',');
       const std::string_view item = value.substr(0, comma);
-      if (item == "NONE") {
-        o.warnings.push_back("--export: NONE ignored (the given variables are added)");
-      } else if (item != "ALL") {
+      if (first && (item == "ALL" || item == "NONE")) {
+        choice.mode = item == "ALL" ? ExportChoice::Mode::All : ExportChoice::Mode::None;
+      } else if (item == "ALL" || item == "NONE") {
+        return std::string(item) + " must come first";
+      } else if (item.find('=') != std::string_view::npos) {
         if (auto error = add_env(o, item)) return error;
+      } else if (is_env_name(item)) {
+        choice.names.emplace_back(item);
+      } else {
+        return quoted(item) + " is not ALL, NONE, NAME or NAME=VALUE";
       }
+      first = false;
       if (comma == std::string_view::npos) break;
       value.remove_prefix(comma + 1);
     }
+    o.export_choice = std::move(choice);
   }
   return std::nullopt;
 }
@@ -340,6 +359,8 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.dependency, over.dependency);
   take(out.begin, over.begin);
   take(out.hold, over.hold);
+  take(out.error, over.error);
+  take(out.export_choice, over.export_choice);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -352,7 +373,32 @@ JobKind infer_kind(const SubmitOptions& options) {
   return JobKind::Rigid;
 }
 
-Submission build_submission(const SubmitOptions& options, std::string command, double now) {
+EnvList export_environment(const SubmitOptions& options, const EnvList& submitting) {
+  const ExportChoice choice = options.export_choice.value_or(ExportChoice{});
+  EnvList out;
+  for (const auto& [name, value] : submitting) {
+    bool take = false;
+    switch (choice.mode) {
+      case ExportChoice::Mode::All:
+        // The job's node sets these for the job itself; a submission from
+        // inside another job must not hand down that job's.
+        take = !name.starts_with("SLURM_") &&
+               (!name.starts_with("SCHED_") || name.starts_with("SCHED_MALL_"));
+        break;
+      case ExportChoice::Mode::None:
+        break;
+      case ExportChoice::Mode::List:
+        take = std::find(choice.names.begin(), choice.names.end(), name) != choice.names.end();
+        break;
+    }
+    if (take && is_env_name(name)) set_env(out, name, value);
+  }
+  for (const auto& [name, value] : options.environment) set_env(out, name, value);
+  return out;
+}
+
+Submission build_submission(const SubmitOptions& options, std::string command,
+                            const EnvList& submitting, double now) {
   Submission out;
   JobSpec& spec = out.spec;
   spec.kind = infer_kind(options);
@@ -373,8 +419,9 @@ Submission build_submission(const SubmitOptions& options, std::string command, d
   spec.mem_bytes = options.mem_bytes.value_or(0);
   spec.urgent = options.urgent.value_or(false);
   spec.workdir = options.workdir.value_or("");
-  spec.environment = options.environment;
+  spec.environment = export_environment(options, submitting);
   spec.output = options.output.value_or("");
+  spec.error = options.error.value_or("");
   spec.command = std::move(command);
   // ---- issue 18 item 2
   spec.dependency = options.dependency.value_or("");

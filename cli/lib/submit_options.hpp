@@ -22,6 +22,16 @@ struct NodeRange {
   int max = 1;
 };
 
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+// --export (issue 18 item 3): which of the submitting environment the job
+// gets. ALL (sbatch's default): all of it; NONE: none; a list: the NAMEs
+// listed. NAME=VALUE items are SubmitOptions::environment's either way.
+struct ExportChoice {
+  enum class Mode { All, None, List } mode = Mode::All;
+  std::vector<std::string> names;  // Mode::List: taken from the submitting environment
+};
+
 // What the options said, one field per option; unset fields were not given.
 // Kinds and sizes are worked out only by build_submission, after merging, so
 // that a command-line --kind also governs a node range from the script.
@@ -39,11 +49,15 @@ struct SubmitOptions {
   std::optional<bool> urgent;                // --urgent
   std::optional<std::uint64_t> mem_bytes;    // --mem, per node
   std::optional<std::string> workdir;        // -D, --chdir
-  // -o, --output: one file for the job's stdout and stderr (the daemon's
-  // default is sched-<id>.out); -e/--error is therefore a Slurm-only option.
+  // -o, --output: the job's stdout, and its stderr without -e (the daemon's
+  // default is sched-<id>.out).
   std::optional<std::string> output;
-  // --export and --env, in order given; a later NAME replaces an earlier one.
+  // --export's and --env's NAME=VALUEs, in order given; a later NAME replaces
+  // an earlier one.
   std::vector<std::pair<std::string, std::string>> environment;
+  // Issue 18 item 3: -e/--error (stderr's own file) and --export's mode.
+  std::optional<std::string> error;
+  std::optional<ExportChoice> export_choice;
   std::vector<std::string> warnings;  // for people, e.g. ignored Slurm options
   // ---- when it may start (issue 18 item 2)
   std::optional<std::string> dependency;  // -d, --dependency (checked: sched/dependency.hpp)
@@ -109,7 +123,16 @@ struct Submission {
 // unless min/max say more, as normalize_spec fills them in); without -N the
 // job asks for max_nodes, else min_nodes, else 1 node. The user and, when no
 // -J was given, the name are left for the caller to fill in.
-// `now` (epoch seconds) is what --begin's relative forms count from.
-Submission build_submission(const SubmitOptions& options, std::string command, double now = 0);
+// `submitting` is the environment `sched submit` runs in: --export takes
+// from it (export_environment). `now` (epoch seconds) is what --begin's
+// relative forms count from.
+Submission build_submission(const SubmitOptions& options, std::string command,
+                            const EnvList& submitting = {}, double now = 0);
+
+// The job's environment: what --export takes from `submitting` (ALL when
+// not given: all of it but the SLURM_* and SCHED_* variables the job gets
+// afresh on its node, except SCHED_MALL_*; a list: the names listed that are
+// set, as they are), then options.environment over it, NAME by NAME.
+EnvList export_environment(const SubmitOptions& options, const EnvList& submitting);
 
 }  // namespace sched::cli

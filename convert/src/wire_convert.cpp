@@ -1,6 +1,7 @@
 #include "sched/convert/wire_convert.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "sched/proto/text.hpp"
 
@@ -40,6 +41,8 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   if (!spec.dependency.empty()) out.dependency = spec.dependency;
   if (spec.begin_time > 0) out.begin_time = spec.begin_time;
   if (spec.hold) out.hold = true;
+  if (!spec.error.empty()) out.error = spec.error;
+  if (!spec.args.empty()) out.args = spec.args;
   return out;
 }
 
@@ -68,8 +71,27 @@ std::optional<std::string> check_spec_text(const proto::JobSpecMsg& in) {
        {text_error("job.name", in.name, L::kName), text_error("job.user", in.user, L::kUser),
         text_error("job.script", in.script, L::kScript, /*nul_ok=*/true),
         text_error("job.workdir", in.workdir, L::kPath),
-        in.output ? text_error("job.output", *in.output, L::kPath) : std::nullopt}) {
+        in.output ? text_error("job.output", *in.output, L::kPath) : std::nullopt,
+        in.error ? text_error("job.error", *in.error, L::kPath) : std::nullopt}) {
     if (error) return error;
+  }
+  if (in.args) {
+    if (in.args->size() > L::kArgs) {
+      return "job.args: " + std::to_string(in.args->size()) + " arguments, over the limit of " +
+             std::to_string(L::kArgs);
+    }
+    std::size_t args_total = 0;
+    for (std::size_t i = 0; i < in.args->size(); ++i) {
+      const std::string& arg = (*in.args)[i];
+      if (auto error = text_error("job.args[" + std::to_string(i) + "]", arg, L::kEnvValue)) {
+        return error;
+      }
+      args_total += arg.size();
+    }
+    if (args_total > L::kArgsTotal) {
+      return "job.args: " + std::to_string(args_total) + " bytes in all, over the limit of " +
+             std::to_string(L::kArgsTotal);
+    }
   }
   if (in.env.size() > L::kEnvVars) {
     return "job.env: " + std::to_string(in.env.size()) + " variables, over the limit of " +
@@ -127,6 +149,8 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.dependency = in.dependency.value_or("");
   out.begin_time = in.begin_time.value_or(0);
   out.hold = in.hold.value_or(false);
+  out.error = in.error.value_or("");
+  out.args = in.args.value_or(std::vector<std::string>{});
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -144,7 +168,9 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.user = job.spec.user;
   launch.script = job.spec.command;
   launch.workdir = job.spec.workdir;
-  launch.output = output_path(job);
+  launch.output = output_path(job, cluster.node(job.allocation.front()).name);
+  launch.error = error_path(job, cluster.node(job.allocation.front()).name);
+  if (!job.spec.args.empty()) launch.args = job.spec.args;
   for (const auto& [name, value] : job.spec.environment) launch.env[name] = value;
   launch.nodes = node_names(job, cluster);
   launch.tasks_per_node = job.spec.tasks_per_node;
@@ -159,16 +185,36 @@ double power_estimate(const JobSpec& spec) {
   return spec.power_min_w > 0 ? spec.power_min_w : spec.power_max_w;
 }
 
-std::string output_path(const Job& job) {
-  if (!job.spec.output.empty()) return job.spec.output;
+namespace {
+
+OutputNames output_names(const Job& job, const std::string& leader) {
+  OutputNames names;
+  names.job = job.id;
+  names.name = job.spec.name;
+  names.user = job.spec.user;
+  names.node = leader;
+  return names;
+}
+
+}  // namespace
+
+std::string output_path(const Job& job, const std::string& leader) {
+  if (!job.spec.output.empty()) {
+    return expand_output_pattern(job.spec.output, output_names(job, leader));
+  }
   std::string dir = job.spec.workdir.empty() ? "." : job.spec.workdir;
   if (dir.back() != '/') dir += '/';
   return dir + "sched-" + std::to_string(job.id) + ".out";
 }
 
+std::optional<std::string> error_path(const Job& job, const std::string& leader) {
+  if (job.spec.error.empty()) return std::nullopt;
+  return expand_output_pattern(job.spec.error, output_names(job, leader));
+}
+
 namespace {
 
-proto::JobInfo common_info(const Job& job) {
+proto::JobInfo common_info(const Job& job, const std::string& leader) {
   proto::JobInfo info;
   info.id = job.id;
   info.name = job.spec.name;
@@ -197,11 +243,21 @@ proto::JobInfo common_info(const Job& job) {
   info.mtct = job.mtct;
   info.power_w = job.power_w;
   info.workdir = job.spec.workdir;
-  info.output = output_path(job);
+  info.output = output_path(job, leader);
+  info.error = error_path(job, leader);
   if (job.spec.mem_bytes != 0) info.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   if (job.max_rss_bytes) info.max_rss_bytes = static_cast<std::int64_t>(*job.max_rss_bytes);
   info.cpu_s = job.cpu_s;
-  if (is_terminal(job.state)) info.reason = job.end_reason;
+  if (is_terminal(job.state)) {
+    info.reason = job.end_reason;
+    // A signal says enough by itself (the engine records no words for it).
+    if (info.reason.empty() && job.state == JobState::Failed && job.exit_status < 0) {
+      const int sig = -job.exit_status;
+      const char* name = sigabbrev_np(sig);
+      info.reason = "killed by signal " + std::to_string(sig) +
+                    (name != nullptr ? " (SIG" + std::string(name) + ")" : std::string());
+    }
+  }
   // ---- issue 18 item 2
   if (!job.spec.dependency.empty()) info.dependency = job.spec.dependency;
   if (job.spec.begin_time > 0) info.begin_time = job.spec.begin_time;
@@ -211,7 +267,8 @@ proto::JobInfo common_info(const Job& job) {
 }  // namespace
 
 proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank) {
-  proto::JobInfo info = common_info(job);
+  proto::JobInfo info = common_info(
+      job, job.allocation.empty() ? std::string() : cluster.node(job.allocation.front()).name);
   info.nodelist = node_names(job, cluster);
   if (job.state == JobState::Pending) {
     // Slurm's reasons: the head waits for nodes, the others for their turn.
@@ -224,7 +281,7 @@ proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank
 }
 
 proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes) {
-  proto::JobInfo info = common_info(job);
+  proto::JobInfo info = common_info(job, nodes.empty() ? std::string() : nodes.front());
   info.nodelist = nodes;
   // An ended job's size is where it last ran (a malleable one may have ended
   // at another size than it asked for).

@@ -249,6 +249,18 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::stri
     return;
   }
   job.outcome = outcome;
+  // Why it ends, for `sched show` and `sched acct` (issue 18 item 6), when
+  // its node has not said more already; a node's own report (job_ended)
+  // still replaces it.
+  if (job.end_reason.empty() && outcome != JobState::Pending) {
+    if (reason == StopReason::Timeout) {
+      job.end_reason = "time limit reached";
+    } else if (reason == StopReason::NodeFailure) {
+      job.end_reason = "a node of the job was lost";
+    } else if (reason == StopReason::Failure) {
+      job.end_reason = why;
+    }
+  }
   transition(job, JobState::Completing, EventType::JobCompleting, std::move(why));
   for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
   enactor_.stop(job, reason);

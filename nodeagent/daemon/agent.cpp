@@ -576,6 +576,8 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
   batch.script = launch.script;
   batch.workdir = launch.workdir;
   batch.output_path = launch.output;
+  batch.error_path = launch.error.value_or("");
+  batch.args = launch.args.value_or(std::vector<std::string>{});
   batch.spool_dir = job_dir(launch.job);
   try {
     static_cast<TaskIdentity&>(batch) =

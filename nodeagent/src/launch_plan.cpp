@@ -133,7 +133,11 @@ std::vector<std::string> task_envp(const TaskIdentity& who, const EnvPairs& inhe
   const EnvPairs login = login_environment(*who.user);
   EnvPairs env = job;
   for (const auto& [name, value] : login) {
-    if (name == "USER" || name == "LOGNAME" || name == "HOME") env.emplace_back(name, value);
+    // SHELL too: the user database's, whatever the submitting shell was
+    // (docs/user-guide.md, --export).
+    if (name == "USER" || name == "LOGNAME" || name == "HOME" || name == "SHELL") {
+      env.emplace_back(name, value);
+    }
   }
   return make_envp(login, env);
 }
@@ -205,12 +209,19 @@ SpawnSpec plan_batch(const BatchLaunch& launch, const EnvPairs& inherited,
   if (!fs::is_directory(output_dir, ec)) {
     throw LaunchError("directory of output file '" + launch.output_path + "' does not exist");
   }
+  if (!launch.error_path.empty()) {
+    const fs::path error_dir = from_workdir(workdir, launch.error_path).parent_path();
+    if (!fs::is_directory(error_dir, ec)) {
+      throw LaunchError("directory of error file '" + launch.error_path + "' does not exist");
+    }
+  }
 
   SpawnSpec spec;
   plan_identity(launch, spec);
   spec.envp = task_envp(launch, inherited, launch.env);
   spec.workdir = workdir;
   spec.output_path = launch.output_path;
+  spec.error_path = launch.error_path;
   std::vector<std::string> interpreter = shebang(launch.script);
   if (!interpreter.empty()) {
     if (interpreter[0].empty()) throw LaunchError("the script's #! line names no interpreter");
@@ -226,6 +237,7 @@ SpawnSpec plan_batch(const BatchLaunch& launch, const EnvPairs& inherited,
   spec.exec_path = interpreter[0];
   spec.argv = std::move(interpreter);
   spec.argv.push_back(script.string());
+  spec.argv.insert(spec.argv.end(), launch.args.begin(), launch.args.end());
   return spec;
 }
 

@@ -25,7 +25,8 @@ enum class Stage : int {
   Stdin,
   Output,
   Redirect,
-  Exec
+  Exec,
+  Error  // -e: stderr's own file
 };
 
 struct Failure {
@@ -100,6 +101,13 @@ struct ChildArgs {
       child_fail(a.report_fd, Stage::Redirect);
     }
     if (out > 2) ::close(out);
+    // -e: stderr apart, over the stdout copy made just above.
+    if (!s.error_path.empty()) {
+      const int err = ::open(s.error_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY, 0644);
+      if (err < 0) child_fail(a.report_fd, Stage::Error);
+      if (err != 2 && ::dup2(err, 2) < 0) child_fail(a.report_fd, Stage::Redirect);
+      if (err > 2) ::close(err);
+    }
   } else if (::dup2(s.stdout_fd, 1) < 0 || ::dup2(s.stderr_fd, 2) < 0) {
     child_fail(a.report_fd, Stage::Redirect);
   }
@@ -173,6 +181,7 @@ Spawned spawn(const SpawnSpec& spec) {
   child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   child.workdir_ = spec.workdir;
   child.output_path_ = spec.output_path;
+  child.error_path_ = spec.error_path;
   child.exec_path_ = spec.exec_path;
   child.uid_ = spec.ids ? spec.ids->uid : ::geteuid();
   child.cgroups_ = spec.cgroup_procs;
@@ -208,6 +217,8 @@ std::string Spawned::start_failure() {
       return "cannot open /dev/null for stdin: " + why;
     case Stage::Output:
       return "cannot open output file '" + output_path_ + "'" + as + ": " + why;
+    case Stage::Error:
+      return "cannot open error file '" + error_path_ + "'" + as + ": " + why;
     case Stage::Redirect:
       return "cannot redirect stdout/stderr: " + why;
     case Stage::Exec:

@@ -20,6 +20,7 @@ struct SpawnSpec {
   std::vector<std::string> envp;  // "NAME=value"
   std::string workdir;
   std::string output_path;  // when set: stdout and stderr go there (created 0644, truncated)
+  std::string error_path;   // when set with output_path: stderr goes here instead
   int stdout_fd = -1;       // otherwise these become stdout and stderr
   int stderr_fd = -1;
   // cgroup.procs files the child moves itself into first, while it still
@@ -49,7 +50,7 @@ class Spawned {
   pid_t pid_ = -1;
   UniqueFd report_;  // the child writes a failure record, or exec closes it
   UniqueFd pidfd_;
-  std::string workdir_, output_path_, exec_path_;  // to word a failure
+  std::string workdir_, output_path_, error_path_, exec_path_;  // to word a failure
   std::vector<std::string> cgroups_;
   uid_t uid_ = 0;
 };

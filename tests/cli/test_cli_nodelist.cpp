@@ -110,5 +110,14 @@ TEST(CliNodelist, RoundTripsBothWays) {
   }
 }
 
+TEST(NodeList, SortedCompressionCountsAsPeopleDo) {
+  EXPECT_EQ(compress_sorted_nodelist({"n4", "n2", "n3", "n1"}), "n[1-4]");
+  EXPECT_EQ(compress_nodelist({"n4", "n2", "n3", "n1"}), "n[4,2-3,1]") << "unsorted keeps order";
+  EXPECT_EQ(compress_sorted_nodelist({"n10", "n9", "gpu2", "n1", "gpu1"}), "gpu[1-2],n[1,9-10]");
+  std::vector<std::string> names = {"n10", "login", "n2", "n02", "7", "n"};
+  sort_nodelist(names);
+  EXPECT_EQ(names, (std::vector<std::string>{"7", "login", "n", "n02", "n2", "n10"}));
+}
+
 }  // namespace
 }  // namespace sched::cli

@@ -178,7 +178,10 @@ TEST(CliSubmitOptions, BadValuesNameOptionAndValue) {
   EXPECT_EQ(error_of({"--max-power=inf"}), "--max-power: 'inf' is not a number");
   EXPECT_EQ(error_of({"--env", "1X=2"}), "--env: '1X=2' is not NAME=VALUE");
   EXPECT_EQ(error_of({"--env", "NOVALUE"}), "--env: 'NOVALUE' is not NAME=VALUE");
-  EXPECT_EQ(error_of({"--export=A=1,HOME"}), "--export: 'HOME' is not NAME=VALUE");
+  // A bare NAME is a list item since issue 18 (taken from the submitting
+  // environment); what is neither is refused.
+  EXPECT_EQ(error_of({"--export=A=1,1X"}), "--export: '1X' is not ALL, NONE, NAME or NAME=VALUE");
+  EXPECT_EQ(error_of({"--export=A=1,NONE"}), "--export: NONE must come first");
 }
 
 TEST(CliSubmitOptions, MissingAndUnwantedValues) {
@@ -230,23 +233,28 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
       "-c 4 ignored (a Slurm option with no meaning in sched)",
       "--gres=gpu:2 ignored (a Slurm option with no meaning in sched)",
       "-C haswell ignored (a Slurm option with no meaning in sched)",
-      "-e err.txt ignored (sched writes standard error to the --output file)",
   };
+  // -e means something since issue 18 (stderr's own file).
+  EXPECT_EQ(options.error, "err.txt");
   EXPECT_EQ(options.warnings, expected);
   EXPECT_EQ(error_of({"--partition=debug"}),
             "--partition is a Slurm option that sched ignores; it is accepted only in #SBATCH "
             "lines");
-  EXPECT_EQ(error_of({"-e", "err.txt"}),
-            "-e is a Slurm option that sched ignores (sched writes standard error to the --output "
-            "file); it is accepted only in #SBATCH lines");
+  EXPECT_EQ(error_of({"--exclusive"}),
+            "--exclusive is a Slurm option that sched ignores (sched never shares nodes); it is "
+            "accepted only in #SBATCH lines");
+  EXPECT_EQ(from({"-e", "err-%j.txt"}).error, "err-%j.txt");
 }
 
 TEST(CliSubmitOptions, EnvironmentAccumulatesLaterNamesWin) {
   const SubmitOptions options =
       from({"--env", "A=1", "--export=ALL,B=2,A=3", "--env", "C=4", "--export", "NONE"});
   EXPECT_EQ(options.environment, (Env{{"A", "3"}, {"B", "2"}, {"C", "4"}}));
-  EXPECT_EQ(options.warnings,
-            std::vector<std::string>{"--export: NONE ignored (the given variables are added)"});
+  // Since issue 18 NONE means none of the submitting environment (the last
+  // --export's mode wins); the NAME=VALUEs are the job's all the same.
+  ASSERT_TRUE(options.export_choice);
+  EXPECT_EQ(options.export_choice->mode, ExportChoice::Mode::None);
+  EXPECT_TRUE(options.warnings.empty());
 }
 
 TEST(CliSubmitOptions, LaterOptionReplacesEarlier) {
@@ -296,6 +304,36 @@ TEST(CliSubmitOptions, OptionTableIsConsistent) {
     }
   }
   EXPECT_TRUE(names.count("nodes") && names.count("partition"));
+}
+
+TEST(CliSubmitOptions, ExportTakesFromTheSubmittingEnvironment) {
+  const Env submitting = {{"FOO", "1"},          {"BAR", "b"},          {"PATH", "/mine"},
+                          {"SLURM_JOB_ID", "7"}, {"SCHED_JOB_ID", "7"}, {"SCHED_MALL_X", "m"}};
+  // ALL, sbatch's default: everything but the job ids of a job submitting
+  // from inside another.
+  EXPECT_EQ(export_environment(from({"--env", "BAR=2"}), submitting),
+            (Env{{"FOO", "1"}, {"BAR", "2"}, {"PATH", "/mine"}, {"SCHED_MALL_X", "m"}}));
+  EXPECT_EQ(export_environment(from({"--export=ALL,BAR=2"}), submitting),
+            export_environment(from({"--env", "BAR=2"}), submitting));
+  EXPECT_EQ(export_environment(from({"--export=NONE"}), submitting), Env{});
+  EXPECT_EQ(export_environment(from({"--export=NONE,X=1"}), submitting), (Env{{"X", "1"}}));
+  // A list: the names given (an unset one is skipped), NAME=VALUE over them.
+  EXPECT_EQ(export_environment(from({"--export=FOO,BAR=2,UNSET"}), submitting),
+            (Env{{"FOO", "1"}, {"BAR", "2"}}));
+  EXPECT_EQ(export_environment(from({"--export", "SLURM_JOB_ID"}), submitting),
+            (Env{{"SLURM_JOB_ID", "7"}}))
+      << "listed by name, it is taken";
+  const Submission built = build_submission(from({"--export=FOO"}), "true", submitting);
+  EXPECT_EQ(built.spec.environment, (Env{{"FOO", "1"}}));
+}
+
+TEST(CliSubmitOptions, ErrorFileGoesToTheSpec) {
+  const Submission built =
+      build_submission(from({"-o", "out-%j.txt", "--error=err-%j.txt"}), "true");
+  EXPECT_EQ(built.spec.output, "out-%j.txt");
+  EXPECT_EQ(built.spec.error, "err-%j.txt");
+  EXPECT_EQ(build_submission(from({"-o", "o"}), "true").spec.error, "")
+      << "without -e stderr goes with stdout";
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ JobSpec full_spec() {
   spec.dependency = "afterok:1?afternotok:1";
   spec.begin_time = 1795514400;
   spec.hold = true;
+  spec.error = "/home/ada/run/heat-%j.err";
+  spec.args = {"a b", "", "-N"};
   return spec;
 }
 
@@ -44,7 +46,7 @@ auto fields(const JobSpec& s) {
   return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
                   s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
                   s.workdir, s.output, s.environment, s.mem_bytes, s.dependency, s.begin_time,
-                  s.hold);
+                  s.hold, s.error, s.args);
 }
 
 TEST(WireConvert, SpecRoundTrip) {
@@ -121,6 +123,38 @@ TEST(WireConvert, JobLaunchCarriesTheSpecAndTheNodes) {
   EXPECT_EQ(launch.mem_bytes, std::int64_t{3} << 30);
 }
 
+TEST(WireConvert, JobLaunchExpandsOutputPatternsWithTheLeadersName) {
+  Cluster cluster;
+  cluster.add_node("n1");
+  const NodeIndex n2 = cluster.add_node("n2");
+  Job job;
+  job.id = 42;
+  job.spec = full_spec();
+  job.spec.output = "/o/%x-%j-%N-%u.%A_%a.out";
+  job.spec.error = "/o/%5j.err";
+  job.allocation = {n2};
+  const proto::JobLaunch launch = job_launch(job, cluster);
+  EXPECT_EQ(launch.output, "/o/heat-42-n2-ada.42_4294967294.out");
+  EXPECT_EQ(launch.error, "/o/00042.err");
+  EXPECT_EQ(launch.args, (std::vector<std::string>{"a b", "", "-N"}));
+  // What clients see: the same names once placed; %N as written before.
+  EXPECT_EQ(job_info(job, cluster).output, launch.output);
+  EXPECT_EQ(job_info(job, cluster).error, launch.error);
+  job.allocation.clear();
+  EXPECT_EQ(job_info(job, cluster).output, "/o/heat-42-%N-ada.42_4294967294.out");
+  EXPECT_EQ(job_info(job, std::vector<std::string>{"n2"}).output, launch.output);
+  job.spec.error.clear();
+  EXPECT_FALSE(job_info(job, cluster).error) << "no -e: stderr goes with stdout";
+}
+
+TEST(WireConvert, ArgumentsAreBoundedAndUtf8) {
+  proto::JobSpecMsg wire = spec_to_wire(full_spec());
+  wire.args = std::vector<std::string>{"ok", "\xff"};
+  EXPECT_EQ(check_spec_text(wire).value_or("").substr(0, 30), "job.args[1]: not valid UTF-8 (");
+  wire.args = std::vector<std::string>(SpecTextLimits::kArgs + 1, "x");
+  EXPECT_EQ(check_spec_text(wire), "job.args: 4097 arguments, over the limit of 4096");
+}
+
 TEST(WireConvert, NegativeMemIsRefusedAndChangesNothing) {
   proto::JobSpecMsg wire = spec_to_wire(full_spec());
   wire.mem_bytes = -1;
@@ -156,6 +190,21 @@ TEST(WireConvert, ABadBeginTimeIsRefusedAndAWaitingJobShowsWhy) {
   EXPECT_EQ(job_info(job, cluster, 3).reason, "BeginTime");
   job.before_begin = false;
   EXPECT_EQ(job_info(job, cluster, 3).reason, "Priority");
+}
+
+TEST(WireConvert, ASignalledJobWithoutWordsIsShownAsKilledBySignal) {
+  Cluster cluster;
+  Job job;
+  job.id = 5;
+  job.spec = full_spec();
+  job.state = JobState::Failed;
+  job.exit_status = -9;
+  EXPECT_EQ(job_info(job, cluster).reason, "killed by signal 9 (SIGKILL)");
+  job.end_reason = "out of memory";
+  EXPECT_EQ(job_info(job, cluster).reason, "out of memory") << "the node's words win";
+  job.end_reason.clear();
+  job.state = JobState::Cancelled;
+  EXPECT_EQ(job_info(job, cluster).reason, "") << "a cancel needs no reason";
 }
 
 TEST(WireConvert, AnEndedJobsInfoHasItsReasonAndUsage) {

@@ -364,6 +364,7 @@ TEST_F(EngineStates, WalltimeReachedIsTimeout) {
   EXPECT_EQ(enactor.calls[0].reason, StopReason::Timeout);
   engine->job_ended(id, -9);
   EXPECT_EQ(state(id), JobState::Timeout);
+  EXPECT_EQ(job(id).end_reason, "time limit reached") << "issue 18: the reason shown";
   const Event ev = last_event(id);
   EXPECT_EQ(ev.type, EventType::JobTimeout);
   EXPECT_EQ(topic(ev.type), "job.timeout");
@@ -453,6 +454,8 @@ TEST_F(EngineStates, NodeFailureFailsTheJobOnIt) {
 
   engine->job_ended(a, -9);
   EXPECT_EQ(state(a), JobState::Failed);
+  EXPECT_EQ(job(a).end_reason, "a node of the job was lost") << "issue 18: the reason shown";
+  EXPECT_EQ(job(b).end_reason, "");
   EXPECT_EQ(events.of_job(a).back().type, EventType::JobFailed);
   EXPECT_EQ(idle(), 3) << "n0, n4, n5: the failed node is never idle";
   EXPECT_FALSE(engine->cluster().node(1).up);

@@ -94,25 +94,27 @@ TEST(CliPages, AcctListsEveryEndedJobOnceAcrossPagesOfTwo) {
   for (std::size_t i = 0; i < ids.size(); ++i) {
     ASSERT_TRUE(cluster.wait_state(ids[i], i % 3 == 2 ? "FAILED" : "COMPLETED")) << cluster.logs();
   }
-  // One node: they ran, and ended, one after another.
+  // One node: they ran, and ended, one after another. Since issue 18 acct
+  // lists the newest first, and --limit keeps the newest.
+  const std::vector<std::int64_t> newest_first(ids.rbegin(), ids.rend());
   auto run = run_sched(cluster, {"acct"});
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(first_words(run.out, 2), ids_text(ids)) << run.out;
+  EXPECT_EQ(first_words(run.out, 2), ids_text(newest_first)) << run.out;
 
   run = run_sched(cluster, {"acct", "--json"});
   ASSERT_EQ(run.status, 0) << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   std::vector<std::int64_t> listed;
   for (const auto& job : doc["jobs"]) listed.push_back(job["id"]);
-  EXPECT_EQ(listed, ids);
+  EXPECT_EQ(listed, newest_first);
 
   run = run_sched(cluster, {"acct", "--limit", "3"});
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(first_words(run.out, 2), ids_text({ids[0], ids[1], ids[2]})) << run.out;
+  EXPECT_EQ(first_words(run.out, 2), ids_text({ids[6], ids[5], ids[4]})) << run.out;
 
   run = run_sched(cluster, {"acct", "-s", "F"});
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(first_words(run.out, 2), ids_text({ids[2], ids[5]})) << run.out;
+  EXPECT_EQ(first_words(run.out, 2), ids_text({ids[5], ids[2]})) << run.out;
   run = run_sched(cluster, {"acct", "-s", "CD", "--json", "--limit", "4"});
   ASSERT_EQ(run.status, 0) << run.err;
   listed.clear();
@@ -121,7 +123,7 @@ TEST(CliPages, AcctListsEveryEndedJobOnceAcrossPagesOfTwo) {
     EXPECT_EQ(job["state"], "COMPLETED");
     listed.push_back(job["id"]);
   }
-  EXPECT_EQ(listed, (std::vector<std::int64_t>{ids[0], ids[1], ids[3], ids[4]}));
+  EXPECT_EQ(listed, (std::vector<std::int64_t>{ids[6], ids[4], ids[3], ids[1]}));
 }
 
 TEST(CliPages, NodesListsEveryNodeAcrossPagesOfOneAndFiltersInSchedd) {

@@ -134,6 +134,29 @@ TEST_F(AgentProcesses, BatchScriptRunsInItsWorkdirWithItsEnvironment) {
   EXPECT_EQ(table_.size(), 0u);
 }
 
+TEST_F(AgentProcesses, ErrorPathTakesStderrApartAndArgumentsReachTheScript) {
+  BatchLaunch b = batch("echo \"out $# [$1] [$2]\"\necho err >&2\n");
+  b.error_path = "err.txt";  // relative: inside the workdir
+  b.args = {"a b", "-N"};
+  const auto exit = wait_exit(table_.launch_batch(b));
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->status, 0) << exit->error;
+  EXPECT_EQ(output(), "out 2 [a b] [-N]\n");
+  EXPECT_EQ(slurp(dir_.path() / "err.txt"), "err\n");
+}
+
+TEST_F(AgentProcesses, AMissingErrorFileDirectoryIsALaunchError) {
+  BatchLaunch b = batch("true\n");
+  b.error_path = (dir_.path() / "gone" / "err.txt").string();
+  try {
+    table_.launch_batch(b);
+    FAIL() << "launched";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "directory of error file '" + b.error_path + "' does not exist");
+  }
+}
+
 TEST_F(AgentProcesses, ExitCodeIsReported) {
   const TaskId id = table_.launch_batch(batch("exit 3\n"));
   const auto exit = wait_exit(id);

@@ -79,6 +79,8 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.dependency, actual.dependency);
   expect_same(expected.begin_time, actual.begin_time, "begin_time");
   EXPECT_EQ(expected.hold, actual.hold);
+  EXPECT_EQ(expected.error, actual.error);
+  EXPECT_EQ(expected.args, actual.args);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -163,6 +165,8 @@ Job full_job(JobId id) {
   job.spec.environment = {
       {"OMP_NUM_THREADS", "4"}, {"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"PATH", "again"}};
   job.spec.mem_bytes = std::uint64_t{4} << 30;
+  job.spec.error = "/home/alice/run 1/lulesh-%j.err";
+  job.spec.args = {"-s", "40", "", "caf\u00e9 \"q\""};
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -305,7 +309,7 @@ class StateStoreTest : public ::testing::Test {
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
   EXPECT_EQ(field_count<Job>(), 29u);  // hold is saved; dependency, before_begin derived
-  EXPECT_EQ(field_count<JobSpec>(), 20u);
+  EXPECT_EQ(field_count<JobSpec>(), 22u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

@@ -61,7 +61,7 @@ struct JobSpec {
   bool urgent = false;
   std::string command;  // the batch script or command line
   std::string workdir;
-  std::string output;  // file for the batch script's stdout and stderr; empty: sched-<id>.out
+  std::string output;  // file for the batch script's stdout (and stderr); empty: sched-<id>.out
   std::vector<std::pair<std::string, std::string>> environment;
   // --mem: the most memory the job's processes may use on each node (its
   // cgroup's limit where the node has one); 0: no limit.
@@ -70,6 +70,11 @@ struct JobSpec {
   std::string dependency;  // sbatch's --dependency text (sched/dependency.hpp); empty: none
   double begin_time = 0;   // not before this time on the engine's clock; 0: at once
   bool hold = false;       // submitted held (--hold): waits for a release
+  // Output and arguments as sbatch has them (issue 18, item 3). `output` and
+  // `error` may hold sbatch's filename patterns (%j %x %N %u %A %a %%),
+  // expanded when the job is launched (convert::expand_output_pattern).
+  std::string error;              // -e: file for stderr; empty: stderr goes to `output`
+  std::vector<std::string> args;  // after the script's name: its $1, $2, ...
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).

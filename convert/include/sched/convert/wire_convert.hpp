@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sched/convert/output_pattern.hpp"
 #include "sched/engine.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
@@ -30,6 +31,8 @@ struct SpecTextLimits {
   static constexpr std::size_t kEnvName = 256;
   static constexpr std::size_t kEnvValue = 128 << 10;  // Linux's MAX_ARG_STRLEN
   static constexpr std::size_t kEnvTotal = 1 << 20;    // names and values together
+  static constexpr std::size_t kArgs = 4096;           // the script's arguments
+  static constexpr std::size_t kArgsTotal = 1 << 20;   // their bytes together
 };
 
 // The first field of `in` whose text is out of bounds or not UTF-8, as an
@@ -65,7 +68,11 @@ std::vector<std::string> node_names(const Job& job, const Cluster& cluster);
 // is given, else the idle power.
 double power_estimate(const JobSpec& spec);
 
-// The output file of a job: its own, else <workdir>/sched-<id>.out.
-std::string output_path(const Job& job);
+// The output file of a job: its own with its patterns expanded
+// (expand_output_pattern; `leader` is its leader node's name, empty while
+// unknown), else <workdir>/sched-<id>.out.
+std::string output_path(const Job& job, const std::string& leader = "");
+// The file of its stderr when it has one of its own (-e), expanded alike.
+std::optional<std::string> error_path(const Job& job, const std::string& leader = "");
 
 }  // namespace sched::convert

@@ -47,6 +47,10 @@ struct BatchLaunch : TaskIdentity {
   EnvPairs env;             // added to the agent's PATH, HOME, USER, LANG, SHELL; these win
   std::string output_path;  // stdout and stderr, truncated; relative paths are from workdir;
                             // opened as the user
+  // Issue 18 item 3: stderr's own file when set (opened as output_path is),
+  // and the script's arguments ($1, $2, ...).
+  std::string error_path;
+  std::vector<std::string> args;
   // Gets the script as job-<id>.sh (mode 0700, the user's); created if missing
   // (then owned by the user too: they must be able to read the script).
   std::string spool_dir;

@@ -120,8 +120,13 @@ struct JobLaunch {
   int tasks_per_node = 1;
   double power_w = 0;  // per-node power estimate (for the model power meter); 0: none
   std::optional<std::int64_t> mem_bytes;  // --mem: the job's cgroup limit here; absent: none
+  // Issue 18 item 3; output and error come with their patterns expanded.
+  std::optional<std::string> error;              // stderr's file; absent: stderr to output
+  std::optional<std::vector<std::string>> args;  // the script's arguments
   template <class V>
   void fields(V& v) {
+    v("error", error);
+    v("args", args);
     v("power_w", power_w);
     v("mem_bytes", mem_bytes);
     v("job", job);

@@ -70,9 +70,15 @@ struct JobSpecMsg {
   std::optional<std::string> dependency;  // sbatch's syntax; absent or empty: none
   std::optional<double> begin_time;       // epoch seconds; absent or 0: at once
   std::optional<bool> hold;               // submitted held
+  // Output and arguments (issue 18 item 3). output and error may hold
+  // sbatch's filename patterns (%j %x %N %u %A %a %%), expanded at launch.
+  std::optional<std::string> error;              // -e: stderr's file; absent: with stdout
+  std::optional<std::vector<std::string>> args;  // the script's $1, $2, ...
 
   template <class V>
   void fields(V& v) {
+    v("error", error);
+    v("args", args);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
     v("dependency", dependency);
@@ -166,9 +172,13 @@ struct JobInfo {
   // ---- when it may start (issue 18)
   std::optional<std::string> dependency;  // as submitted (canonical form)
   std::optional<double> begin_time;       // --begin, when set
+  // Issue 18 item 3: stderr's file when the job has one of its own
+  // (expanded once the job started, as output is).
+  std::optional<std::string> error;
 
   template <class V>
   void fields(V& v) {
+    v("error", error);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
     v("dependency", dependency);
