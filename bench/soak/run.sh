@@ -81,18 +81,17 @@ wait_gone() {  # pid: until it is gone (or a zombie)
 }
 
 start_schedd() {
-  # The munged `cluster up` chose (its own, on a machine without one).
-  local munge
-  munge=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("munge_socket", ""))' "$state/cluster.json")
+  # As `cluster up` started it: the munged it chose (its own, on a machine
+  # without one), root's jobs allowed (the local cluster runs as its user).
   setsid "$schedd_bin" --config "$state/sched.toml" --state-dir "$state" \
     --client-endpoint "$client" --agent-endpoint "$agents_ep" --event-endpoint "$events_ep" \
-    ${munge:+--munge-socket "$munge"} \
+    ${munge_socket:+--munge-socket "$munge_socket"} --allow-root-jobs \
     >>"$state/logs/schedd.out" 2>>"$state/logs/schedd.log" </dev/null &
   schedd_pid=$!
 }
 
 start_agent() {  # name
-  setsid "$agent_bin" --engine "$agents_ep" --node-name "$1" --cores 1 \
+  setsid "$agent_bin" --engine "$agents_ep" --node-name "$1" --cores 1 --allow-root-jobs \
     --spool-dir "$state/spool/$1" --secret-key-file "$state/keys/$1.key" \
     --server-public-key-file "$state/keys/schedd.pub" >/dev/null 2>>"$state/logs/agent-$1.log" </dev/null &
   agent_pids[$1]=$!
@@ -131,11 +130,16 @@ kill_timeout_s = 5.0
 on_failure = "$on_failure"
 fence_timeout_s = 20.0
 TOML
+  unset SCHED_MUNGE_SOCKET  # the last phase's munged is gone: cluster up picks anew
   if ! "$sched" cluster up --nodes "$nodes" --config "$state/sched.toml" --state-dir "$state" \
       --port "$port" >"$dir/up.out" 2>&1; then
     echo "$name: cluster up failed:"; cat "$dir/up.out"; status=1; return
   fi
   schedd_pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["schedd"])' "$state/cluster.json")
+  # The cluster's own munged, when the machine runs none: this script's
+  # submissions are signed there (schedd restarts with it: start_schedd).
+  munge_socket=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("munge_socket", ""))' "$state/cluster.json")
+  if [ -n "$munge_socket" ]; then export SCHED_MUNGE_SOCKET="$munge_socket"; fi
   for i in $(seq 1 "$nodes"); do
     agent_pids[n$i]=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["agents"][sys.argv[2]])' "$state/cluster.json" "n$i")
   done
