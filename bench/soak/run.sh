@@ -81,11 +81,10 @@ wait_gone() {  # pid: until it is gone (or a zombie)
 }
 
 start_schedd() {
-  # As `cluster up` started it: the munged it chose (its own, on a machine
-  # without one), root's jobs allowed (the local cluster runs as its user).
+  # With the munged `cluster up` chose (its own, on a machine without one).
   setsid "$schedd_bin" --config "$state/sched.toml" --state-dir "$state" \
     --client-endpoint "$client" --agent-endpoint "$agents_ep" --event-endpoint "$events_ep" \
-    ${munge_socket:+--munge-socket "$munge_socket"} --allow-root-jobs \
+    ${munge_socket:+--munge-socket "$munge_socket"} \
     >>"$state/logs/schedd.out" 2>>"$state/logs/schedd.log" </dev/null &
   schedd_pid=$!
 }
@@ -129,6 +128,10 @@ kill_grace_s = 1.0
 kill_timeout_s = 5.0
 on_failure = "$on_failure"
 fence_timeout_s = 20.0
+
+[jobs]
+# The jobs run as whoever runs this script, root in CI.
+allow_root_jobs = true
 TOML
   unset SCHED_MUNGE_SOCKET  # the last phase's munged is gone: cluster up picks anew
   if ! "$sched" cluster up --nodes "$nodes" --config "$state/sched.toml" --state-dir "$state" \
