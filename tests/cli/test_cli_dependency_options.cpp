@@ -62,7 +62,7 @@ TEST(CliDependencyOptions, ReadAndKept) {
   EXPECT_EQ(short_form.dependency, "afterany:4?afternotok:5");
   EXPECT_EQ(short_form.begin, "16:00");
 
-  const Submission built = build_submission(options, "true", kNow);
+  const Submission built = build_submission(options, "true", {}, kNow);
   ASSERT_FALSE(built.error) << *built.error;
   EXPECT_EQ(built.spec.dependency, "afterok:12:13,singleton");
   EXPECT_TRUE(built.spec.hold);
@@ -70,7 +70,7 @@ TEST(CliDependencyOptions, ReadAndKept) {
 
   SubmitOptions past;
   ASSERT_FALSE(apply_arguments(past, {"--begin=2020-01-01"}));
-  EXPECT_EQ(build_submission(past, "true", kNow).spec.begin_time, 0) << "a past time: at once";
+  EXPECT_EQ(build_submission(past, "true", {}, kNow).spec.begin_time, 0) << "a past time: at once";
 }
 
 TEST(CliDependencyOptions, ErrorsNameTheBadPart) {
@@ -88,7 +88,7 @@ TEST(CliDependencyOptions, ScriptDirectivesAndTheCommandLineMerge) {
       "#!/bin/sh\n#SBATCH --dependency=afterok:7\n#SBATCH --hold\n#SCHED --begin=now+60\ntrue\n";
   SubmitOptions command_line;
   ASSERT_FALSE(apply_arguments(command_line, {"--dependency=afterany:8"}));
-  const Submission built = submission_from_script(script, command_line, kNow);
+  const Submission built = submission_from_script(script, command_line, {}, kNow);
   ASSERT_FALSE(built.error) << *built.error;
   EXPECT_EQ(built.spec.dependency, "afterany:8") << "the command line wins";
   EXPECT_TRUE(built.spec.hold);
