@@ -189,8 +189,8 @@ std::string answer_as(const TestUser& user, const LocalCluster& cluster,
 }
 
 TEST(Dependencies, BobCannotReleaseAlicesJobNorAliceAnAdminsHold) {
-  const auto alice = test_user("sched_alice");
-  const auto bob = test_user("sched_bob");
+  const auto alice = ensure_user("sched_alice");
+  const auto bob = ensure_user("sched_bob");
   if (!alice || !bob) GTEST_SKIP() << "needs root, to create test users and run as them";
   LocalCluster cluster;
   cluster.start_agent("n1");
