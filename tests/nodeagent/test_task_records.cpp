@@ -40,7 +40,7 @@ pid_t start_session() {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setsid();
-    ::execl("/bin/sh", "sh", "-c", "sleep 300 & wait", static_cast<char*>(nullptr));
+    ::execl("/bin/sh", "sh", "-c", "sleep 300 & wait $!", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   return pid;
@@ -101,8 +101,8 @@ TEST(TaskRecords, KillRecordedKillsTheWholeSession) {
   EXPECT_EQ(session_members(pid), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  // Killed, or (when its `sleep` died first) the shell saw that and ended
-  // with 128 + SIGKILL before its own SIGKILL arrived.
+  // Killed, or (when its `sleep` died first) the shell saw that (`wait $!`
+  // gives 128 + SIGKILL) and ended before its own SIGKILL arrived.
   EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL))
       << "status " << status;
 }
