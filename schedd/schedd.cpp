@@ -415,7 +415,8 @@ void Daemon::save_counters() {
 
 void Daemon::on_event(const Event& event) {
   store_->append_event(event);
-  if (event.job != 0) {
+  // auth.denied names the job a refused request was about: nothing of it changed.
+  if (event.job != 0 && event.type != EventType::AuthDenied) {
     if (const Job* job = engine_.find_job(event.job)) {
       save_job(*job);
       const bool over = is_terminal(job->state) || job->state == JobState::Pending;

@@ -50,38 +50,6 @@ std::string describe(const CliRun& run) {
   return "exit " + std::to_string(run.status) + "\nstdout:\n" + run.out + "stderr:\n" + run.err;
 }
 
-// A folder every test user may work in (their jobs' working folder).
-std::string shared_workdir(const LocalCluster& cluster) {
-  const std::string dir = cluster.work_dir() + "/shared";
-  std::filesystem::create_directories(dir);
-  ::chmod(dir.c_str(), 01777);
-  // The path up to it must be reachable by them too.
-  for (std::filesystem::path p = dir; p.has_parent_path() && p != p.parent_path();
-       p = p.parent_path()) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0 && p.string().rfind("/tmp/", 0) == 0) {
-      ::chmod(p.c_str(), (st.st_mode & 07777) | S_IXOTH);
-    }
-  }
-  return dir;
-}
-
-// What schedd answers `user` for a request made by `call` on a connection
-// of that user's own (in a child process that has become the user).
-std::string answer_as(const TestUser& user, const LocalCluster& cluster,
-                      const std::function<std::string(proto::Client&)>& call) {
-  const std::string endpoint = cluster.client_endpoint();
-  return as_user(user, [&] {
-    zmq::context_t context(1);
-    proto::Client client(context, endpoint, 5s, auth::munge_signer(TestMunged::socket()));
-    try {
-      return call(client);
-    } catch (const proto::ProtoError& e) {
-      return e.code() + ": " + e.what();
-    }
-  });
-}
-
 struct Users {
   TestUser alice;
   TestUser bob;

@@ -1,10 +1,17 @@
 #include "users.hpp"
 
 #include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
 #include <stdexcept>
+#include <zmq.hpp>
+
+#include "munge_support.hpp"
+#include "sched/auth/credential.hpp"
 
 namespace sched::testing {
 
@@ -55,6 +62,35 @@ std::vector<std::string> command_as(const TestUser& user, std::vector<std::strin
                                   "/"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
+}
+
+std::string shared_workdir(const LocalCluster& cluster) {
+  const std::string dir = cluster.work_dir() + "/shared";
+  std::filesystem::create_directories(dir);
+  ::chmod(dir.c_str(), 01777);
+  for (std::filesystem::path p = dir; p.has_parent_path() && p != p.parent_path();
+       p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0 && p.string().rfind("/tmp/", 0) == 0) {
+      ::chmod(p.c_str(), (st.st_mode & 07777) | S_IXOTH);
+    }
+  }
+  return dir;
+}
+
+std::string answer_as(const TestUser& user, const LocalCluster& cluster,
+                      const std::function<std::string(proto::Client&)>& call) {
+  const std::string endpoint = cluster.client_endpoint();
+  return as_user(user, [&] {
+    zmq::context_t context(1);
+    proto::Client client(context, endpoint, std::chrono::seconds(5),
+                         auth::munge_signer(TestMunged::socket()));
+    try {
+      return call(client);
+    } catch (const proto::ProtoError& e) {
+      return e.code() + ": " + e.what();
+    }
+  });
 }
 
 }  // namespace sched::testing

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster.hpp"
+#include "sched/proto/transport.hpp"
 #include "test_users.hpp"
 
 namespace sched::testing {
@@ -20,5 +22,15 @@ std::string as_user(const TestUser& user, const std::function<std::string()>& bo
 
 // The argv that runs `argv` as `user` in / (setpriv, keeping the environment).
 std::vector<std::string> command_as(const TestUser& user, std::vector<std::string> argv);
+
+// A folder of `cluster` every test user may work in (their jobs' working
+// folder), with the path up to it reachable by them.
+std::string shared_workdir(const LocalCluster& cluster);
+
+// What schedd answers `user` for a request made by `call` on a connection
+// of that user's own (in a child process that has become the user); a
+// refusal comes back as "<code>: <message>".
+std::string answer_as(const TestUser& user, const LocalCluster& cluster,
+                      const std::function<std::string(proto::Client&)>& call);
 
 }  // namespace sched::testing
