@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cluster_command.hpp"
+#include "program_name.hpp"
 #include "sched/auth/credential.hpp"
 #include "sched/proto/curve.hpp"
 
@@ -110,13 +111,13 @@ void run_command(const std::function<void()>& body) {
   try {
     body();
   } catch (const proto::ProtoError& e) {
-    std::cerr << "sched: " << e.what() << "\n";
+    std::cerr << program_name() << ": " << e.what() << "\n";
     std::exit(1);
   } catch (const proto::TransportError& e) {
-    std::cerr << "sched: " << e.what() << "\n";
+    std::cerr << program_name() << ": " << e.what() << "\n";
     std::exit(2);
   } catch (const std::exception& e) {
-    std::cerr << "sched: " << e.what() << "\n";
+    std::cerr << program_name() << ": " << e.what() << "\n";
     std::exit(1);
   }
 }

@@ -16,6 +16,7 @@
 
 #include "admin_commands.hpp"
 #include "connection.hpp"
+#include "program_name.hpp"
 
 namespace sched::cli {
 namespace {
@@ -74,7 +75,7 @@ std::optional<proto::EventMsg> next_event(zmq::socket_t& sub, std::chrono::milli
       more = frames.back().more();
     }
     if (frames.size() != 1) {
-      std::cerr << "sched: skipped an event of " << frames.size() + 1 << " frames\n";
+      std::cerr << program_name() << ": skipped an event of " << frames.size() + 1 << " frames\n";
       return std::nullopt;
     }
     const auto handle =
@@ -85,7 +86,7 @@ std::optional<proto::EventMsg> next_event(zmq::socket_t& sub, std::chrono::milli
     throw;
   } catch (const std::exception& e) {
     // One unreadable event is no reason to stop watching the others.
-    std::cerr << "sched: skipped an unreadable event: " << e.what() << "\n";
+    std::cerr << program_name() << ": skipped an unreadable event: " << e.what() << "\n";
     return std::nullopt;
   }
 }

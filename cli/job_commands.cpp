@@ -12,6 +12,7 @@
 #include "listings.hpp"
 #include "nodelist.hpp"
 #include "pages.hpp"
+#include "program_name.hpp"
 #include "queue_format.hpp"
 #include "slurm_time.hpp"
 #include "state_codes.hpp"
@@ -20,6 +21,7 @@ namespace sched::cli {
 
 void add_submit_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_alloc_command(CLI::App& app);         // alloc_command.cpp
 void add_job_control_commands(CLI::App& app);  // job_control_commands.cpp
 
 namespace {
@@ -222,11 +224,63 @@ void show(std::int64_t id, bool json) {
             << "\n   StdErr=" << job.error.value_or(job.output) << "\n";
 }
 
+struct CancelArgs {
+  std::vector<std::string> ids;
+  std::string user;
+  std::string name;
+  std::string states;
+};
+
+// The ids to cancel: those given, or with filters (scancel's -u, -n, -t)
+// the not-ended jobs that match them all, among the ids given if any.
+std::vector<std::int64_t> cancel_targets(const CancelArgs& args) {
+  std::vector<std::int64_t> ids = parse_ids(args.ids);
+  if (args.user.empty() && args.name.empty() && args.states.empty()) {
+    if (ids.empty()) throw std::runtime_error("give job ids, or -u USER, -n NAME or -t STATES");
+    return ids;
+  }
+  proto::JobsQuery query;
+  if (!args.user.empty()) query.user = args.user;
+  if (!args.states.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& item : split_list(args.states)) {
+      const auto state = parse_state_filter(item);
+      if (!state) throw std::runtime_error("unknown job state '" + item + "'");
+      names.emplace_back(to_string(*state));
+    }
+    query.states = names;
+  }
+  if (!ids.empty()) query.ids = ids;
+  query.limit = kQueuePageJobs;
+  std::vector<std::int64_t> matching;
+  for_each_page<QueuePage>(proto::type::kJobsQuery, query, [&](QueuePage page) {
+    for (const auto& job : page.jobs) {
+      if (args.name.empty() || job.name == args.name) matching.push_back(job.id);
+    }
+    return true;
+  });
+  return matching;
+}
+
+void cancel_jobs(const CancelArgs& args) {
+  int failed = 0;
+  for (std::int64_t id : cancel_targets(args)) {
+    try {
+      client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
+    } catch (const proto::ProtoError& e) {
+      std::cerr << program_name() << ": job " << id << ": " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  if (failed > 0) std::exit(1);
+}
+
 }  // namespace
 
 void add_job_commands(CLI::App& app) {
   add_submit_command(app);
   add_run_command(app);
+  add_alloc_command(app);
   add_job_control_commands(app);
 
   auto q = std::make_shared<QueueArgs>();
@@ -262,23 +316,15 @@ void add_job_commands(CLI::App& app) {
     });
   });
 
-  auto cancel_ids = std::make_shared<std::vector<std::string>>();
-  CLI::App* cancel_cmd = app.add_subcommand("cancel", "Cancel jobs (like scancel)");
-  cancel_cmd->add_option("jobs", *cancel_ids, "Job ids")->required();
-  cancel_cmd->callback([cancel_ids] {
-    run_command([&] {
-      int failed = 0;
-      for (std::int64_t id : parse_ids(*cancel_ids)) {
-        try {
-          client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
-        } catch (const proto::ProtoError& e) {
-          std::cerr << "sched: job " << id << ": " << e.what() << "\n";
-          ++failed;
-        }
-      }
-      if (failed > 0) std::exit(1);
-    });
-  });
+  auto cancel = std::make_shared<CancelArgs>();
+  CLI::App* cancel_cmd = app.add_subcommand(
+      "cancel", "Cancel jobs (like scancel): by id, or every job matching -u/-n/-t");
+  cancel_cmd->add_option("jobs", cancel->ids, "Job ids");
+  cancel_cmd->add_option("-u,--user", cancel->user, "Jobs of this user");
+  cancel_cmd->add_option("-n,--name", cancel->name, "Jobs of this name");
+  cancel_cmd->add_option("-t,--state", cancel->states,
+                         "Jobs in these states, comma-separated (PD, R, ... or names)");
+  cancel_cmd->callback([cancel] { run_command([&] { cancel_jobs(*cancel); }); });
 }
 
 }  // namespace sched::cli

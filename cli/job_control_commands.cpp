@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "connection.hpp"
+#include "program_name.hpp"
 
 namespace sched::cli {
 namespace {
@@ -46,7 +47,7 @@ void add_verb(CLI::App& app, const std::string& name, std::string_view type,
         try {
           client().call<proto::Empty>(type, proto::JobRef{id});
         } catch (const proto::ProtoError& e) {
-          std::cerr << "sched: job " << id << ": " << e.what() << "\n";
+          std::cerr << program_name() << ": job " << id << ": " << e.what() << "\n";
           ++failed;
         }
       }

@@ -1,17 +1,59 @@
-// The `sched` command.
+// The `sched` command, and Slurm's command names when run under one of them
+// (cli/lib/slurm_front_end.hpp).
 #include <malloc.h>
+#include <pwd.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "admin_commands.hpp"
 #include "cluster_command.hpp"
 #include "connection.hpp"
 #include "job_commands.hpp"
 #include "keys_command.hpp"
+#include "program_name.hpp"
 #include "sim_command.hpp"
+#include "slurm_front_end.hpp"
+
+namespace {
+
+std::string caller_name() {
+  if (const passwd* entry = ::getpwuid(::getuid())) return entry->pw_name;
+  return std::to_string(::getuid());
+}
+
+// Under a Slurm name: the `sched` arguments that do the same, or exit 1
+// with what has no equivalent here.
+std::vector<std::string> front_end_arguments(sched::cli::SlurmCommand command, int argc,
+                                             char** argv) {
+  using namespace sched::cli;
+  set_program_name(std::string(name_of(command)));
+  FrontEndContext context;
+  context.inside_job = std::getenv("SCHED_JOB_ID") || std::getenv("SLURM_JOB_ID");
+  context.user = caller_name();
+  std::error_code error;
+  context.self = std::filesystem::read_symlink("/proc/self/exe", error).string();
+  if (error) context.self = argv[0];
+  try {
+    Translation translation =
+        translate(command, std::vector<std::string>(argv + 1, argv + argc), context);
+    for (const std::string& warning : translation.warnings) {
+      std::cerr << program_name() << ": warning: " << warning << "\n";
+    }
+    return translation.args;
+  } catch (const FrontEndError& e) {
+    std::cerr << program_name() << ": error: " << e.what() << "\n";
+    std::exit(1);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Listings decode page after page of megabytes: keep the freed heap for
@@ -36,7 +78,13 @@ int main(int argc, char** argv) {
   sched::cli::add_keys_command(app);
   sched::cli::add_sim_command(app);
   try {
-    app.parse(argc, argv);
+    if (auto command = sched::cli::slurm_command(argc > 0 ? argv[0] : "")) {
+      std::vector<std::string> args = front_end_arguments(*command, argc, argv);
+      std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+      app.parse(args);
+    } else {
+      app.parse(argc, argv);
+    }
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version: printed, status 0
   } catch (const CLI::ParseError& e) {
@@ -47,7 +95,8 @@ int main(int argc, char** argv) {
     for (char& c : message) {
       if (c == '\n') c = ' ';
     }
-    std::cerr << "sched: " << message << " (see sched --help)\n";
+    const std::string& program = sched::cli::program_name();
+    std::cerr << program << ": " << message << " (see " << program << " --help)\n";
     return 1;
   }
   return 0;

@@ -10,6 +10,7 @@
 
 #include "connection.hpp"
 #include "job_commands.hpp"
+#include "program_name.hpp"
 
 extern char** environ;
 
@@ -74,8 +75,8 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
         const auto info =
             client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{job}).job;
         if (info.state != "RUNNING" && info.state != "ADAPTING") {
-          std::cerr << "sched: job " << job << " is " << info.state << "; step " << started.step
-                    << " is over\n";
+          std::cerr << program_name() << ": job " << job << " is " << info.state << "; step "
+                    << started.step << " is over\n";
           return 1;
         }
         try {
@@ -86,8 +87,8 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
           if (unknown_since == std::chrono::steady_clock::time_point{}) unknown_since = now;
           // The agents re-register within a few heartbeats of a restart.
           if (now - unknown_since > std::chrono::seconds(20)) {
-            std::cerr << "sched: schedd no longer knows step " << started.step << " of job " << job
-                      << " (it ended while schedd was away?)\n";
+            std::cerr << program_name() << ": schedd no longer knows step " << started.step
+                      << " of job " << job << " (it ended while schedd was away?)\n";
             return 1;
           }
         }
@@ -105,7 +106,7 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
       const auto exited = message->body_as<proto::StepExited>();
       if (exited.step != started.step) continue;
       if (!exited.message.empty()) {
-        std::cerr << "sched: task " << exited.rank << " on " << exited.node << ": "
+        std::cerr << program_name() << ": task " << exited.rank << " on " << exited.node << ": "
                   << exited.message << "\n";
       }
       // A signal counts as 128 + its number, as shells have it.

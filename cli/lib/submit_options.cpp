@@ -16,7 +16,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 30> kOptions = {{
+constexpr std::array<OptionInfo, 31> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -60,6 +60,9 @@ constexpr std::array<OptionInfo, 30> kOptions = {{
     {"begin", 'b', ValueKind::Required, false,
      "Not before: now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]]"},
     {"hold", 'H', ValueKind::None, false, "Submit held: the job waits for `sched release`"},
+    // ---- Slurm habits (issue 18 item 7)
+    {"ntasks", 'n', ValueKind::Required, false,
+     "Tasks in all: spread evenly over the job's nodes, rounding up (one node without -N)"},
 }};
 
 const OptionInfo* find_option(std::string_view name) {
@@ -209,6 +212,8 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     return count(o.max_nodes);
   } else if (name == "ntasks-per-node") {
     return count(o.tasks_per_node);
+  } else if (name == "ntasks") {
+    return count(o.ntasks);
   } else if (name == "kind") {
     o.kind = parse_job_kind(lower(value));
     if (!o.kind) return quoted(value) + " is not a job kind (rigid, moldable, malleable, evolving)";
@@ -361,6 +366,7 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.hold, over.hold);
   take(out.error, over.error);
   take(out.export_choice, over.export_choice);
+  take(out.ntasks, over.ntasks);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -413,6 +419,9 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   spec.name = options.job_name.value_or("");
   spec.constraint = options.constraint.value_or(NodeConstraint::None);
   spec.tasks_per_node = options.tasks_per_node.value_or(1);
+  if (options.ntasks && !options.tasks_per_node) {
+    spec.tasks_per_node = (*options.ntasks + spec.nodes - 1) / spec.nodes;
+  }
   spec.walltime = options.walltime.value_or(0);
   spec.power_min_w = options.power_min_w.value_or(0);
   spec.power_max_w = options.power_max_w.value_or(0);

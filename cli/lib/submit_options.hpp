@@ -63,6 +63,8 @@ struct SubmitOptions {
   std::optional<std::string> dependency;  // -d, --dependency (checked: sched/dependency.hpp)
   std::optional<std::string> begin;       // -b, --begin (checked; resolved by build_submission)
   std::optional<bool> hold;               // -H, --hold
+  // ---- Slurm habits (issue 18 item 7)
+  std::optional<int> ntasks;  // -n, --ntasks: tasks in all (tasks_per_node wins)
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

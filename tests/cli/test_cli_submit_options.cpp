@@ -336,5 +336,19 @@ TEST(CliSubmitOptions, ErrorFileGoesToTheSpec) {
       << "without -e stderr goes with stdout";
 }
 
+TEST(CliSubmitOptions, NtasksSpreadsOverTheNodesRoundingUp) {
+  const auto tasks = [](const std::vector<std::string>& words) {
+    const Submission built = build_submission(from(words), "true");
+    EXPECT_FALSE(built.error) << built.error.value_or("");
+    return std::pair(built.spec.nodes, built.spec.tasks_per_node);
+  };
+  EXPECT_EQ(tasks({"-N", "2", "-n", "3"}), std::pair(2, 2));
+  EXPECT_EQ(tasks({"-N", "4", "--ntasks=8"}), std::pair(4, 2));
+  EXPECT_EQ(tasks({"-n", "4"}), std::pair(1, 4)) << "without -N: one node";
+  EXPECT_EQ(tasks({"-N", "2", "-n", "8", "--ntasks-per-node=1"}), std::pair(2, 1))
+      << "--ntasks-per-node wins";
+  EXPECT_NE(error_of({"-n", "0"}).find("-n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sched::cli
