@@ -63,6 +63,10 @@ struct SubmitOptions {
   std::optional<std::string> dependency;  // -d, --dependency (checked: sched/dependency.hpp)
   std::optional<std::string> begin;       // -b, --begin (checked; resolved by build_submission)
   std::optional<bool> hold;               // -H, --hold
+  // ---- priority (issue 18 item 5)
+  std::optional<std::string> account;  // -A, --account
+  std::optional<std::string> qos;      // -q, --qos (checked by schedd against its config)
+  std::optional<std::int64_t> nice;    // --nice[=N]; alone: 100
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

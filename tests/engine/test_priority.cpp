@@ -175,6 +175,32 @@ TEST_F(Priority, FairShareChargesNodeSecondsOfEndedJobs) {
   EXPECT_DOUBLE_EQ(engine->fair_share().factor("bob", now), 1.0);
 }
 
+// The calc period's work at 100,000 pending jobs: one walk and one sort.
+// Records the seconds it took (recompute_100k_s) for bench figures; asserts
+// the order it leaves.
+TEST_F(Priority, RecomputeOfAHundredThousandPendingJobs) {
+  start({.age = 100000, .fairshare = 100000});
+  constexpr int kJobs = 100000;
+  const char* users[] = {"alice", "bob", "carol", "dave"};
+  for (int i = 0; i < kJobs; ++i) {
+    submit_as(users[i % 4]);
+    if (i % 1000 == 0) clock.advance(1);
+  }
+  alice_uses(100);
+  clock.advance(60);
+  const double begun = clock.monotonic();
+  engine->recompute_priorities(true);
+  const double took = clock.monotonic() - begun;
+  RecordProperty("recompute_100k_s", std::to_string(took));
+  std::vector<const Job*> queue = engine->pending_queue().merged();
+  ASSERT_EQ(queue.size(), static_cast<std::size_t>(kJobs));
+  for (std::size_t i = 1; i < queue.size(); ++i) {
+    ASSERT_GE(queue[i - 1]->priority, queue[i]->priority) << "at " << i;
+  }
+  EXPECT_NE(queue.front()->spec.user, "alice") << "alice has used the cluster";
+  EXPECT_EQ(queue.back()->spec.user, "alice");
+}
+
 TEST(FairShareMath, HalfLifeHalvesUsage) {
   FairShare share(100, {});
   share.charge("alice", "", 800, 0);

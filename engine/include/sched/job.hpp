@@ -168,7 +168,8 @@ struct Job {
   // ---- priority (issue 18 item 5): set at submit, recomputed at each
   // priority calc period while PENDING (sched/priority.hpp).
   std::int64_t priority = 0;
-  PriorityFactors factors;
+  PriorityFactors factors;   // each in [0, 1]
+  WeightedFactors weighted;  // as sprio shows them
 
   int size() const { return static_cast<int>(allocation.size()); }
   int min_nodes() const { return spec.min_nodes; }
