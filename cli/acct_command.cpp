@@ -131,6 +131,8 @@ AcctRow acct_row(const proto::JobInfo& job) {
   }
   row.cpu_s = job.cpu_s;
   row.reason = job.reason;
+  row.account = job.account.value_or("");
+  row.qos = job.qos.value_or("");
   return row;
 }
 
@@ -207,8 +209,10 @@ void add_acct_command(CLI::App& app) {
   acct->add_option("--limit", args->limit, "The N most recently ended jobs")
       ->check(positive_number());
   acct->add_flag("--json", args->json, "Print {\"jobs\": [...]} as JSON");
-  acct->add_flag("-l,--long", args->usage,
-                 "Also MaxRSS and TotalCPU (what the job's cgroup measured) and the end reason");
+  acct->add_flag(
+      "-l,--long", args->usage,
+      "Also Account, QOS, MaxRSS and TotalCPU (what the job's cgroup measured) and the end "
+      "reason");
   acct->callback([args] {
     run_command([&] {
       const proto::AcctQuery query = acct_query(*args);

@@ -220,6 +220,10 @@ void show(std::int64_t id, bool json) {
   // ---- issue 18 item 2
   std::cout << "\n   Dependency=" << job.dependency.value_or("(null)")
             << " BeginTime=" << time(job.begin_time);
+  // ---- priority (issue 18 item 5)
+  std::cout << "\n   Account=" << job.account.value_or("(null)")
+            << " QOS=" << job.qos.value_or("normal") << " Nice=" << job.nice.value_or(0);
+  if (job.priority) std::cout << " Priority=" << *job.priority;
   std::cout << "\n   WorkDir=" << job.workdir << "\n   StdOut=" << job.output
             << "\n   StdErr=" << job.error.value_or(job.output) << "\n";
 }
@@ -282,6 +286,7 @@ void add_job_commands(CLI::App& app) {
   add_run_command(app);
   add_alloc_command(app);
   add_job_control_commands(app);
+  add_prio_command(app);
 
   auto q = std::make_shared<QueueArgs>();
   CLI::App* queue_cmd = app.add_subcommand("queue", "List pending and running jobs (like squeue)");

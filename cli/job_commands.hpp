@@ -7,5 +7,7 @@
 namespace sched::cli {
 
 void add_job_commands(CLI::App& app);
+// `sched prio` (prio_command.cpp; issue 18 item 5).
+void add_prio_command(CLI::App& app);
 
 }  // namespace sched::cli

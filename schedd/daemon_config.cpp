@@ -131,6 +131,46 @@ DaemonConfig load_config(const std::string& path) {
                    }
                  }}});
   };
+  // ---- priority (issue 18 item 5)
+  sections["priority"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    PriorityConfig& p = c.priority;
+    read_table(*node.as_table(), key, f,
+               {{"weight_age", number(p.weights.age, f, 0)},
+                {"weight_fairshare", number(p.weights.fairshare, f, 0)},
+                {"weight_jobsize", number(p.weights.jobsize, f, 0)},
+                {"weight_qos", number(p.weights.qos, f, 0)},
+                {"max_age_s", number(p.max_age_s, f, 0)},
+                {"decay_half_life_s", number(p.decay_half_life_s, f, 0)},
+                {"calc_period_s", number(p.calc_period_s, f, 0.01)},
+                {"shares", [&](const toml::node& v, const std::string& vkey) {
+                   if (!v.is_table()) fail(f, vkey, "expected a table of user = shares");
+                   for (const auto& [user, shares] : *v.as_table()) {
+                     const std::string u(user.str());
+                     if (!shares.is_number() || !(shares.value<double>().value() > 0)) {
+                       fail(f, vkey + "." + u, "expected a number above 0");
+                     }
+                     p.shares[u] = shares.value<double>().value();
+                   }
+                 }}});
+  };
+  sections["qos"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table of [qos.NAME] tables");
+    for (const auto& [name, table] : *node.as_table()) {
+      const std::string n(name.str());
+      if (!table.is_table()) fail(f, key + "." + n, "expected a table");
+      std::int64_t priority = 0;
+      read_table(*table.as_table(), key + "." + n, f,
+                 {{"priority", [&](const toml::node& v, const std::string& vkey) {
+                     if (!v.is_integer() || v.value<std::int64_t>().value() < 0 ||
+                         v.value<std::int64_t>().value() > 1'000'000'000) {
+                       fail(f, vkey, "expected an integer from 0 to 1000000000");
+                     }
+                     priority = v.value<std::int64_t>().value();
+                   }}});
+      c.priority.qos[n] = priority;
+    }
+  };
   sections["policy"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");
     read_table(*node.as_table(), key, f,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sched/lua_policy.hpp"
+#include "sched/priority.hpp"
 
 namespace sched::daemon {
 
@@ -39,6 +40,11 @@ struct DaemonConfig {
   // SchedulerParameters=kill_invalid_depend); false: it waits, shown as
   // DependencyNeverSatisfied, until cancelled.
   bool kill_invalid_depend = false;
+
+  // ---- priority (issue 18 item 5)
+  // [priority] weights, max age, fair-share half-life, calc period and
+  // [priority.shares]; [qos.NAME] priority = N ("normal" always exists).
+  PriorityConfig priority;
 
   // [policy]
   // Seconds one pass of the policy may run (the injected clock's monotonic

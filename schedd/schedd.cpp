@@ -46,6 +46,7 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.resize_backoff_s = config.adapt_backoff_s;
   out.revert_after_failures = config.policy_revert_after_failures;
   out.kill_invalid_depend = config.kill_invalid_depend;
+  out.priority = config.priority;
   return out;
 }
 
@@ -441,6 +442,28 @@ void Daemon::on_event(const Event& event) {
   events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
 }
 
+void Daemon::rebuild_fair_share() {
+  // Usage older than 30 half-lives is below 1e-9 of what it was: not read.
+  const double half_life = config_.priority.decay_half_life_s;
+  AcctQuery query;
+  if (half_life > 0) query.since = clock_.now() - 30 * half_life;
+  query.limit = 10000;  // pages: the journal may hold millions of jobs
+  std::size_t jobs = 0;
+  while (true) {
+    const std::vector<StoredJob> page = store_->finished_jobs(query);
+    for (const StoredJob& stored : page) {
+      const Job& job = stored.job;
+      if (job.node_seconds > 0) {
+        engine_.record_usage(job.spec.user, job.spec.account, job.node_seconds, job.end_time);
+        ++jobs;
+      }
+    }
+    if (page.size() < query.limit) break;
+    query.after = AcctPosition{page.back().job.end_time, page.back().job.id};
+  }
+  if (jobs > 0) spdlog::info("fair share: usage of {} ended jobs from the journal", jobs);
+}
+
 void Daemon::recover() {
   // Dependencies on jobs that ended before a restart: the journal says how.
   engine_.set_ended_job_lookup([this](JobId id) -> std::optional<JobState> {
@@ -483,6 +506,7 @@ void Daemon::recover() {
       saved_counters_ = {submitted_, messages_, bad_messages_};
     }
   }
+  rebuild_fair_share();
   int pending = 0;
   int held = 0;
   const double deadline = clock_.now() + config_.down_after_s;

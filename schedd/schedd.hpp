@@ -87,6 +87,9 @@ class Daemon : private EventSink {
   void save_nodes();
   void save_counters();  // jobs_submitted, messages, bad_messages, when changed
   void recover();
+  // Fair-share usage after a restart: the journal's ended jobs, each charged
+  // at its end time and so decayed to now (issue 18 item 5).
+  void rebuild_fair_share();
   void lock_state_dir();
 
   DaemonConfig config_;

@@ -79,6 +79,17 @@ void read(const json& object, const char* key, int& out) {
   out = it->get<int>();
 }
 
+void read(const json& object, const char* key, std::int64_t& out) {
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  if (!it->is_number_integer() ||
+      (it->is_number_unsigned() &&
+       it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
+    bad(key, "an integer");
+  }
+  out = it->get<std::int64_t>();
+}
+
 void read(const json& object, const char* key, std::uint64_t& out) {
   auto it = object.find(key);
   if (it == object.end()) return;
@@ -164,6 +175,10 @@ std::string encode_spec(const JobSpec& spec) {
     for (const auto& arg : spec.args) args.push_back(text(arg));
     object["args"] = std::move(args);
   }
+  // ---- priority (issue 18 item 5): only when set, as above
+  if (!spec.account.empty()) object["account"] = text(spec.account);
+  if (!spec.qos.empty()) object["qos"] = text(spec.qos);
+  if (spec.nice != 0) object["nice"] = spec.nice;
   return object.dump();
 }
 
@@ -202,6 +217,10 @@ void decode_spec(const std::string& source, JobSpec& spec) {
     spec.args.clear();
     for (const json& arg : *it) spec.args.push_back(text_of(arg, "args"));
   }
+  // ---- priority (issue 18 item 5)
+  read(object, "account", spec.account);
+  read(object, "qos", spec.qos);
+  read(object, "nice", spec.nice);
 }
 
 std::string encode_progress(const Job& job) {

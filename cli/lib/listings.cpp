@@ -97,6 +97,8 @@ std::vector<Column> acct_columns(bool usage) {
                                  {"NNodes", Align::Right},   {"NodeList", Align::Left},
                                  {"Start", Align::Left},     {"End", Align::Left}};
   if (usage) {
+    columns.push_back({"Account", Align::Left});
+    columns.push_back({"QOS", Align::Left});
     columns.push_back({"MaxRSS", Align::Right});
     columns.push_back({"TotalCPU", Align::Right});
     columns.push_back({"Reason", Align::Left});
@@ -123,6 +125,8 @@ void AcctTable::add(const AcctRow& row) {
       format_timestamp(row.start),
       format_timestamp(row.end)};
   if (usage_) {
+    cells.push_back(row.account);
+    cells.push_back(row.qos.empty() ? "normal" : row.qos);
     // sacct's MaxRSS is in kibibytes with a K.
     cells.push_back(row.max_rss_bytes ? std::to_string((*row.max_rss_bytes + 1023) / 1024) + "K"
                                       : "N/A");

@@ -88,11 +88,15 @@ struct AcctRow {
   std::optional<std::uint64_t> max_rss_bytes;  // peak memory (its leader node's cgroup)
   std::optional<double> cpu_s;                 // CPU time there
   std::string reason;                          // how it ended ("out of memory ...")
+  // ---- priority (issue 18 item 5)
+  std::string account;  // -A; empty: none
+  std::string qos;      // --qos
 };
 
 // JobID JobName User State ExitCode Elapsed NNodes NodeList Start End, with
 // sacct's dashes under the headers; "None assigned" for a job that never had
-// nodes, "N/A" for unset times. `usage` adds MaxRSS (sacct's K units),
+// nodes, "N/A" for unset times. `usage` adds Account and QOS (issue 18),
+// MaxRSS (sacct's K units),
 // TotalCPU (HH:MM:SS) and Reason: "N/A" where the node had no cgroup to measure with.
 std::string render_acct(const std::vector<AcctRow>& rows, bool usage = false);
 

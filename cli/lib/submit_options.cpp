@@ -16,7 +16,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 31> kOptions = {{
+constexpr std::array<OptionInfo, 32> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -42,11 +42,10 @@ constexpr std::array<OptionInfo, 31> kOptions = {{
     {"error", 'e', ValueKind::Required, false,
      "File for the job's standard error (default: the --output file); patterns as -o"},
     {"partition", 'p', ValueKind::Required, true, kSlurmOnly},
-    {"account", 'A', ValueKind::Required, true, kSlurmOnly},
+    // ---- priority (issue 18 item 5): -A and --qos below
     {"mem", 0, ValueKind::Required, false,
      "Memory per node: N[K|M|G|T] (default unit M); the job is killed above it"},
     {"mem-per-cpu", 0, ValueKind::Required, true, kSlurmOnly},
-    {"qos", 'q', ValueKind::Required, true, kSlurmOnly},
     {"mail-type", 0, ValueKind::Required, true, kSlurmOnly},
     {"mail-user", 0, ValueKind::Required, true, kSlurmOnly},
     {"exclusive", 0, ValueKind::Optional, true, "sched never shares nodes"},
@@ -63,6 +62,13 @@ constexpr std::array<OptionInfo, 31> kOptions = {{
     // ---- Slurm habits (issue 18 item 7)
     {"ntasks", 'n', ValueKind::Required, false,
      "Tasks in all: spread evenly over the job's nodes, rounding up (one node without -N)"},
+    // ---- priority (issue 18 item 5)
+    {"account", 'A', ValueKind::Required, false,
+     "Account the job is charged to (recorded; fair-share usage per account)"},
+    {"qos", 'q', ValueKind::Required, false,
+     "Quality of service: a QOS of the cluster's config (default normal)"},
+    {"nice", 0, ValueKind::Optional, false,
+     "Lower the job's priority by N (--nice alone: 100; negative only for an admin)"},
 }};
 
 const OptionInfo* find_option(std::string_view name) {
@@ -183,6 +189,18 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+// sbatch's --nice range.
+std::variant<std::int64_t, std::string> parse_nice(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return quoted(text) + " is not a number";
+  if (value > 2147483645 || value < -2147483645) {
+    return quoted(text) + " is out of range (-2147483645 to 2147483645)";
+  }
+  return value;
+}
+
 // Sets one of our options from its (non-empty) value; returns what is wrong
 // with the value, without the option's name.
 std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
@@ -251,6 +269,14 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     o.begin = std::string(value);
   } else if (name == "error") {
     o.error = std::string(value);
+  } else if (name == "account") {
+    o.account = std::string(value);
+  } else if (name == "qos") {
+    o.qos = std::string(value);
+  } else if (name == "nice") {
+    auto parsed = parse_nice(value);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    o.nice = std::get<std::int64_t>(parsed);
   } else if (name == "export") {
     // sbatch's forms: ALL or NONE, each optionally followed by NAME=VALUEs,
     // or a list of NAMEs and NAME=VALUEs. A later --export replaces an
@@ -310,6 +336,10 @@ std::optional<std::string> apply_option(SubmitOptions& options, std::string_view
     if (option->name == "hold") options.hold = true;
     return std::nullopt;
   }
+  if (option->name == "nice" && !value) {
+    options.nice = 100;  // sbatch's --nice without a value
+    return std::nullopt;
+  }
   if (!value || value->empty()) return written + " needs a value";
   if (auto error = set_value(options, *option, *value)) return written + ": " + *error;
   return std::nullopt;
@@ -367,6 +397,10 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.error, over.error);
   take(out.export_choice, over.export_choice);
   take(out.ntasks, over.ntasks);
+  // ---- priority (issue 18 item 5)
+  take(out.account, over.account);
+  take(out.qos, over.qos);
+  take(out.nice, over.nice);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -435,6 +469,10 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   // ---- issue 18 item 2
   spec.dependency = options.dependency.value_or("");
   spec.hold = options.hold.value_or(false);
+  // ---- priority (issue 18 item 5)
+  spec.account = options.account.value_or("");
+  spec.qos = options.qos.value_or("");
+  spec.nice = options.nice.value_or(0);
   if (options.begin) {
     const auto begin = parse_begin_time(*options.begin, now);
     if (!begin) {

@@ -65,6 +65,10 @@ struct SubmitOptions {
   std::optional<bool> hold;               // -H, --hold
   // ---- Slurm habits (issue 18 item 7)
   std::optional<int> ntasks;  // -n, --ntasks: tasks in all (tasks_per_node wins)
+  // ---- priority (issue 18 item 5)
+  std::optional<std::string> account;  // -A, --account
+  std::optional<std::string> qos;      // -q, --qos (checked by schedd against its config)
+  std::optional<std::int64_t> nice;    // --nice[=N]; alone: 100
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

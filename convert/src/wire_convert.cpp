@@ -43,6 +43,10 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   if (spec.hold) out.hold = true;
   if (!spec.error.empty()) out.error = spec.error;
   if (!spec.args.empty()) out.args = spec.args;
+  // ---- priority (issue 18 item 5)
+  if (!spec.account.empty()) out.account = spec.account;
+  if (!spec.qos.empty()) out.qos = spec.qos;
+  if (spec.nice != 0) out.nice = spec.nice;
   return out;
 }
 
@@ -72,7 +76,9 @@ std::optional<std::string> check_spec_text(const proto::JobSpecMsg& in) {
         text_error("job.script", in.script, L::kScript, /*nul_ok=*/true),
         text_error("job.workdir", in.workdir, L::kPath),
         in.output ? text_error("job.output", *in.output, L::kPath) : std::nullopt,
-        in.error ? text_error("job.error", *in.error, L::kPath) : std::nullopt}) {
+        in.error ? text_error("job.error", *in.error, L::kPath) : std::nullopt,
+        in.account ? text_error("job.account", *in.account, L::kName) : std::nullopt,
+        in.qos ? text_error("job.qos", *in.qos, L::kName) : std::nullopt}) {
     if (error) return error;
   }
   if (in.args) {
@@ -151,6 +157,11 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.hold = in.hold.value_or(false);
   out.error = in.error.value_or("");
   out.args = in.args.value_or(std::vector<std::string>{});
+  // ---- priority (issue 18 item 5): the engine checks the QOS name and the
+  // nice range, schedd who may use a negative nice.
+  out.account = in.account.value_or("");
+  out.qos = in.qos.value_or("");
+  out.nice = in.nice.value_or(0);
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -261,6 +272,15 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
   // ---- issue 18 item 2
   if (!job.spec.dependency.empty()) info.dependency = job.spec.dependency;
   if (job.spec.begin_time > 0) info.begin_time = job.spec.begin_time;
+  // ---- priority (issue 18 item 5)
+  if (!job.spec.account.empty()) info.account = job.spec.account;
+  if (!job.spec.qos.empty()) info.qos = job.spec.qos;
+  if (job.spec.nice != 0) info.nice = job.spec.nice;
+  if (job.state == JobState::Pending) {
+    info.priority = job.priority;
+    info.factors = proto::PriorityFactorsMsg{job.weighted.age, job.weighted.fairshare,
+                                             job.weighted.jobsize, job.weighted.qos};
+  }
   return info;
 }
 

@@ -527,6 +527,11 @@ void LuaRuntime::fill_job(int data, const Job& job) {
   lua_pushboolean(L_, spec.urgent);
   lua_setfield(L_, data, "urgent");
   set_num("submit_time", job.submit_time);
+  // ---- priority (issue 18 item 5)
+  set_int("priority", job.priority);
+  set_str("account", spec.account);
+  set_str("qos", spec.qos);
+  set_int("nice", spec.nice);
   set_opt("start_time", job.start_time >= 0 ? std::optional<double>(job.start_time) : std::nullopt);
   const double est_end = job.est_end();
   set_opt("est_end", est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);

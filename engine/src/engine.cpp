@@ -11,7 +11,11 @@
 namespace sched {
 
 Engine::Engine(Clock& clock, Enactor& enactor, EngineConfig config)
-    : clock_(clock), enactor_(enactor), config_(config) {}
+    : clock_(clock),
+      enactor_(enactor),
+      config_(config),
+      fair_share_(config_.priority.decay_half_life_s, config_.priority.shares),
+      next_priority_calc_(clock.now() + config_.priority.calc_period_s) {}
 
 NodeIndex Engine::add_node(std::string name, int cores) {
   const NodeIndex index = cluster_.add_node(std::move(name), cores);
@@ -160,6 +164,10 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
     }
     spec.dependency = to_string(parsed.value());
   }
+  if (spec.qos.empty()) spec.qos = "normal";
+  if (!config_.priority.qos.count(spec.qos)) {
+    return Status::invalid("Invalid qos specification: " + spec.qos);  // sbatch's words
+  }
   const JobId id = requested_id != 0 ? requested_id : last_id_ + 1;
   last_id_ = std::max(last_id_, id);
 
@@ -168,6 +176,8 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   job->spec = std::move(spec);
   job->submit_time = clock_.now();
   if (job->spec.hold) job->hold = HoldKind::User;
+  fair_share_.note_user(job->spec.user);
+  compute_priority(*job);
   Job& ref = *job;
   jobs_.emplace(id, std::move(job));
   enqueue_pending(ref);
@@ -220,9 +230,11 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   jobs_.emplace(ref.id, std::move(job));
   last_id_ = std::max(last_id_, ref.id);
   ++active_;
+  fair_share_.note_user(ref.spec.user);
   if (!held) {
     ref.start_time = -1;
     ref.end_time = -1;
+    compute_priority(ref);
     enqueue_pending(ref);
   } else {
     by_name_[{ref.spec.user, ref.spec.name}].insert(ref.id);
@@ -353,6 +365,7 @@ void Engine::power_report(JobId id, double watts_per_node) {
 
 void Engine::tick() {
   release_begun();
+  recompute_priorities();
   request_pass(PassReason::Tick);
 }
 

@@ -288,6 +288,8 @@ void Engine::finish(Job &job) {
     transition(job, JobState::Pending, EventType::JobRequeued);
   } else {
     --active_;
+    // Fair share: what it consumed, all its runs (requeued ones included).
+    fair_share_.charge(job.spec.user, job.spec.account, job.node_seconds, job.end_time);
     EventType type = EventType::JobCompleted;
     if (job.outcome == JobState::Failed) type = EventType::JobFailed;
     if (job.outcome == JobState::Cancelled) type = EventType::JobCancelled;

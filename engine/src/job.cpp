@@ -96,6 +96,10 @@ std::optional<std::string> normalize_spec(JobSpec& spec) {
   if (spec.walltime < 0) return "walltime must not be negative";
   if (spec.power_min_w < 0 || spec.power_max_w < 0) return "power estimates must not be negative";
   if (spec.begin_time < 0) return "begin_time must not be negative";
+  // Slurm's range for --nice.
+  if (spec.nice > 2147483645 || spec.nice < -2147483645) {
+    return "Invalid nice value, must be between -2147483645 and 2147483645";
+  }
   if (spec.power_max_w > 0 && spec.power_min_w > spec.power_max_w) {
     return "power_min_w must not exceed power_max_w";
   }

@@ -1,9 +1,11 @@
 #include "sched/pending_queue.hpp"
 
+#include <algorithm>
+
 namespace sched {
 
 PendingQueue::Key PendingQueue::key_of(const Job& job) {
-  return {!job.spec.urgent, job.submit_time, job.id};
+  return {!job.spec.urgent, -job.priority, job.submit_time, job.id};
 }
 
 std::set<PendingQueue::Entry>& PendingQueue::queue_of(const Job& job) {
@@ -23,6 +25,20 @@ void PendingQueue::erase(const Job& job) {
   if (queue_of(job).erase(entry) == 0 && waiting_.erase(entry) == 0) return;
   const auto it = per_user_.find(job.spec.user);
   if (it != per_user_.end() && --it->second == 0) per_user_.erase(it);
+}
+
+void PendingQueue::rekey() {
+  std::vector<Entry> entries;
+  for (std::set<Entry>* queue : {&rigid_, &elastic_, &waiting_}) {
+    entries.clear();
+    entries.reserve(queue->size());
+    for (const Entry& entry : *queue) entries.push_back(Entry{key_of(*entry.job), entry.job});
+    std::sort(entries.begin(), entries.end());
+    // Sorted already: each insert at the end is constant time.
+    std::set<Entry> sorted;
+    for (const Entry& entry : entries) sorted.insert(sorted.end(), entry);
+    queue->swap(sorted);
+  }
 }
 
 std::size_t PendingQueue::count_of(const std::string& user) const {

@@ -2,6 +2,7 @@
 // job, the accounting of ended ones).
 #include <pwd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -60,6 +61,8 @@ void submit(const Message& m) {
   proto::JobSpecMsg job = body.job;
   job.user = submitter(m, job.user);
   if (job.urgent) require_admin(m, "urgent priority");
+  // Slurm: only an operator may raise a job's priority with a negative nice.
+  if (job.nice && *job.nice < 0) require_admin(m, "a negative nice");
   JobSpec spec;
   if (auto error = convert::spec_from_wire(job, spec)) {
     throw proto::ProtoError(proto::code::kInvalid, *error);
@@ -114,6 +117,10 @@ void jobs_query(const Message& m) {
       info.output.clear();
     }
   }
+  // ---- priority (issue 18 item 5): what `sched prio -w` shows.
+  const PriorityWeights& w = m.daemon.config.priority.weights;
+  page.weights = proto::PriorityFactorsMsg{std::llround(w.age), std::llround(w.fairshare),
+                                           std::llround(w.jobsize), std::llround(w.qos)};
   m.reply(page);
 }
 

@@ -63,7 +63,9 @@ void Simulator::push(Pending event) { queue_.push(event); }
 void Simulator::schedule_tick(double after) {
   if (config_.tick_s <= 0 || tick_scheduled_) return;
   Policy *policy = engine_.policy();
-  if (!policy || !policy->time_dependent()) return;
+  // Ages and fair share are recomputed at ticks (issue 18 item 5), as in schedd.
+  const bool priorities = engine_.config().priority.time_varying();
+  if (!priorities && (!policy || !policy->time_dependent())) return;
   const double next = (std::floor(after / config_.tick_s) + 1) * config_.tick_s;
   push(Pending{next, kOrderTick, ++seq_, Kind::Tick, 0, 0, 0});
   tick_scheduled_ = true;

@@ -32,6 +32,20 @@ TEST(CliJobScript, ReadsBothPrefixes) {
   EXPECT_TRUE(options.warnings.empty());
 }
 
+TEST(CliJobScript, AccountQosAndNiceDirectives) {
+  const SubmitOptions options = directives(
+      "#!/bin/bash\n"
+      "#SBATCH -A physics\n"
+      "#SBATCH --qos=high\n"
+      "#SBATCH --nice\n"
+      "srun ./sim\n");
+  EXPECT_EQ(options.account, "physics");
+  EXPECT_EQ(options.qos, "high");
+  EXPECT_EQ(options.nice, 100);
+  EXPECT_TRUE(options.warnings.empty()) << "honoured, not ignored";
+  EXPECT_EQ(directives("#SCHED --nice=-3\n").nice, -3);
+}
+
 TEST(CliJobScript, BothOptionForms) {
   EXPECT_EQ(directives("#SCHED --nodes=4\n").nodes->max, 4);
   EXPECT_EQ(directives("#SCHED --nodes 4\n").nodes->max, 4);

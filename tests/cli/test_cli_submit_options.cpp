@@ -224,9 +224,7 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
   EXPECT_EQ(options.mem_bytes, std::uint64_t{4} << 30);
   const std::vector<std::string> expected = {
       "-p debug ignored (a Slurm option with no meaning in sched)",
-      "--account=proj ignored (a Slurm option with no meaning in sched)",
       "--mem-per-cpu=1G ignored (a Slurm option with no meaning in sched)",
-      "-q high ignored (a Slurm option with no meaning in sched)",
       "--mail-type=END ignored (a Slurm option with no meaning in sched)",
       "--mail-user=a@b ignored (a Slurm option with no meaning in sched)",
       "--exclusive ignored (sched never shares nodes)",
@@ -234,8 +232,11 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
       "--gres=gpu:2 ignored (a Slurm option with no meaning in sched)",
       "-C haswell ignored (a Slurm option with no meaning in sched)",
   };
-  // -e means something since issue 18 (stderr's own file).
+  // -e means something since issue 18 (stderr's own file), -A and -q since
+  // its item 5 (recorded; the QOS weighs in the priority).
   EXPECT_EQ(options.error, "err.txt");
+  EXPECT_EQ(options.account, "proj");
+  EXPECT_EQ(options.qos, "high");
   EXPECT_EQ(options.warnings, expected);
   EXPECT_EQ(error_of({"--partition=debug"}),
             "--partition is a Slurm option that sched ignores; it is accepted only in #SBATCH "
@@ -244,6 +245,28 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
             "--exclusive is a Slurm option that sched ignores (sched never shares nodes); it is "
             "accepted only in #SBATCH lines");
   EXPECT_EQ(from({"-e", "err-%j.txt"}).error, "err-%j.txt");
+}
+
+TEST(CliSubmitOptions, AccountQosAndNiceAsSbatchHasThem) {
+  const SubmitOptions options = from_line("-A physics --qos=high --nice=50");
+  EXPECT_EQ(options.account, "physics");
+  EXPECT_EQ(options.qos, "high");
+  EXPECT_EQ(options.nice, 50);
+  EXPECT_TRUE(options.warnings.empty());
+  EXPECT_EQ(from_line("--account proj -q low").qos, "low");
+  EXPECT_EQ(from_line("--nice").nice, 100) << "sbatch's default adjustment";
+  EXPECT_EQ(from_line("--nice=-5").nice, -5) << "parsed; schedd decides who may";
+  EXPECT_EQ(error_of({"--nice=abc"}), "--nice: 'abc' is not a number");
+  EXPECT_EQ(error_of({"--nice=2147483646"}),
+            "--nice: '2147483646' is out of range (-2147483645 to 2147483645)");
+  EXPECT_EQ(error_of({"--qos"}), "--qos needs a value");
+  const auto built = build_submission(from_line("-A physics -q high --nice=7"), "true");
+  EXPECT_EQ(built.spec.account, "physics");
+  EXPECT_EQ(built.spec.qos, "high");
+  EXPECT_EQ(built.spec.nice, 7);
+  const auto plain = build_submission(from_line("-N 1"), "true");
+  EXPECT_EQ(plain.spec.qos, "") << "schedd's engine makes it normal";
+  EXPECT_EQ(plain.spec.nice, 0);
 }
 
 TEST(CliSubmitOptions, EnvironmentAccumulatesLaterNamesWin) {

@@ -39,6 +39,10 @@ JobSpec full_spec() {
   spec.hold = true;
   spec.error = "/home/ada/run/heat-%j.err";
   spec.args = {"a b", "", "-N"};
+  // ---- priority (issue 18 item 5)
+  spec.account = "physics";
+  spec.qos = "high";
+  spec.nice = -12;
   return spec;
 }
 
@@ -46,7 +50,7 @@ auto fields(const JobSpec& s) {
   return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
                   s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
                   s.workdir, s.output, s.environment, s.mem_bytes, s.dependency, s.begin_time,
-                  s.hold, s.error, s.args);
+                  s.hold, s.error, s.args, s.account, s.qos, s.nice);
 }
 
 TEST(WireConvert, SpecRoundTrip) {
@@ -121,6 +125,30 @@ TEST(WireConvert, JobLaunchCarriesTheSpecAndTheNodes) {
   EXPECT_EQ(launch.tasks_per_node, 3);
   EXPECT_DOUBLE_EQ(launch.power_w, 200);
   EXPECT_EQ(launch.mem_bytes, std::int64_t{3} << 30);
+}
+
+TEST(WireConvert, JobInfoCarriesPriorityWhilePending) {
+  Cluster cluster;
+  cluster.add_node("n1");
+  Job job;
+  job.id = 5;
+  job.spec = full_spec();
+  job.priority = 1230;
+  job.weighted = WeightedFactors{1000, 200, 30, 0};
+  proto::JobInfo info = job_info(job, cluster);
+  EXPECT_EQ(info.account, "physics");
+  EXPECT_EQ(info.qos, "high");
+  EXPECT_EQ(info.nice, -12);
+  EXPECT_EQ(info.priority, 1230);
+  ASSERT_TRUE(info.factors);
+  EXPECT_EQ(info.factors->age, 1000);
+  EXPECT_EQ(info.factors->fairshare, 200);
+  EXPECT_EQ(info.factors->jobsize, 30);
+  job.state = JobState::Running;
+  info = job_info(job, cluster);
+  EXPECT_FALSE(info.priority) << "a priority means something only while pending";
+  EXPECT_FALSE(info.factors);
+  EXPECT_EQ(info.qos, "high") << "recorded for accounting";
 }
 
 TEST(WireConvert, JobLaunchExpandsOutputPatternsWithTheLeadersName) {

@@ -146,5 +146,50 @@ TEST(Simulator, ARunWhoseWaitingJobsCanNeverStartEnds) {
   for (const auto& job : result.jobs) EXPECT_EQ(job.state, JobState::Pending);
 }
 
+// Issue 18 item 5: priorities that change with age are recomputed at the
+// calc period on the simulated clock, as schedd does on the wall clock.
+TEST(Simulator, AgeReordersTheQueueAtTheCalcPeriod) {
+  const sim::Workload workload = sim::parse_native(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 200
+nodes = 4
+[[job]]
+id = 2
+submit = 10
+runtime = 50
+nodes = 1
+[[job]]
+id = 3
+submit = 150
+runtime = 50
+nodes = 4
+)",
+                                                   "age.toml");
+  const auto start_of = [&](bool age) {
+    sim::SimConfig config;
+    config.tick_s = 30;
+    config.engine.priority.weights.jobsize = 1000;
+    if (age) config.engine.priority.weights.age = 2000;
+    config.engine.priority.max_age_s = 100;
+    config.engine.priority.calc_period_s = 30;
+    sim::Simulator simulator(workload, config);
+    simulator.set_policy(std::make_shared<CppPolicy>(start_all_that_fit, false));
+    const sim::SimResult result = simulator.run();
+    EXPECT_EQ(result.jobs.size(), 3u);
+    std::vector<double> starts;
+    for (const auto& job : result.jobs) starts.push_back(job.start);
+    return starts;
+  };
+  // Size alone: the 4-node job (1000) before the 1-node one (250).
+  EXPECT_EQ(start_of(false), (std::vector<double>{0, 250, 200}));
+  // With age, recomputed every 30 s: by t = 180 the 1-node job has waited
+  // 170 s (2000 + 250) and the 4-node one 30 s (600 + 1000).
+  EXPECT_EQ(start_of(true), (std::vector<double>{0, 200, 250}));
+}
+
 }  // namespace
 }  // namespace sched

@@ -81,6 +81,10 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.hold, actual.hold);
   EXPECT_EQ(expected.error, actual.error);
   EXPECT_EQ(expected.args, actual.args);
+  // ---- priority (issue 18 item 5)
+  EXPECT_EQ(expected.account, actual.account);
+  EXPECT_EQ(expected.qos, actual.qos);
+  EXPECT_EQ(expected.nice, actual.nice);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -196,6 +200,10 @@ Job full_job(JobId id) {
   job.spec.begin_time = 1700000000.5;
   job.spec.hold = true;
   job.hold = HoldKind::Admin;
+  // ---- priority (issue 18 item 5)
+  job.spec.account = "physics \u00e9";
+  job.spec.qos = "high";
+  job.spec.nice = -2147483645;
   return job;
 }
 
@@ -308,8 +316,10 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  EXPECT_EQ(field_count<Job>(), 29u);  // hold is saved; dependency, before_begin derived
-  EXPECT_EQ(field_count<JobSpec>(), 22u);
+  // hold is saved; dependency, before_begin derived; priority, factors and
+  // weighted (issue 18 item 5) computed again when the job is restored.
+  EXPECT_EQ(field_count<Job>(), 32u);
+  EXPECT_EQ(field_count<JobSpec>(), 25u);  // account, qos, nice saved
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

@@ -22,11 +22,13 @@
 #include "sched/enactor.hpp"
 #include "sched/env.hpp"
 #include "sched/event.hpp"
+#include "sched/fair_share.hpp"
 #include "sched/job.hpp"
 #include "sched/pass_context.hpp"
 #include "sched/pending_queue.hpp"
 #include "sched/policy.hpp"
 #include "sched/policy_failure.hpp"
+#include "sched/priority.hpp"
 #include "sched/status.hpp"
 
 namespace sched {
@@ -50,6 +52,9 @@ struct EngineConfig {
   // or stays pending with that reason until someone cancels it (false, as
   // Slurm without SchedulerParameters=kill_invalid_depend).
   bool kill_invalid_depend = false;
+  // ---- priority (issue 18 item 5): weights, QOS table, fair share
+  // (schedd's [priority] and [qos.NAME]); all weights 0 by default.
+  PriorityConfig priority;
 };
 
 // The last time the engine went back to the last good policy.
@@ -159,6 +164,17 @@ class Engine {
   // Records an event that is not a job state change (policy reloads, ...).
   void publish(Event event) { emit(std::move(event)); }
 
+  // ---- priority (issue 18 item 5)
+  // Charges fair-share usage for a job that ended before the engine started
+  // (schedd rebuilds usage from the journal's ended jobs after a restart);
+  // decayed from `end_time`. Jobs that end in the engine are charged by it.
+  void record_usage(const std::string& user, const std::string& account, double node_seconds,
+                    double end_time);
+  const FairShare& fair_share() const { return fair_share_; }
+  // Recomputes every pending job's priority and re-sorts the queue, when a
+  // calc period has passed since the last time (tick() calls it) or `force`.
+  void recompute_priorities(bool force = false);
+
   // ---- time limits
   // The one rule both drivers apply. A STARTING or RUNNING job whose limit
   // (Job::est_end(): start + walltime + limit_extension) has passed at now()
@@ -236,6 +252,9 @@ class Engine {
   void forget_pending(const Job& job);  // it left PENDING
   std::optional<JobState> known_state(JobId id, bool* started) const;
   void release_begun();
+  // A job's priority and factors as of now (it is not re-queued).
+  void compute_priority(Job& job,
+                        const std::unordered_map<std::string, double>* fair_factors = nullptr);
   // Runs policy.schedule(ctx) with the policy marked busy; a C++ exception
   // from it becomes a Runtime failure.
   std::optional<PolicyFailure> call_schedule(Policy& policy, PassContext& ctx);
@@ -271,6 +290,9 @@ class Engine {
   std::set<std::pair<double, JobId>> begin_waits_;                             // (begin time, id)
   EndedJobLookup ended_lookup_;
   std::uint64_t event_seq_ = 0;
+
+  FairShare fair_share_;
+  double next_priority_calc_ = 0;
 
   double corridor_lower_w_ = 0;
   double corridor_upper_w_ = 0;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "sched/priority.hpp"
+
 namespace sched {
 
 using JobId = std::int64_t;
@@ -75,6 +77,10 @@ struct JobSpec {
   // expanded when the job is launched (convert::expand_output_pattern).
   std::string error;              // -e: file for stderr; empty: stderr goes to `output`
   std::vector<std::string> args;  // after the script's name: its $1, $2, ...
+  // ---- priority (issue 18 item 5)
+  std::string account;    // -A: recorded for accounting and fair share; empty: none
+  std::string qos;        // --qos: a name from the config's QOS table; empty at submit: "normal"
+  std::int64_t nice = 0;  // --nice: subtracted from the priority; negative only for an admin
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).
@@ -158,6 +164,12 @@ struct Job {
   HoldKind hold = HoldKind::None;
   DependencyState dependency = DependencyState::None;
   bool before_begin = false;  // its --begin time is still ahead
+
+  // ---- priority (issue 18 item 5): set at submit, recomputed at each
+  // priority calc period while PENDING (sched/priority.hpp).
+  std::int64_t priority = 0;
+  PriorityFactors factors;   // each in [0, 1]
+  WeightedFactors weighted;  // as sprio shows them
 
   int size() const { return static_cast<int>(allocation.size()); }
   int min_nodes() const { return spec.min_nodes; }

@@ -1,12 +1,14 @@
 // The two priority queues of waiting jobs (Chadha et al.): rigid (rigid and
 // moldable jobs) and elastic (malleable and evolving jobs). Both are ordered
-// by priority: urgent jobs first, then arrival (submit time, then id).
+// by priority: urgent jobs first, then the higher Job::priority, then arrival
+// (submit time, then id).
 // PENDING jobs that may not start yet (held, waiting for a dependency or
 // their begin time) are kept apart, in the same order: passes and policies
 // never walk them; listings (`sched queue`) do.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <tuple>
@@ -18,8 +20,9 @@
 namespace sched {
 
 class PendingQueue {
-  // (not urgent, submit time, id): the smallest key has the highest priority.
-  using Key = std::tuple<bool, double, JobId>;
+  // (not urgent, -priority, submit time, id): the smallest key has the
+  // highest priority.
+  using Key = std::tuple<bool, std::int64_t, double, JobId>;
   struct Entry {
     Key key;
     const Job* job;
@@ -27,11 +30,15 @@ class PendingQueue {
   };
 
  public:
-  // The job must stay at the same address while queued.
+  // The job must stay at the same address while queued, and its priority
+  // may change only just before a rekey().
   void push(const Job& job);
   // A job that may not start yet.
   void push_waiting(const Job& job);
   void erase(const Job& job);  // from wherever it is
+  // After the priorities of queued jobs changed: every queue sorted anew by
+  // them (a sort of the whole queue; the priority calc period's work).
+  void rekey();
   bool is_waiting(const Job& job) const { return waiting_.count(Entry{key_of(job), &job}) > 0; }
   // The jobs a pass offers to the policy.
   std::size_t size() const { return rigid_.size() + elastic_.size(); }

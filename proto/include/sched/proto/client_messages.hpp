@@ -74,9 +74,17 @@ struct JobSpecMsg {
   // sbatch's filename patterns (%j %x %N %u %A %a %%), expanded at launch.
   std::optional<std::string> error;              // -e: stderr's file; absent: with stdout
   std::optional<std::vector<std::string>> args;  // the script's $1, $2, ...
+  // ---- priority (issue 18 item 5)
+  std::optional<std::string> account;  // -A
+  std::optional<std::string> qos;      // --qos; absent: normal
+  std::optional<std::int64_t> nice;    // --nice; negative only for an admin
 
   template <class V>
   void fields(V& v) {
+    // ---- priority (issue 18 item 5)
+    v("account", account);
+    v("qos", qos);
+    v("nice", nice);
     v("error", error);
     v("args", args);
     v("mem_bytes", mem_bytes);
@@ -136,6 +144,22 @@ struct JobRef {  // cancel, job.show, job.hold, job.release, job.requeue
   }
 };
 
+// A pending job's weighted priority factors, as sprio shows them (issue 18
+// item 5).
+struct PriorityFactorsMsg {
+  std::int64_t age = 0;
+  std::int64_t fairshare = 0;
+  std::int64_t jobsize = 0;
+  std::int64_t qos = 0;
+  template <class V>
+  void fields(V& v) {
+    v("age", age);
+    v("fairshare", fairshare);
+    v("jobsize", jobsize);
+    v("qos", qos);
+  }
+};
+
 // What the engine knows about a job (jobs.query, job.show, acct).
 struct JobInfo {
   std::int64_t id = 0;
@@ -175,9 +199,21 @@ struct JobInfo {
   // Issue 18 item 3: stderr's file when the job has one of its own
   // (expanded once the job started, as output is).
   std::optional<std::string> error;
+  // ---- priority (issue 18 item 5)
+  std::optional<std::string> account;
+  std::optional<std::string> qos;
+  std::optional<std::int64_t> nice;
+  std::optional<std::int64_t> priority;       // while pending
+  std::optional<PriorityFactorsMsg> factors;  // while pending
 
   template <class V>
   void fields(V& v) {
+    // ---- priority (issue 18 item 5)
+    v("account", account);
+    v("qos", qos);
+    v("nice", nice);
+    v("priority", priority);
+    v("factors", factors);
     v("error", error);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
@@ -238,8 +274,12 @@ struct JobsQuery {
 struct JobList {  // reply of jobs.query and acct
   std::vector<JobInfo> jobs;
   std::optional<std::string> next_cursor;  // set when more jobs follow
+  // ---- priority (issue 18 item 5): jobs.query's replies carry the
+  // configured weights (sched prio -w); acct's do not.
+  std::optional<PriorityFactorsMsg> weights;
   template <class V>
   void fields(V& v) {
+    v("weights", weights);
     v("jobs", jobs);
     v("next_cursor", next_cursor);
   }

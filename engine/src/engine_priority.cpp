@@ -1,0 +1,58 @@
+// The engine's multifactor priority (issue 18 item 5): factors at submit,
+// recomputed for the whole queue once per calc period (never per pass).
+#include <unordered_map>
+
+#include "sched/engine.hpp"
+
+namespace sched {
+
+void Engine::compute_priority(Job& job,
+                              const std::unordered_map<std::string, double>* fair_factors) {
+  const PriorityConfig& config = config_.priority;
+  PriorityFactors factors;
+  factors.age = age_factor(clock_.now() - job.submit_time, config.max_age_s);
+  if (fair_factors) {
+    const auto it = fair_factors->find(job.spec.user);
+    factors.fairshare = it != fair_factors->end() ? it->second : 1.0;
+  } else {
+    factors.fairshare = fair_share_.factor(job.spec.user, clock_.now());
+  }
+  factors.jobsize = jobsize_factor(job.spec.nodes, cluster_.size());
+  factors.qos = qos_factor(config, job.spec.qos);
+  job.factors = factors;
+  job.weighted = weigh(factors, config.weights);
+  job.priority = job_priority(factors, config.weights, job.spec.nice);
+}
+
+void Engine::recompute_priorities(bool force) {
+  const double now = clock_.now();
+  if (!force) {
+    // Without age or fair share weighted a job's priority never changes
+    // after submit: nothing to do, whatever the period.
+    if (!config_.priority.time_varying() || now < next_priority_calc_) return;
+  }
+  next_priority_calc_ = now + config_.priority.calc_period_s;
+  const auto fair_factors = fair_share_.factors(now);
+  bool changed = false;
+  auto walk = pending_.listing();
+  while (const Job* queued = walk.next()) {
+    Job& job = *job_mut(queued->id);
+    const std::int64_t before = job.priority;
+    compute_priority(job, &fair_factors);
+    if (job.priority != before) {
+      touch(job);
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  pending_.rekey();
+  ++state_version_;
+  request_pass(PassReason::Tick);
+}
+
+void Engine::record_usage(const std::string& user, const std::string& account, double node_seconds,
+                          double end_time) {
+  fair_share_.charge(user, account, node_seconds, end_time);
+}
+
+}  // namespace sched
