@@ -164,6 +164,16 @@ std::string encode_spec(const JobSpec& spec) {
     for (const auto& arg : spec.args) args.push_back(text(arg));
     object["args"] = std::move(args);
   }
+  // Where it may run (issue 18 item 4), likewise.
+  const auto names = [&](const char* key, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    json out = json::array();
+    for (const auto& name : list) out.push_back(text(name));
+    object[key] = std::move(out);
+  };
+  names("nodelist", spec.nodelist);
+  names("exclude", spec.exclude);
+  if (spec.gpus_per_node != 0) object["gpus_per_node"] = spec.gpus_per_node;
   return object.dump();
 }
 
@@ -202,6 +212,16 @@ void decode_spec(const std::string& source, JobSpec& spec) {
     spec.args.clear();
     for (const json& arg : *it) spec.args.push_back(text_of(arg, "args"));
   }
+  // Where it may run (issue 18 item 4).
+  for (auto [key, list] :
+       {std::pair{"nodelist", &spec.nodelist}, std::pair{"exclude", &spec.exclude}}) {
+    auto it = object.find(key);
+    if (it == object.end()) continue;
+    if (!it->is_array()) bad(key, "an array of node names");
+    list->clear();
+    for (const json& name : *it) list->push_back(text_of(name, key));
+  }
+  read(object, "gpus_per_node", spec.gpus_per_node);
 }
 
 std::string encode_progress(const Job& job) {

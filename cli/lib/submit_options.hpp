@@ -65,6 +65,10 @@ struct SubmitOptions {
   std::optional<bool> hold;               // -H, --hold
   // ---- Slurm habits (issue 18 item 7)
   std::optional<int> ntasks;  // -n, --ntasks: tasks in all (tasks_per_node wins)
+  // ---- where it may run (issue 18 item 4)
+  std::optional<std::vector<std::string>> nodelist;  // -w, --nodelist: sorted, expanded
+  std::optional<std::vector<std::string>> exclude;   // -x, --exclude
+  std::optional<int> gpus;                           // --gres=gpu:N, per node
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

@@ -81,6 +81,10 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.hold, actual.hold);
   EXPECT_EQ(expected.error, actual.error);
   EXPECT_EQ(expected.args, actual.args);
+  // ---- issue 18 item 4
+  EXPECT_EQ(expected.nodelist, actual.nodelist);
+  EXPECT_EQ(expected.exclude, actual.exclude);
+  EXPECT_EQ(expected.gpus_per_node, actual.gpus_per_node);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -167,6 +171,9 @@ Job full_job(JobId id) {
   job.spec.mem_bytes = std::uint64_t{4} << 30;
   job.spec.error = "/home/alice/run 1/lulesh-%j.err";
   job.spec.args = {"-s", "40", "", "caf\u00e9 \"q\""};
+  job.spec.nodelist = {"n1", "g\u00e9 2"};
+  job.spec.exclude = {"n[3]"};
+  job.spec.gpus_per_node = 2;
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -308,8 +315,8 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  EXPECT_EQ(field_count<Job>(), 29u);  // hold is saved; dependency, before_begin derived
-  EXPECT_EQ(field_count<JobSpec>(), 22u);
+  EXPECT_EQ(field_count<Job>(), 29u);      // hold is saved; dependency, before_begin derived
+  EXPECT_EQ(field_count<JobSpec>(), 25u);  // + nodelist, exclude, gpus_per_node (item 4)
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

@@ -75,6 +75,10 @@ struct JobSpec {
   // expanded when the job is launched (convert::expand_output_pattern).
   std::string error;              // -e: file for stderr; empty: stderr goes to `output`
   std::vector<std::string> args;  // after the script's name: its $1, $2, ...
+  // ---- where it may run (issue 18 item 4: -w, -x, --gres; sched/placement.hpp)
+  std::vector<std::string> nodelist;  // -w: nodes it must have; empty: any
+  std::vector<std::string> exclude;   // -x: nodes it must not have
+  int gpus_per_node = 0;              // --gres=gpu:N: GPUs it needs on each of its nodes
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).

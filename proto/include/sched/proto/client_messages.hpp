@@ -74,9 +74,16 @@ struct JobSpecMsg {
   // sbatch's filename patterns (%j %x %N %u %A %a %%), expanded at launch.
   std::optional<std::string> error;              // -e: stderr's file; absent: with stdout
   std::optional<std::vector<std::string>> args;  // the script's $1, $2, ...
+  // ---- where it may run (issue 18 item 4); absent: anywhere
+  std::optional<std::vector<std::string>> nodelist;  // -w: nodes it must have
+  std::optional<std::vector<std::string>> exclude;   // -x: nodes it must not have
+  std::optional<int> gpus_per_node;                  // --gres=gpu:N
 
   template <class V>
   void fields(V& v) {
+    v("nodelist", nodelist);
+    v("exclude", exclude);
+    v("gpus_per_node", gpus_per_node);
     v("error", error);
     v("args", args);
     v("mem_bytes", mem_bytes);
@@ -175,9 +182,16 @@ struct JobInfo {
   // Issue 18 item 3: stderr's file when the job has one of its own
   // (expanded once the job started, as output is).
   std::optional<std::string> error;
+  // ---- where it may run (issue 18 item 4), when the job said
+  std::optional<std::vector<std::string>> req_nodelist;  // -w
+  std::optional<std::vector<std::string>> exc_nodelist;  // -x
+  std::optional<int> gpus_per_node;                      // --gres=gpu:N
 
   template <class V>
   void fields(V& v) {
+    v("req_nodelist", req_nodelist);
+    v("exc_nodelist", exc_nodelist);
+    v("gpus_per_node", gpus_per_node);
     v("error", error);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
