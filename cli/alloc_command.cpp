@@ -131,8 +131,7 @@ int run_in_allocation(std::int64_t id, std::vector<std::string> command,
   if (child == 0) {
     ::signal(SIGINT, SIG_DFL);
     ::execvpe(argv[0], argv.data(), envp.data());
-    std::cerr << program_name() << ": " << command.front() << ": " << std::strerror(errno)
-              << "\n";
+    std::cerr << program_name() << ": " << command.front() << ": " << std::strerror(errno) << "\n";
     std::_Exit(127);
   }
   // Ctrl-C is the command's (it shares the terminal), not ours.

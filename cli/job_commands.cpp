@@ -224,6 +224,13 @@ void show(std::int64_t id, bool json) {
   std::cout << "\n   Account=" << job.account.value_or("(null)")
             << " QOS=" << job.qos.value_or("normal") << " Nice=" << job.nice.value_or(0);
   if (job.priority) std::cout << " Priority=" << *job.priority;
+  // ---- issue 18 item 4
+  const auto names = [](const std::optional<std::vector<std::string>>& list) {
+    return list && !list->empty() ? compress_sorted_nodelist(*list) : std::string("(null)");
+  };
+  std::cout << "\n   ReqNodeList=" << names(job.req_nodelist)
+            << " ExcNodeList=" << names(job.exc_nodelist) << " TresPerNode="
+            << (job.gpus_per_node ? "gres/gpu:" + std::to_string(*job.gpus_per_node) : "(null)");
   std::cout << "\n   WorkDir=" << job.workdir << "\n   StdOut=" << job.output
             << "\n   StdErr=" << job.error.value_or(job.output) << "\n";
 }

@@ -179,6 +179,16 @@ std::string encode_spec(const JobSpec& spec) {
   if (!spec.account.empty()) object["account"] = text(spec.account);
   if (!spec.qos.empty()) object["qos"] = text(spec.qos);
   if (spec.nice != 0) object["nice"] = spec.nice;
+  // Where it may run (issue 18 item 4), likewise.
+  const auto names = [&](const char* key, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    json out = json::array();
+    for (const auto& name : list) out.push_back(text(name));
+    object[key] = std::move(out);
+  };
+  names("nodelist", spec.nodelist);
+  names("exclude", spec.exclude);
+  if (spec.gpus_per_node != 0) object["gpus_per_node"] = spec.gpus_per_node;
   return object.dump();
 }
 
@@ -221,6 +231,16 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read(object, "account", spec.account);
   read(object, "qos", spec.qos);
   read(object, "nice", spec.nice);
+  // Where it may run (issue 18 item 4).
+  for (auto [key, list] :
+       {std::pair{"nodelist", &spec.nodelist}, std::pair{"exclude", &spec.exclude}}) {
+    auto it = object.find(key);
+    if (it == object.end()) continue;
+    if (!it->is_array()) bad(key, "an array of node names");
+    list->clear();
+    for (const json& name : *it) list->push_back(text_of(name, key));
+  }
+  read(object, "gpus_per_node", spec.gpus_per_node);
 }
 
 std::string encode_progress(const Job& job) {

@@ -35,8 +35,8 @@ struct OptionRule {
 
 // One option as written on the command line.
 struct Given {
-  OptionRule rule;  // a copy: its texts are static, the rule lists need not outlive it
-  std::string written;               // "--user", "-u"
+  OptionRule rule;      // a copy: its texts are static, the rule lists need not outlive it
+  std::string written;  // "--user", "-u"
   std::optional<std::string> value;  // attached or the next word
 };
 
@@ -149,8 +149,12 @@ void append_options(const std::vector<Given>& options, Translation& out) {
 std::vector<OptionRule> submission_rules() {
   std::vector<OptionRule> rules;
   for (const OptionInfo& option : submit_option_table()) {
-    rules.push_back({option.name, option.short_name, option.value,
-                     option.slurm_only ? Use::Ignore : Use::Pass, {}, option.help});
+    rules.push_back({option.name,
+                     option.short_name,
+                     option.value,
+                     option.slurm_only ? Use::Ignore : Use::Pass,
+                     {},
+                     option.help});
   }
   return rules;
 }
@@ -368,7 +372,8 @@ Translation scontrol(const std::vector<std::string>& args) {
     const std::string to = lower(*state);
     if (to == "drain") {
       Translation out{{"nodes", "drain", *node}, {}};
-      if (auto reason = field(rest, "Reason")) out.args.insert(out.args.end(), {"--reason", *reason});
+      if (auto reason = field(rest, "Reason"))
+        out.args.insert(out.args.end(), {"--reason", *reason});
       return out;
     }
     if (to == "resume" || to == "undrain") return {{"nodes", "resume", *node}, {}};

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <variant>
 
+#include "nodelist.hpp"
 #include "sched/dependency.hpp"
 #include "slurm_time.hpp"
 
@@ -16,7 +17,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 32> kOptions = {{
+constexpr std::array<OptionInfo, 34> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -48,9 +49,11 @@ constexpr std::array<OptionInfo, 32> kOptions = {{
     {"mem-per-cpu", 0, ValueKind::Required, true, kSlurmOnly},
     {"mail-type", 0, ValueKind::Required, true, kSlurmOnly},
     {"mail-user", 0, ValueKind::Required, true, kSlurmOnly},
-    {"exclusive", 0, ValueKind::Optional, true, "sched never shares nodes"},
+    {"exclusive", 0, ValueKind::None, false,
+     "Nodes to itself: always so here (sched never shares a node between jobs)"},
     {"cpus-per-task", 'c', ValueKind::Required, true, kSlurmOnly},
-    {"gres", 0, ValueKind::Required, true, kSlurmOnly},
+    {"gres", 0, ValueKind::Required, false,
+     "gpu:N: N GPUs on each node (only nodes with that many; CUDA_VISIBLE_DEVICES=0..N-1)"},
     {"constraint", 'C', ValueKind::Required, true, kSlurmOnly},
     // ---- issue 18 item 2
     {"dependency", 'd', ValueKind::Required, false,
@@ -59,6 +62,10 @@ constexpr std::array<OptionInfo, 32> kOptions = {{
     {"begin", 'b', ValueKind::Required, false,
      "Not before: now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]]"},
     {"hold", 'H', ValueKind::None, false, "Submit held: the job waits for `sched release`"},
+    // ---- where it may run (issue 18 item 4)
+    {"nodelist", 'w', ValueKind::Required, false,
+     "Nodes the job must have, a host list (n[1-3],gpu1); -N defaults to their number"},
+    {"exclude", 'x', ValueKind::Required, false, "Nodes the job must not have, a host list"},
     // ---- Slurm habits (issue 18 item 7)
     {"ntasks", 'n', ValueKind::Required, false,
      "Tasks in all: spread evenly over the job's nodes, rounding up (one node without -N)"},
@@ -232,6 +239,34 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     return count(o.tasks_per_node);
   } else if (name == "ntasks") {
     return count(o.ntasks);
+  } else if (name == "nodelist" || name == "exclude") {
+    std::vector<std::string> nodes;
+    try {
+      nodes = expand_nodelist(value);
+    } catch (const std::invalid_argument& e) {
+      return quoted(value) + " is not a host list: " + e.what();
+    }
+    sort_nodelist(nodes);
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    (name == "nodelist" ? o.nodelist : o.exclude) = std::move(nodes);
+  } else if (name == "gres") {
+    // gpu, gpu:N or gpu:TYPE:N; GPU types are not told apart here.
+    std::string_view rest = value;
+    if (!rest.starts_with("gpu")) return quoted(value) + " is not gpu[:N] (the only resource here)";
+    rest.remove_prefix(3);
+    if (rest.empty()) {
+      o.gpus = 1;
+      return std::nullopt;
+    }
+    if (rest.front() != ':') return quoted(value) + " is not gpu[:N]";
+    rest.remove_prefix(1);
+    if (const auto colon = rest.rfind(':'); colon != std::string_view::npos) {
+      rest.remove_prefix(colon + 1);
+    }
+    auto parsed = parse_count(rest);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    o.gpus = std::get<int>(parsed);
+
   } else if (name == "kind") {
     o.kind = parse_job_kind(lower(value));
     if (!o.kind) return quoted(value) + " is not a job kind (rigid, moldable, malleable, evolving)";
@@ -334,6 +369,7 @@ std::optional<std::string> apply_option(SubmitOptions& options, std::string_view
     if (value) return written + " takes no value";
     if (option->name == "urgent") options.urgent = true;
     if (option->name == "hold") options.hold = true;
+    // --exclusive: every job has its nodes to itself here; nothing to record.
     return std::nullopt;
   }
   if (option->name == "nice" && !value) {
@@ -401,6 +437,9 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.account, over.account);
   take(out.qos, over.qos);
   take(out.nice, over.nice);
+  take(out.nodelist, over.nodelist);
+  take(out.exclude, over.exclude);
+  take(out.gpus, over.gpus);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -447,6 +486,8 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   spec.max_nodes = options.max_nodes.value_or(range ? options.nodes->max : 0);
   if (options.nodes) {
     spec.nodes = range ? spec.max_nodes : options.nodes->min;
+  } else if (options.nodelist && !options.min_nodes && !options.max_nodes) {
+    spec.nodes = static_cast<int>(options.nodelist->size());  // sbatch -w n[1-2]: two nodes
   } else {
     spec.nodes = options.max_nodes.value_or(options.min_nodes.value_or(1));
   }
@@ -466,6 +507,10 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   spec.output = options.output.value_or("");
   spec.error = options.error.value_or("");
   spec.command = std::move(command);
+  // ---- issue 18 item 4
+  spec.nodelist = options.nodelist.value_or(std::vector<std::string>{});
+  spec.exclude = options.exclude.value_or(std::vector<std::string>{});
+  spec.gpus_per_node = options.gpus.value_or(0);
   // ---- issue 18 item 2
   spec.dependency = options.dependency.value_or("");
   spec.hold = options.hold.value_or(false);

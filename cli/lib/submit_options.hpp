@@ -69,6 +69,10 @@ struct SubmitOptions {
   std::optional<std::string> account;  // -A, --account
   std::optional<std::string> qos;      // -q, --qos (checked by schedd against its config)
   std::optional<std::int64_t> nice;    // --nice[=N]; alone: 100
+  // ---- where it may run (issue 18 item 4)
+  std::optional<std::vector<std::string>> nodelist;  // -w, --nodelist: sorted, expanded
+  std::optional<std::vector<std::string>> exclude;   // -x, --exclude
+  std::optional<int> gpus;                           // --gres=gpu:N, per node
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

@@ -47,6 +47,10 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   if (!spec.account.empty()) out.account = spec.account;
   if (!spec.qos.empty()) out.qos = spec.qos;
   if (spec.nice != 0) out.nice = spec.nice;
+  // ---- issue 18 item 4
+  if (!spec.nodelist.empty()) out.nodelist = spec.nodelist;
+  if (!spec.exclude.empty()) out.exclude = spec.exclude;
+  if (spec.gpus_per_node != 0) out.gpus_per_node = spec.gpus_per_node;
   return out;
 }
 
@@ -97,6 +101,17 @@ std::optional<std::string> check_spec_text(const proto::JobSpecMsg& in) {
     if (args_total > L::kArgsTotal) {
       return "job.args: " + std::to_string(args_total) + " bytes in all, over the limit of " +
              std::to_string(L::kArgsTotal);
+    }
+  }
+  for (const auto* names : {&in.nodelist, &in.exclude}) {
+    if (!*names) continue;
+    const char* field = names == &in.nodelist ? "job.nodelist" : "job.exclude";
+    if ((*names)->size() > L::kArgs) {
+      return std::string(field) + ": " + std::to_string((*names)->size()) +
+             " nodes, over the limit of " + std::to_string(L::kArgs);
+    }
+    for (const std::string& name : **names) {
+      if (auto error = text_error(field, name, L::kName)) return error;
     }
   }
   if (in.env.size() > L::kEnvVars) {
@@ -162,6 +177,10 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.account = in.account.value_or("");
   out.qos = in.qos.value_or("");
   out.nice = in.nice.value_or(0);
+  // ---- issue 18 item 4 (the engine checks the names against the cluster)
+  out.nodelist = in.nodelist.value_or(std::vector<std::string>{});
+  out.exclude = in.exclude.value_or(std::vector<std::string>{});
+  out.gpus_per_node = in.gpus_per_node.value_or(0);
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -187,6 +206,7 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.tasks_per_node = job.spec.tasks_per_node;
   launch.power_w = power_estimate(job.spec);
   if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
+  if (job.spec.gpus_per_node > 0) launch.gpus = job.spec.gpus_per_node;
   return launch;
 }
 
@@ -281,6 +301,10 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
     info.factors = proto::PriorityFactorsMsg{job.weighted.age, job.weighted.fairshare,
                                              job.weighted.jobsize, job.weighted.qos};
   }
+  // ---- issue 18 item 4
+  if (!job.spec.nodelist.empty()) info.req_nodelist = job.spec.nodelist;
+  if (!job.spec.exclude.empty()) info.exc_nodelist = job.spec.exclude;
+  if (job.spec.gpus_per_node > 0) info.gpus_per_node = job.spec.gpus_per_node;
   return info;
 }
 

@@ -16,6 +16,10 @@ NodeIndex Cluster::add_node(std::string name, int cores) {
   return index;
 }
 
+void Cluster::set_gpus(NodeIndex index, int gpus) {
+  nodes_.at(static_cast<std::size_t>(index)).gpus = std::max(gpus, 0);
+}
+
 std::optional<NodeIndex> Cluster::find(std::string_view name) const {
   auto it = by_name_.find(std::string(name));
   if (it == by_name_.end()) return std::nullopt;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sched/constraints.hpp"
+#include "sched/placement.hpp"
 
 namespace sched {
 
@@ -25,6 +26,16 @@ NodeIndex Engine::add_node(std::string name, int cores) {
   event.node = cluster_.node(index).name;
   emit(std::move(event));
   return index;
+}
+
+Status Engine::set_node_gpus(const std::string& name, int gpus) {
+  const auto index = cluster_.find(name);
+  if (!index) return Status::not_found("no node " + name);
+  if (cluster_.node(*index).gpus != gpus) {
+    cluster_.set_gpus(*index, gpus);
+    ++state_version_;
+  }
+  return {};
 }
 
 void Engine::set_policy(std::shared_ptr<Policy> policy) {
@@ -147,6 +158,9 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   }
   if (requested_id < 0) {
     return Status::invalid("job id " + std::to_string(requested_id) + " is already taken");
+  }
+  if (has_placement(spec)) {
+    if (auto error = check_placement(spec, cluster_)) return Status::invalid(*error);
   }
   if (requested_id != 0 && jobs_.count(requested_id)) {
     return Status::conflict("job id " + std::to_string(requested_id) + " is already taken");

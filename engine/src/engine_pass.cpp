@@ -35,15 +35,20 @@ void Engine::run_pass(PassReason reason) {
   const std::optional<PolicyFailure> error = call_schedule(*policy_, ctx);
   std::size_t enacted = 0;
   if (!error) {
-    for (const Action &action : ctx.actions()) {
-      try {
-        enact(action);
-        ++enacted;
-      } catch (const std::exception &e) {
-        // A checked action that cannot be carried out is an engine bug;
-        // the engine must still go on with the rest.
-        spdlog::error("enacting {} of job {}: {}", static_cast<int>(action.type), action.job,
-                      e.what());
+    // Placed starts first: their nodes were picked among the idle ones,
+    // which the other starts (any nodes) must leave to them.
+    for (const bool placed : {true, false}) {
+      for (const Action &action : ctx.actions()) {
+        if (action.placement.empty() == placed) continue;
+        try {
+          enact(action);
+          ++enacted;
+        } catch (const std::exception &e) {
+          // A checked action that cannot be carried out is an engine bug;
+          // the engine must still go on with the rest.
+          spdlog::error("enacting {} of job {}: {}", static_cast<int>(action.type), action.job,
+                        e.what());
+        }
       }
     }
   }
@@ -145,7 +150,7 @@ void Engine::enact(const Action &action) {
   if (!job) return;
   switch (action.type) {
     case Action::Type::Start:
-      enact_start(*job, action.nodes);
+      enact_start(*job, action.nodes, action.placement);
       break;
     case Action::Type::Expand:
     case Action::Type::Shrink:
@@ -177,9 +182,14 @@ void Engine::enact(const Action &action) {
   }
 }
 
-void Engine::enact_start(Job &job, int nodes) {
+void Engine::enact_start(Job &job, int nodes, const std::vector<NodeIndex> &placement) {
   std::vector<NodeIndex> promised;
-  job.allocation = cluster_.allocate(job.id, nodes, &promised);
+  if (!placement.empty()) {
+    for (NodeIndex node : placement) cluster_.assign(node, job.id);
+    job.allocation = placement;
+  } else {
+    job.allocation = cluster_.allocate(job.id, nodes, &promised);
+  }
   job.allocation.insert(job.allocation.end(), promised.begin(), promised.end());
   pending_.erase(job);
   job.expected_start.reset();

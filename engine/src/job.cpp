@@ -103,6 +103,16 @@ std::optional<std::string> normalize_spec(JobSpec& spec) {
   if (spec.power_max_w > 0 && spec.power_min_w > spec.power_max_w) {
     return "power_min_w must not exceed power_max_w";
   }
+  if (spec.gpus_per_node < 0) return "gpus_per_node must not be negative";
+  const bool placed = !spec.nodelist.empty() || !spec.exclude.empty() || spec.gpus_per_node > 0;
+  if (placed && is_resizable(spec.kind)) {
+    // A resize takes whatever nodes are free; it would not keep to them.
+    return "--nodelist, --exclude and --gres are for rigid and moldable jobs";
+  }
+  if (static_cast<int>(spec.nodelist.size()) > spec.nodes) {
+    return "--nodelist names " + std::to_string(spec.nodelist.size()) +
+           " nodes; the job asks for " + std::to_string(spec.nodes);
+  }
   if (spec.kind == JobKind::Rigid) {
     if ((spec.min_nodes != 0 && spec.min_nodes != spec.nodes) ||
         (spec.max_nodes != 0 && spec.max_nodes != spec.nodes)) {

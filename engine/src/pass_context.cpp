@@ -6,6 +6,7 @@
 
 #include "sched/constraints.hpp"
 #include "sched/engine.hpp"
+#include "sched/placement.hpp"
 
 namespace sched {
 
@@ -98,9 +99,25 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
     }
   }
   if (size > idle_) return refuse(RefusalCode::OverAllocation, id, size, idle_);
+  Action action{Action::Type::Start, id, size};
+  if (has_placement(spec)) {
+    // Its nodes are picked now, among those idle at the start of the pass
+    // (a placed job does not wait for nodes being released) and not placed
+    // earlier in it; the engine enacts placed starts first, so that jobs
+    // that take any nodes take others.
+    const Cluster& cluster = engine_.cluster();
+    if (placed_.empty()) placed_.assign(static_cast<std::size_t>(cluster.size()), false);
+    auto nodes = place(spec, size, cluster, placed_);
+    if (!nodes) {
+      return refuse(RefusalCode::Placement, id, size, 0,
+                    "its nodes (--nodelist, --exclude, --gres) are not idle");
+    }
+    for (NodeIndex node : *nodes) placed_[static_cast<std::size_t>(node)] = true;
+    action.placement = std::move(*nodes);
+  }
   idle_ -= size;
   mark.started = true;
-  actions_.push_back(Action{Action::Type::Start, id, size});
+  actions_.push_back(std::move(action));
   return std::nullopt;
 }
 

@@ -51,6 +51,7 @@ Agent::Agent(AgentOptions options)
                                                  : "'" + self_.name + "' only (unprivileged)");
   const NodeTopology host = discover_topology();
   topology_ = options_.cores > 0 ? virtual_topology(host, options_.cores) : host;
+  if (options_.gpus >= 0) topology_.gpus = options_.gpus;
   if (options_.node_name.empty()) options_.node_name = topology_.hostname;
   if (options_.spool_dir.empty()) options_.spool_dir = "/tmp/sched-agent-" + options_.node_name;
   open_link();

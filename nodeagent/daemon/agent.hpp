@@ -51,6 +51,9 @@ struct AgentOptions {
   std::string engine_endpoint = "tcp://127.0.0.1:7101";
   std::string node_name;  // default: the host name
   int cores = 0;          // > 0: a virtual node of that many cores
+  // >= 0: the node's GPUs as declared (like Slurm's gres.conf), for GPUs
+  // hwloc does not see or a virtual node's share; -1: hwloc's count.
+  int gpus = -1;
   // Where batch scripts are written, and the process table (tasks) kept.
   std::string spool_dir;
   double register_retry_s = 1;

@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   app.add_option("--node-name", options.node_name, "Name of this node (default: the host name)");
   app.add_option("--cores", options.cores, "A virtual node of this many cores")
       ->check(CLI::PositiveNumber);
+  app.add_option("--gpus", options.gpus,
+                 "This node's GPUs, declared (as Slurm's gres.conf; default: those hwloc finds)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--spool-dir", options.spool_dir,
                  "Where batch scripts are written and the process table (tasks) is kept "
                  "(default: /tmp/sched-agent-NODE)");

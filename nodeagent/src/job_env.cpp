@@ -35,7 +35,8 @@ EnvPairs launch_environment(const Launch& launch, const std::string& job_name,
                                      .tasks_per_node = launch.tasks_per_node,
                                      .submit_dir = launch.workdir,
                                      .cluster_endpoint = cluster_endpoint,
-                                     .user_env = EnvPairs(launch.env.begin(), launch.env.end())});
+                                     .user_env = EnvPairs(launch.env.begin(), launch.env.end()),
+                                     .gpus = launch.gpus.value_or(0)});
 }
 
 }  // namespace
@@ -73,6 +74,14 @@ EnvPairs job_environment(const JobEnvInput& in) {
       {"SLURM_NTASKS_PER_NODE", per_node},
       {"SLURM_SUBMIT_DIR", in.submit_dir},
   };
+  if (in.gpus > 0) {
+    // The job has whole nodes, but only the GPUs it asked for, as Slurm
+    // gives them: the first N of the node's (CUDA numbers them from 0).
+    std::string devices;
+    for (int i = 0; i < in.gpus; ++i) devices += (i == 0 ? "" : ",") + std::to_string(i);
+    env.emplace_back("CUDA_VISIBLE_DEVICES", devices);
+    env.emplace_back("SLURM_GPUS_ON_NODE", std::to_string(in.gpus));
+  }
 
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);

@@ -164,6 +164,7 @@ void agent_register(const Message& m) {
     engine.publish(std::move(event));
     engine.request_pass(PassReason::Manual);  // its node.up event journaled the node list
   }
+  (void)engine.set_node_gpus(reg.node, reg.gpus);  // known by now
   const NodeIndex index = *engine.cluster().find(reg.node);
   if (!reg.clean) {
     // Processes an earlier agent left could not be killed: no new work here,

@@ -69,8 +69,8 @@ TEST(SlurmFrontEnd, SbatchIsSubmitWithTheScriptAndItsArgumentsUntouched) {
 }
 
 TEST(SlurmFrontEnd, SbatchDropsSlurmOnlyOptionsWithTheDirectivesWarning) {
-  const Translation t = translate(SlurmCommand::Sbatch,
-                                  {"-p", "batch", "--mail-type=END", "-N", "1", "job.sh"}, outside());
+  const Translation t = translate(
+      SlurmCommand::Sbatch, {"-p", "batch", "--mail-type=END", "-N", "1", "job.sh"}, outside());
   EXPECT_EQ(t.args, (Words{"submit", "--nodes=1", "job.sh"}));
   ASSERT_EQ(t.warnings.size(), 2u);
   EXPECT_NE(t.warnings[0].find("-p batch ignored"), std::string::npos) << t.warnings[0];
@@ -80,11 +80,13 @@ TEST(SlurmFrontEnd, SbatchDropsSlurmOnlyOptionsWithTheDirectivesWarning) {
 TEST(SlurmFrontEnd, UnknownOptionsAreRefusedByName) {
   EXPECT_NE(refusal(SlurmCommand::Sbatch, {"--frobnicate", "job.sh"}).find("option --frobnicate"),
             std::string::npos);
-  EXPECT_NE(refusal(SlurmCommand::Squeue, {"-i", "5"}).find("option -i is not supported by this "
-                                                           "squeue"),
+  EXPECT_NE(refusal(SlurmCommand::Squeue, {"-i", "5"})
+                .find("option -i is not supported by this "
+                      "squeue"),
             std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Sbatch, {"-N"}).find("-N needs a value"), std::string::npos);
-  EXPECT_NE(refusal(SlurmCommand::Sacct, {"--allocations=1"}).find("takes no value"), std::string::npos);
+  EXPECT_NE(refusal(SlurmCommand::Sacct, {"--allocations=1"}).find("takes no value"),
+            std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Squeue, {"123"}).find("operand '123'"), std::string::npos);
 }
 
@@ -143,8 +145,7 @@ TEST(SlurmFrontEnd, ScontrolVerbs) {
             std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Scontrol, {"show", "partition"}).find("show partition"),
             std::string::npos);
-  EXPECT_NE(refusal(SlurmCommand::Scontrol, {"show", "job"}).find("one job id"),
-            std::string::npos);
+  EXPECT_NE(refusal(SlurmCommand::Scontrol, {"show", "job"}).find("one job id"), std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Scontrol, {"reboot"}).find("'reboot'"), std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Scontrol, {}).find("no command"), std::string::npos);
 }

@@ -66,7 +66,7 @@ TEST(CliSubmitOptions, ArgumentForms) {
   EXPECT_EQ(options.job_name, "-dash-name") << "a required value is the next word, as in getopt";
   EXPECT_EQ(options.walltime, 3600);
   EXPECT_EQ(from({"--exclusive", "-N", "2"}, Dialect::Slurm).nodes->max, 2)
-      << "--exclusive takes its optional value only after '='";
+      << "--exclusive takes no value: -N is the next option";
 }
 
 TEST(CliSubmitOptions, EveryOptionReachesTheSpec) {
@@ -227,23 +227,23 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
       "--mem-per-cpu=1G ignored (a Slurm option with no meaning in sched)",
       "--mail-type=END ignored (a Slurm option with no meaning in sched)",
       "--mail-user=a@b ignored (a Slurm option with no meaning in sched)",
-      "--exclusive ignored (sched never shares nodes)",
       "-c 4 ignored (a Slurm option with no meaning in sched)",
-      "--gres=gpu:2 ignored (a Slurm option with no meaning in sched)",
       "-C haswell ignored (a Slurm option with no meaning in sched)",
   };
   // -e means something since issue 18 (stderr's own file), -A and -q since
-  // its item 5 (recorded; the QOS weighs in the priority).
+  // its item 5 (recorded; the QOS weighs in the priority), and --gres and
+  // --exclusive since item 4 (GPUs; nodes are never shared).
   EXPECT_EQ(options.error, "err.txt");
   EXPECT_EQ(options.account, "proj");
   EXPECT_EQ(options.qos, "high");
+  EXPECT_EQ(options.gpus, 2);
   EXPECT_EQ(options.warnings, expected);
   EXPECT_EQ(error_of({"--partition=debug"}),
             "--partition is a Slurm option that sched ignores; it is accepted only in #SBATCH "
             "lines");
-  EXPECT_EQ(error_of({"--exclusive"}),
-            "--exclusive is a Slurm option that sched ignores (sched never shares nodes); it is "
-            "accepted only in #SBATCH lines");
+  EXPECT_EQ(error_of({"--mail-type=END"}),
+            "--mail-type is a Slurm option that sched ignores; it is accepted only in #SBATCH "
+            "lines");
   EXPECT_EQ(from({"-e", "err-%j.txt"}).error, "err-%j.txt");
 }
 
@@ -323,7 +323,8 @@ TEST(CliSubmitOptions, OptionTableIsConsistent) {
     }
     EXPECT_FALSE(option.help.empty()) << option.name;
     if (option.value == ValueKind::None) {  // the flags, all of them
-      EXPECT_TRUE(option.name == "urgent" || option.name == "hold") << option.name;
+      EXPECT_TRUE(option.name == "urgent" || option.name == "hold" || option.name == "exclusive")
+          << option.name;
     }
   }
   EXPECT_TRUE(names.count("nodes") && names.count("partition"));
@@ -357,6 +358,28 @@ TEST(CliSubmitOptions, ErrorFileGoesToTheSpec) {
   EXPECT_EQ(built.spec.error, "err-%j.txt");
   EXPECT_EQ(build_submission(from({"-o", "o"}), "true").spec.error, "")
       << "without -e stderr goes with stdout";
+}
+
+TEST(CliSubmitOptions, NodelistExcludeAndGres) {
+  const JobSpec named = spec_of({"-w", "n[3-4],n1"});
+  EXPECT_EQ(named.nodelist, (std::vector<std::string>{"n1", "n3", "n4"})) << "expanded, sorted";
+  EXPECT_EQ(named.nodes, 3) << "without -N: as many nodes as -w names";
+  EXPECT_EQ(spec_of({"-N", "4", "-w", "n1"}).nodes, 4);
+  EXPECT_EQ(spec_of({"-x", "n[1-2]", "--exclude=n2"}).exclude, (std::vector<std::string>{"n2"}))
+      << "a later option replaces an earlier one";
+  EXPECT_EQ(spec_of({"--gres=gpu:2"}).gpus_per_node, 2);
+  EXPECT_EQ(spec_of({"--gres", "gpu"}).gpus_per_node, 1);
+  EXPECT_EQ(spec_of({"--gres=gpu:a100:4"}).gpus_per_node, 4) << "the type is not told apart";
+  EXPECT_EQ(spec_of({"--exclusive"}).gpus_per_node, 0) << "accepted: nodes are never shared";
+  EXPECT_NE(error_of({"--gres=mps:1"}).find("not gpu[:N]"), std::string::npos);
+  EXPECT_NE(error_of({"--gres=gpu:x"}).find("'x' is not a number"), std::string::npos);
+  EXPECT_NE(error_of({"-w", "n[2-1]"}).find("not a host list"), std::string::npos);
+  EXPECT_NE(error_of({"--exclusive=user"}).find("takes no value"), std::string::npos);
+  // In a script's directives as on the command line.
+  SubmitOptions directive;
+  EXPECT_FALSE(apply_arguments(directive, {"--gres=gpu:1", "-x", "n5"}, Dialect::Slurm));
+  EXPECT_EQ(directive.gpus, 1);
+  EXPECT_TRUE(directive.warnings.empty());
 }
 
 TEST(CliSubmitOptions, NtasksSpreadsOverTheNodesRoundingUp) {

@@ -43,6 +43,10 @@ JobSpec full_spec() {
   spec.account = "physics";
   spec.qos = "high";
   spec.nice = -12;
+  // ---- issue 18 item 4
+  spec.nodelist = {"n1", "n2"};
+  spec.exclude = {"n9"};
+  spec.gpus_per_node = 2;
   return spec;
 }
 
@@ -50,7 +54,8 @@ auto fields(const JobSpec& s) {
   return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
                   s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
                   s.workdir, s.output, s.environment, s.mem_bytes, s.dependency, s.begin_time,
-                  s.hold, s.error, s.args, s.account, s.qos, s.nice);
+                  s.hold, s.error, s.args, s.account, s.qos, s.nice, s.nodelist, s.exclude,
+                  s.gpus_per_node);
 }
 
 TEST(WireConvert, SpecRoundTrip) {
@@ -165,6 +170,7 @@ TEST(WireConvert, JobLaunchExpandsOutputPatternsWithTheLeadersName) {
   EXPECT_EQ(launch.output, "/o/heat-42-n2-ada.42_4294967294.out");
   EXPECT_EQ(launch.error, "/o/00042.err");
   EXPECT_EQ(launch.args, (std::vector<std::string>{"a b", "", "-N"}));
+  EXPECT_EQ(launch.gpus, 2);
   // What clients see: the same names once placed; %N as written before.
   EXPECT_EQ(job_info(job, cluster).output, launch.output);
   EXPECT_EQ(job_info(job, cluster).error, launch.error);
@@ -181,6 +187,15 @@ TEST(WireConvert, ArgumentsAreBoundedAndUtf8) {
   EXPECT_EQ(check_spec_text(wire).value_or("").substr(0, 30), "job.args[1]: not valid UTF-8 (");
   wire.args = std::vector<std::string>(SpecTextLimits::kArgs + 1, "x");
   EXPECT_EQ(check_spec_text(wire), "job.args: 4097 arguments, over the limit of 4096");
+}
+
+TEST(WireConvert, NodeNamesAreBoundedAndUtf8) {
+  proto::JobSpecMsg wire = spec_to_wire(full_spec());
+  wire.exclude = std::vector<std::string>{"n1", "\xff"};
+  EXPECT_EQ(check_spec_text(wire).value_or("").substr(0, 28), "job.exclude: not valid UTF-8");
+  wire.exclude.reset();
+  wire.nodelist = std::vector<std::string>(SpecTextLimits::kArgs + 1, "n");
+  EXPECT_EQ(check_spec_text(wire), "job.nodelist: 4097 nodes, over the limit of 4096");
 }
 
 TEST(WireConvert, NegativeMemIsRefusedAndChangesNothing) {

@@ -126,7 +126,8 @@ proto::curve::KeyPair LocalCluster::agent_key(const std::string& node) {
   return agent_keys_[node] = pair;
 }
 
-void LocalCluster::start_agent(const std::string& node, int cores) {
+void LocalCluster::start_agent(const std::string& node, int cores,
+                               const std::vector<std::string>& extra) {
   agent_key(node);
   std::vector<std::string> argv{SCHED_NODEAGENT_BIN,
                                 "--engine",
@@ -144,6 +145,7 @@ void LocalCluster::start_agent(const std::string& node, int cores) {
                                 "--log-level",
                                 options_.log_level};
   if (options_.agent_allow_root_jobs) argv.emplace_back("--allow-root-jobs");
+  argv.insert(argv.end(), extra.begin(), extra.end());
   agents_[node] = std::make_unique<Process>(argv, dir_.str() + "/agent-" + node + ".log");
 }
 

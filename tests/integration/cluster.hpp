@@ -58,7 +58,9 @@ class LocalCluster {
   // Sends schedd a signal without waiting (SIGSTOP, SIGCONT).
   void signal_schedd(int sig);
   // Starts a node agent for a virtual node (name n1, n2, ...).
-  void start_agent(const std::string& node, int cores = 1);
+  // `extra`: more nodeagent options (--gpus 2, ...).
+  void start_agent(const std::string& node, int cores = 1,
+                   const std::vector<std::string>& extra = {});
   void kill_agent(const std::string& node, int sig);
   // The key pair of a node's agent, made (and authorised for that node) on
   // first use.

@@ -152,9 +152,10 @@ TEST_F(SlurmCommands, ScancelByNameCancelsOnlyThoseJobs) {
 // salloc runs the command here with the allocation's variables; srun in it
 // starts a step on the allocation's nodes; the allocation ends with it.
 TEST_F(SlurmCommands, SallocRunsACommandWhoseSrunUsesTheAllocation) {
-  const CliRun run = slurm("salloc", {"-N", "2", "-J", "inter", "sh", "-c",
-                                      "echo job=$SLURM_JOB_ID nodes=$SLURM_NNODES; "
-                                      "srun sh -c 'echo task on node $SLURM_NODEID'; exit 3"},
+  const CliRun run = slurm("salloc",
+                           {"-N", "2", "-J", "inter", "sh", "-c",
+                            "echo job=$SLURM_JOB_ID nodes=$SLURM_NNODES; "
+                            "srun sh -c 'echo task on node $SLURM_NODEID'; exit 3"},
                            std::chrono::seconds(40));
   EXPECT_EQ(run.status, 3) << describe(run);  // the command's status
   EXPECT_NE(run.err.find("salloc: Granted job allocation"), std::string::npos) << run.err;

@@ -45,6 +45,15 @@ TEST(AgentEnv, SetsSchedAndSlurmVariables) {
   EXPECT_EQ(env.at("SLURM_NTASKS_PER_NODE"), "4");
 }
 
+TEST(AgentEnv, GpusAskedForAreTheFirstOfTheNode) {
+  JobEnvInput in = three_node_job();
+  EXPECT_EQ(as_map(job_environment(in)).count("CUDA_VISIBLE_DEVICES"), 0u) << "none asked for";
+  in.gpus = 3;
+  const auto env = as_map(job_environment(in));
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0,1,2");
+  EXPECT_EQ(env.at("SLURM_GPUS_ON_NODE"), "3");
+}
+
 TEST(AgentEnv, UserValuesWinExceptInTheSchedNamespace) {
   JobEnvInput in = three_node_job();
   in.user_env = {{"SLURM_JOB_ID", "99"},  {"SCHED_JOB_ID", "7"},

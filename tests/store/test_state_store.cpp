@@ -85,6 +85,10 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.account, actual.account);
   EXPECT_EQ(expected.qos, actual.qos);
   EXPECT_EQ(expected.nice, actual.nice);
+  // ---- issue 18 item 4
+  EXPECT_EQ(expected.nodelist, actual.nodelist);
+  EXPECT_EQ(expected.exclude, actual.exclude);
+  EXPECT_EQ(expected.gpus_per_node, actual.gpus_per_node);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -171,6 +175,9 @@ Job full_job(JobId id) {
   job.spec.mem_bytes = std::uint64_t{4} << 30;
   job.spec.error = "/home/alice/run 1/lulesh-%j.err";
   job.spec.args = {"-s", "40", "", "caf\u00e9 \"q\""};
+  job.spec.nodelist = {"n1", "g\u00e9 2"};
+  job.spec.exclude = {"n[3]"};
+  job.spec.gpus_per_node = 2;
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -319,7 +326,8 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // hold is saved; dependency, before_begin derived; priority, factors and
   // weighted (issue 18 item 5) computed again when the job is restored.
   EXPECT_EQ(field_count<Job>(), 32u);
-  EXPECT_EQ(field_count<JobSpec>(), 25u);  // account, qos, nice saved
+  // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4)
+  EXPECT_EQ(field_count<JobSpec>(), 28u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

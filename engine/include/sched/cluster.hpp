@@ -18,6 +18,7 @@ namespace sched {
 struct Node {
   std::string name;
   int cores = 1;
+  int gpus = 0;  // as its agent reports (hwloc, or declared)
   bool up = true;
   bool draining = false;
   JobId job = 0;           // holder, 0 when free
@@ -37,6 +38,7 @@ class Cluster {
 
   // Idle nodes: up, not draining, free.
   int idle_count() const { return idle_count_; }
+  bool idle(NodeIndex index) const { return is_idle(index); }
   // Nodes being released and not yet promised: what a pass may count as
   // soon-to-be idle.
   int releasing_unpromised_count() const { return releasing_unpromised_; }
@@ -65,6 +67,7 @@ class Cluster {
   void unpromise(NodeIndex index);
 
   void set_up(NodeIndex index, bool up);
+  void set_gpus(NodeIndex index, int gpus);
   void set_draining(NodeIndex index, bool draining);
 
  private:

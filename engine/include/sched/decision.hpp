@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sched/job.hpp"
 
@@ -20,6 +21,9 @@ struct Action {
   int nodes = 0;    // Start: size; Expand/Shrink: target size
   double time = 0;  // Reserve: expected start
   PreemptMode mode = PreemptMode::Requeue;
+  // Start of a placed job (sched/placement.hpp): the nodes it gets, picked
+  // when the start was checked; empty: any `nodes` nodes.
+  std::vector<NodeIndex> placement{};
 };
 
 enum class RefusalCode {
@@ -39,6 +43,7 @@ enum class RefusalCode {
   AlreadyActed,    // the job was already started or preempted in this pass
   NotRequested,    // resize of an evolving job beyond (or against) its own request
   ResizeHeld,      // a resize of a job whose last adaptation was rolled back, too soon
+  Placement,       // a placed job's nodes (-w, -x, --gres) are not idle
   BadArgument,     // malformed call
 };
 

@@ -89,6 +89,8 @@ class Engine {
 
   // ---- setup
   NodeIndex add_node(std::string name, int cores = 1);
+  // What its agent reports of its GPUs (hwloc, or declared); NotFound.
+  Status set_node_gpus(const std::string& name, int gpus);
   // Installs a policy. The one it replaces stays the last good policy if it
   // completed a live pass; see EngineConfig::revert_after_failures.
   void set_policy(std::shared_ptr<Policy> policy);
@@ -228,7 +230,7 @@ class Engine {
   void touch(Job& job);
   void account_allocation(Job& job);
   void enact(const Action& action);
-  void enact_start(Job& job, int nodes);
+  void enact_start(Job& job, int nodes, const std::vector<NodeIndex>& placement);
   void enact_resize(Job& job, int to);
   void extend_limit(Job& job, const Resize& resize, bool ok);
   void begin_stop(Job& job, JobState outcome, StopReason reason, std::string why = {});

@@ -81,6 +81,10 @@ struct JobSpec {
   std::string account;    // -A: recorded for accounting and fair share; empty: none
   std::string qos;        // --qos: a name from the config's QOS table; empty at submit: "normal"
   std::int64_t nice = 0;  // --nice: subtracted from the priority; negative only for an admin
+  // ---- where it may run (issue 18 item 4: -w, -x, --gres; sched/placement.hpp)
+  std::vector<std::string> nodelist;  // -w: nodes it must have; empty: any
+  std::vector<std::string> exclude;   // -x: nodes it must not have
+  int gpus_per_node = 0;              // --gres=gpu:N: GPUs it needs on each of its nodes
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).

@@ -90,6 +90,8 @@ class PassContext {
   std::optional<PendingQueue::Cursor> pending_cursor_;
   bool pending_complete_ = false;
   std::optional<std::vector<const Job*>> running_;
+  // Nodes given to placed jobs in this pass, by index; sized on first use.
+  std::vector<bool> placed_;
 };
 
 }  // namespace sched

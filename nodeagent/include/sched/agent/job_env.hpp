@@ -20,6 +20,7 @@ struct JobEnvInput {
   std::string submit_dir;
   std::string cluster_endpoint;  // where the job's processes reach the engine
   EnvPairs user_env;             // as submitted
+  int gpus = 0;                  // --gres=gpu:N: GPUs 0..N-1 here are the job's
 };
 
 // Returns the variables in this order: ours (SCHED_ then SLURM_), then the

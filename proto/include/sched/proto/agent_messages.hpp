@@ -123,8 +123,12 @@ struct JobLaunch {
   // Issue 18 item 3; output and error come with their patterns expanded.
   std::optional<std::string> error;              // stderr's file; absent: stderr to output
   std::optional<std::vector<std::string>> args;  // the script's arguments
+  // --gres=gpu:N (issue 18 item 4): GPUs 0..N-1 of each node are the job's
+  // (CUDA_VISIBLE_DEVICES); absent: none asked for.
+  std::optional<int> gpus;
   template <class V>
   void fields(V& v) {
+    v("gpus", gpus);
     v("error", error);
     v("args", args);
     v("power_w", power_w);
@@ -215,8 +219,10 @@ struct StepLaunch {
   double power_w = 0;                     // as in job.launch
   std::optional<std::string> user;        // the job's user, whom the tasks run as
   std::optional<std::int64_t> mem_bytes;  // as in job.launch
+  std::optional<int> gpus;                // as in job.launch
   template <class V>
   void fields(V& v) {
+    v("gpus", gpus);
     v("power_w", power_w);
     v("user", user);
     v("mem_bytes", mem_bytes);

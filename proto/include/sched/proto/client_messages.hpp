@@ -79,12 +79,20 @@ struct JobSpecMsg {
   std::optional<std::string> qos;      // --qos; absent: normal
   std::optional<std::int64_t> nice;    // --nice; negative only for an admin
 
+  // ---- where it may run (issue 18 item 4); absent: anywhere
+  std::optional<std::vector<std::string>> nodelist;  // -w: nodes it must have
+  std::optional<std::vector<std::string>> exclude;   // -x: nodes it must not have
+  std::optional<int> gpus_per_node;                  // --gres=gpu:N
+
   template <class V>
   void fields(V& v) {
     // ---- priority (issue 18 item 5)
     v("account", account);
     v("qos", qos);
     v("nice", nice);
+    v("nodelist", nodelist);
+    v("exclude", exclude);
+    v("gpus_per_node", gpus_per_node);
     v("error", error);
     v("args", args);
     v("mem_bytes", mem_bytes);
@@ -206,6 +214,11 @@ struct JobInfo {
   std::optional<std::int64_t> priority;       // while pending
   std::optional<PriorityFactorsMsg> factors;  // while pending
 
+  // ---- where it may run (issue 18 item 4), when the job said
+  std::optional<std::vector<std::string>> req_nodelist;  // -w
+  std::optional<std::vector<std::string>> exc_nodelist;  // -x
+  std::optional<int> gpus_per_node;                      // --gres=gpu:N
+
   template <class V>
   void fields(V& v) {
     // ---- priority (issue 18 item 5)
@@ -214,6 +227,9 @@ struct JobInfo {
     v("nice", nice);
     v("priority", priority);
     v("factors", factors);
+    v("req_nodelist", req_nodelist);
+    v("exc_nodelist", exc_nodelist);
+    v("gpus_per_node", gpus_per_node);
     v("error", error);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
