@@ -11,9 +11,10 @@
 namespace sched::cli {
 namespace {
 
-constexpr std::array<SlurmCommand, 8> kCommands = {
-    SlurmCommand::Sbatch, SlurmCommand::Srun,  SlurmCommand::Squeue,   SlurmCommand::Scancel,
-    SlurmCommand::Sinfo,  SlurmCommand::Sacct, SlurmCommand::Scontrol, SlurmCommand::Salloc,
+constexpr std::array<SlurmCommand, 9> kCommands = {
+    SlurmCommand::Sbatch,   SlurmCommand::Srun,   SlurmCommand::Squeue,
+    SlurmCommand::Scancel,  SlurmCommand::Sinfo,  SlurmCommand::Sacct,
+    SlurmCommand::Scontrol, SlurmCommand::Salloc, SlurmCommand::Sprio,
 };
 
 // What a front end does with one of its options.
@@ -316,6 +317,16 @@ Translation sacct(const std::vector<std::string>& args, const FrontEndContext& c
   return listing(SlurmCommand::Sacct, "acct", rules, args, context, false);
 }
 
+Translation sprio(const std::vector<std::string>& args, const FrontEndContext& context) {
+  static const std::vector<OptionRule> rules = {
+      {"jobs", 'j', ValueKind::Required},
+      {"user", 'u', ValueKind::Required},
+      {"me", 0, ValueKind::None},
+      {"weights", 'w', ValueKind::None},
+  };
+  return listing(SlurmCommand::Sprio, "prio", rules, args, context, false);
+}
+
 // NAME=VALUE words of `scontrol update`, keys compared as Slurm does
 // (without case).
 std::optional<std::string> field(const std::vector<std::string>& words, std::string_view key) {
@@ -404,6 +415,8 @@ std::string_view name_of(SlurmCommand command) {
       return "scontrol";
     case SlurmCommand::Salloc:
       return "salloc";
+    case SlurmCommand::Sprio:
+      return "sprio";
   }
   return "";
 }
@@ -424,8 +437,8 @@ Translation translate(SlurmCommand command, const std::vector<std::string>& args
     if (word == "--") break;
     if (word == "--version") return {{"--version"}, {}};
     if (word == "--help") {
-      static constexpr std::array<std::string_view, 8> kHelpOf = {
-          "submit", "run", "queue", "cancel", "nodes", "acct", "show", "alloc"};
+      static constexpr std::array<std::string_view, 9> kHelpOf = {
+          "submit", "run", "queue", "cancel", "nodes", "acct", "show", "alloc", "prio"};
       return {{std::string(kHelpOf[static_cast<std::size_t>(command)]), "--help"}, {}};
     }
     const bool operands_end_options = command == SlurmCommand::Sbatch ||
@@ -450,6 +463,8 @@ Translation translate(SlurmCommand command, const std::vector<std::string>& args
       return scontrol(args);
     case SlurmCommand::Salloc:
       return salloc(args);
+    case SlurmCommand::Sprio:
+      return sprio(args, context);
   }
   throw FrontEndError("unknown front end");
 }

@@ -1,6 +1,6 @@
 // Slurm's command names as thin front ends of `sched` (issue 18 item 7):
 // the `sched` program run under the name sbatch, srun, squeue, scancel,
-// sinfo, sacct, scontrol or salloc (a link to it) turns its arguments into
+// sinfo, sacct, scontrol, salloc or sprio (a link to it) turns its arguments into
 // the `sched` command that does the same, so users' habits and site scripts
 // work. What has no equivalent is a usage error that says so, never silently
 // something else.
@@ -15,7 +15,7 @@
 
 namespace sched::cli {
 
-enum class SlurmCommand { Sbatch, Srun, Squeue, Scancel, Sinfo, Sacct, Scontrol, Salloc };
+enum class SlurmCommand { Sbatch, Srun, Squeue, Scancel, Sinfo, Sacct, Scontrol, Salloc, Sprio };
 
 // Every front end, for installing the links.
 std::span<const SlurmCommand> slurm_commands();

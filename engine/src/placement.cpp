@@ -36,8 +36,7 @@ std::optional<std::string> check_placement(const JobSpec& spec, const Cluster& c
                                     [&](const Node& node) { return may_use(spec, node); });
   const int smallest = spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes;
   if (usable < smallest) {
-    return "Requested node configuration is not available: " + std::to_string(usable) +
-           " nodes" +
+    return "Requested node configuration is not available: " + std::to_string(usable) + " nodes" +
            (spec.gpus_per_node > 0 ? " with " + std::to_string(spec.gpus_per_node) + " GPUs" : "") +
            (spec.exclude.empty() ? "" : " not excluded") + "; the job needs " +
            std::to_string(smallest);
@@ -51,7 +50,8 @@ std::optional<std::vector<NodeIndex>> place(const JobSpec& spec, int size, const
     return cluster.idle(index) && !taken[static_cast<std::size_t>(index)] &&
            may_use(spec, cluster.node(index));
   };
-  if (static_cast<int>(spec.nodelist.size()) > size) return std::nullopt;  // a moldable's smaller start
+  if (static_cast<int>(spec.nodelist.size()) > size)
+    return std::nullopt;  // a moldable's smaller start
   std::vector<NodeIndex> nodes;
   for (const std::string& name : spec.nodelist) {
     const auto index = cluster.find(name);

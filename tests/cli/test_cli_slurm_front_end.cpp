@@ -50,7 +50,7 @@ TEST(SlurmFrontEnd, NamesTheCommandsByProgramName) {
   EXPECT_FALSE(slurm_command("sched"));
   EXPECT_FALSE(slurm_command("/usr/bin/sbatch2"));
   EXPECT_FALSE(slurm_command(""));
-  EXPECT_EQ(slurm_commands().size(), 8u);
+  EXPECT_EQ(slurm_commands().size(), 9u);
   for (SlurmCommand command : slurm_commands()) {
     EXPECT_EQ(slurm_command(name_of(command)), command);
   }
@@ -175,6 +175,13 @@ TEST(SlurmFrontEnd, SallocIsAlloc) {
   EXPECT_EQ(sched_args(SlurmCommand::Salloc, {"-N", "3", "bash", "-c", "srun hostname"}),
             (Words{"alloc", "--nodes=3", "bash", "-c", "srun hostname"}));
   EXPECT_EQ(sched_args(SlurmCommand::Salloc, {"--time=1:00"}), (Words{"alloc", "--time=1:00"}));
+}
+
+TEST(SlurmFrontEnd, SprioIsPrio) {
+  EXPECT_EQ(sched_args(SlurmCommand::Sprio, {"-w"}), (Words{"prio", "--weights"}));
+  EXPECT_EQ(sched_args(SlurmCommand::Sprio, {"--me", "-j", "4,5"}),
+            (Words{"prio", "--user=alice", "--jobs=4,5"}));
+  EXPECT_NE(refusal(SlurmCommand::Sprio, {"-n"}).find("option -n"), std::string::npos);
 }
 
 // The build makes a link per front end to the built `sched`.

@@ -31,14 +31,15 @@ class Placement : public ::testing::Test {
   }
 
   CliRun submit(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"submit", "--parsable", "-D", work_.string(), "-o",
-                                    "out-%j.txt"};
+    std::vector<std::string> all = {"submit",       "--parsable", "-D",
+                                    work_.string(), "-o",         "out-%j.txt"};
     all.insert(all.end(), args.begin(), args.end());
     return run_sched(cluster_, all);
   }
 
   // Submits, waits until it completed; its nodes.
-  std::vector<std::string> run(const std::vector<std::string>& args, std::int64_t* id_out = nullptr) {
+  std::vector<std::string> run(const std::vector<std::string>& args,
+                               std::int64_t* id_out = nullptr) {
     const CliRun submitted = submit(args);
     EXPECT_EQ(submitted.status, 0) << describe(submitted);
     std::int64_t id = 0;
@@ -73,8 +74,7 @@ TEST_F(Placement, NodelistAndExcludeAreHonoured) {
   EXPECT_EQ(output_of(named), "n2\n");
   // -w with a host list and no -N: as many nodes as it names.
   EXPECT_EQ(run({"--nodelist=n[2-3]", "--wrap", "true"}), (std::vector<std::string>{"n2", "n3"}));
-  EXPECT_EQ(run({"-N", "2", "-x", "n1", "--wrap", "true"}),
-            (std::vector<std::string>{"n2", "n3"}));
+  EXPECT_EQ(run({"-N", "2", "-x", "n1", "--wrap", "true"}), (std::vector<std::string>{"n2", "n3"}));
 
   const CliRun shown = run_sched(cluster_, {"show", std::to_string(named)});
   EXPECT_NE(shown.out.find("ReqNodeList=n2 ExcNodeList=(null)"), std::string::npos) << shown.out;
