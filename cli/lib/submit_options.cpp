@@ -4,9 +4,11 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <variant>
 
 #include "sched/dependency.hpp"
+#include "sched/job_array.hpp"
 #include "slurm_time.hpp"
 
 namespace sched::cli {
@@ -16,7 +18,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 30> kOptions = {{
+constexpr std::array<OptionInfo, 31> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -60,6 +62,10 @@ constexpr std::array<OptionInfo, 30> kOptions = {{
     {"begin", 'b', ValueKind::Required, false,
      "Not before: now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]]"},
     {"hold", 'H', ValueKind::None, false, "Submit held: the job waits for `sched release`"},
+    // ---- job arrays (issue 18 item 1)
+    {"array", 'a', ValueKind::Required, false,
+     "Job array: indices N-M[:STEP] and lists N,M,... with an optional %THROTTLE "
+     "(at most that many tasks at once)"},
 }};
 
 const OptionInfo* find_option(std::string_view name) {
@@ -239,6 +245,11 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     auto parsed = parse_dependency(value);
     if (!parsed.ok()) return parsed.status().message();
     o.dependency = to_string(parsed.value());
+  } else if (name == "array") {
+    // The syntax here; schedd checks the indices against its max_array_size.
+    auto parsed = parse_job_array(value, std::numeric_limits<int>::max());
+    if (!parsed.ok()) return parsed.status().message();
+    o.array = std::string(value);
   } else if (name == "begin") {
     if (!parse_begin_time(value, 0)) {
       return quoted(value) + " is not a time (" + std::string(kBeginForms) + ")";
@@ -361,6 +372,8 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.hold, over.hold);
   take(out.error, over.error);
   take(out.export_choice, over.export_choice);
+  // ---- job arrays (issue 18 item 1)
+  take(out.array, over.array);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -426,6 +439,8 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   // ---- issue 18 item 2
   spec.dependency = options.dependency.value_or("");
   spec.hold = options.hold.value_or(false);
+  // ---- job arrays (issue 18 item 1)
+  spec.array = options.array.value_or("");
   if (options.begin) {
     const auto begin = parse_begin_time(*options.begin, now);
     if (!begin) {

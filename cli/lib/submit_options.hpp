@@ -63,6 +63,8 @@ struct SubmitOptions {
   std::optional<std::string> dependency;  // -d, --dependency (checked: sched/dependency.hpp)
   std::optional<std::string> begin;       // -b, --begin (checked; resolved by build_submission)
   std::optional<bool> hold;               // -H, --hold
+  // ---- job arrays (issue 18 item 1)
+  std::optional<std::string> array;  // -a, --array (syntax checked: sched/job_array.hpp)
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

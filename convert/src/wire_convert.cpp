@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "sched/job_array.hpp"
 #include "sched/proto/text.hpp"
 
 namespace sched::convert {
@@ -43,6 +45,8 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   if (spec.hold) out.hold = true;
   if (!spec.error.empty()) out.error = spec.error;
   if (!spec.args.empty()) out.args = spec.args;
+  // ---- job arrays (issue 18 item 1)
+  if (!spec.array.empty()) out.array = spec.array;
   return out;
 }
 
@@ -135,6 +139,10 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
       return error;
     }
   }
+  // ---- job arrays (issue 18 item 1): the engine parses it at submit
+  if (in.array) {
+    if (auto error = text_error("job.array", *in.array, SpecTextLimits::kPath)) return error;
+  }
   if (in.begin_time && !(std::isfinite(*in.begin_time) && *in.begin_time >= 0)) {
     return "job.begin_time: must be a time, not negative (got " + std::to_string(*in.begin_time) +
            ")";
@@ -151,6 +159,8 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.hold = in.hold.value_or(false);
   out.error = in.error.value_or("");
   out.args = in.args.value_or(std::vector<std::string>{});
+  // ---- job arrays (issue 18 item 1)
+  out.array = in.array.value_or("");
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -175,6 +185,20 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.nodes = node_names(job, cluster);
   launch.tasks_per_node = job.spec.tasks_per_node;
   launch.power_w = power_estimate(job.spec);
+  // ---- job arrays (issue 18 item 1)
+  if (job.spec.array_job_id != 0) {
+    proto::ArrayTaskMsg array;
+    array.job_id = job.spec.array_job_id;
+    array.task_id = job.spec.array_task_id;
+    if (auto parsed = parse_job_array(job.spec.array, std::numeric_limits<int>::max());
+        parsed.ok()) {
+      array.count = parsed->count();
+      array.min = parsed->min();
+      array.max = parsed->max();
+      array.step = parsed->step;
+    }
+    launch.array = array;
+  }
   if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   return launch;
 }
@@ -193,6 +217,11 @@ OutputNames output_names(const Job& job, const std::string& leader) {
   names.name = job.spec.name;
   names.user = job.spec.user;
   names.node = leader;
+  // ---- job arrays (issue 18 item 1)
+  if (job.spec.array_job_id != 0) {
+    names.array_master = job.spec.array_job_id;
+    names.array_index = static_cast<std::uint32_t>(job.spec.array_task_id);
+  }
   return names;
 }
 
@@ -261,6 +290,12 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
   // ---- issue 18 item 2
   if (!job.spec.dependency.empty()) info.dependency = job.spec.dependency;
   if (job.spec.begin_time > 0) info.begin_time = job.spec.begin_time;
+  // ---- job arrays (issue 18 item 1)
+  if (job.spec.array_job_id != 0) {
+    info.array_job_id = job.spec.array_job_id;
+    info.array_task_id = job.spec.array_task_id;
+    info.array = job.spec.array;
+  }
   return info;
 }
 

@@ -81,6 +81,11 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.hold, actual.hold);
   EXPECT_EQ(expected.error, actual.error);
   EXPECT_EQ(expected.args, actual.args);
+  // ---- job arrays (issue 18 item 1)
+  EXPECT_EQ(expected.array, actual.array);
+  EXPECT_EQ(expected.array_job_id, actual.array_job_id);
+  EXPECT_EQ(expected.array_task_id, actual.array_task_id);
+  EXPECT_EQ(expected.array_throttle, actual.array_throttle);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -196,6 +201,11 @@ Job full_job(JobId id) {
   job.spec.begin_time = 1700000000.5;
   job.spec.hold = true;
   job.hold = HoldKind::Admin;
+  // ---- job arrays (issue 18 item 1)
+  job.spec.array = "0-9999:3%40";
+  job.spec.array_job_id = 5;
+  job.spec.array_task_id = 6;
+  job.spec.array_throttle = 40;
   return job;
 }
 
@@ -308,8 +318,9 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  EXPECT_EQ(field_count<Job>(), 29u);  // hold is saved; dependency, before_begin derived
-  EXPECT_EQ(field_count<JobSpec>(), 22u);
+  // hold is saved; dependency, before_begin, array_throttled derived
+  EXPECT_EQ(field_count<Job>(), 30u);
+  EXPECT_EQ(field_count<JobSpec>(), 26u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

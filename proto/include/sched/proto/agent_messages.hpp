@@ -107,6 +107,26 @@ struct AgentHeartbeat {
 
 // ------------------------------------------------------------------ jobs
 
+// ---- job arrays (issue 18 item 1): what an array task's environment says
+// of its array (SLURM_ARRAY_*).
+struct ArrayTaskMsg {
+  std::int64_t job_id = 0;  // the array's id
+  int task_id = 0;          // this task's index
+  int count = 0;
+  int min = 0;
+  int max = 0;
+  int step = 0;  // 0: the indices are a list (no SLURM_ARRAY_TASK_STEP)
+  template <class V>
+  void fields(V& v) {
+    v("job_id", job_id);
+    v("task_id", task_id);
+    v("count", count);
+    v("min", min);
+    v("max", max);
+    v("step", step);
+  }
+};
+
 // engine → the agent of the job's leader node: run the batch script.
 struct JobLaunch {
   std::int64_t job = 0;
@@ -123,10 +143,14 @@ struct JobLaunch {
   // Issue 18 item 3; output and error come with their patterns expanded.
   std::optional<std::string> error;              // stderr's file; absent: stderr to output
   std::optional<std::vector<std::string>> args;  // the script's arguments
+  // ---- job arrays (issue 18 item 1)
+  std::optional<ArrayTaskMsg> array;  // set for an array's task
   template <class V>
   void fields(V& v) {
     v("error", error);
     v("args", args);
+    // ---- job arrays (issue 18 item 1)
+    v("array", array);
     v("power_w", power_w);
     v("mem_bytes", mem_bytes);
     v("job", job);

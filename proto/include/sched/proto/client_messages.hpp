@@ -74,11 +74,16 @@ struct JobSpecMsg {
   // sbatch's filename patterns (%j %x %N %u %A %a %%), expanded at launch.
   std::optional<std::string> error;              // -e: stderr's file; absent: with stdout
   std::optional<std::vector<std::string>> args;  // the script's $1, $2, ...
+  // ---- job arrays (issue 18 item 1)
+  // sbatch's --array text: one job per index, consecutive ids; absent: one job.
+  std::optional<std::string> array;
 
   template <class V>
   void fields(V& v) {
     v("error", error);
     v("args", args);
+    // ---- job arrays (issue 18 item 1)
+    v("array", array);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
     v("dependency", dependency);
@@ -136,6 +141,20 @@ struct JobRef {  // cancel, job.show, job.hold, job.release, job.requeue
   }
 };
 
+// ---- job arrays (issue 18 item 1)
+// What schedd reads a JobRef as: with array_task_id, `id` is an array's id
+// and the job meant is its task of that index ("A_i"). Without it, cancel of
+// an array's id cancels the whole array (scancel's rule).
+struct JobTaskRef {
+  std::int64_t id = 0;
+  std::optional<int> array_task_id;
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("array_task_id", array_task_id);
+  }
+};
+
 // What the engine knows about a job (jobs.query, job.show, acct).
 struct JobInfo {
   std::int64_t id = 0;
@@ -175,10 +194,18 @@ struct JobInfo {
   // Issue 18 item 3: stderr's file when the job has one of its own
   // (expanded once the job started, as output is).
   std::optional<std::string> error;
+  // ---- job arrays (issue 18 item 1): set for an array's tasks.
+  std::optional<std::int64_t> array_job_id;  // the array's id (%A)
+  std::optional<int> array_task_id;          // this task's index (%a)
+  std::optional<std::string> array;          // the array's --array text (with its %throttle)
 
   template <class V>
   void fields(V& v) {
     v("error", error);
+    // ---- job arrays (issue 18 item 1)
+    v("array_job_id", array_job_id);
+    v("array_task_id", array_task_id);
+    v("array", array);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
     v("dependency", dependency);
