@@ -46,6 +46,7 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.resize_backoff_s = config.adapt_backoff_s;
   out.revert_after_failures = config.policy_revert_after_failures;
   out.kill_invalid_depend = config.kill_invalid_depend;
+  out.max_array_size = config.max_array_size;
   return out;
 }
 

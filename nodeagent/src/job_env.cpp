@@ -22,6 +22,9 @@ std::string join(const std::vector<std::string>& items, char sep) {
   return out;
 }
 
+std::optional<proto::ArrayTaskMsg> array_of(const proto::JobLaunch& launch) { return launch.array; }
+std::optional<proto::ArrayTaskMsg> array_of(const proto::StepLaunch&) { return std::nullopt; }
+
 // job.launch and step.launch name the job and its nodes differently; the
 // rest they share.
 template <class Launch>
@@ -35,7 +38,8 @@ EnvPairs launch_environment(const Launch& launch, const std::string& job_name,
                                      .tasks_per_node = launch.tasks_per_node,
                                      .submit_dir = launch.workdir,
                                      .cluster_endpoint = cluster_endpoint,
-                                     .user_env = EnvPairs(launch.env.begin(), launch.env.end())});
+                                     .user_env = EnvPairs(launch.env.begin(), launch.env.end()),
+                                     .array = array_of(launch)});
 }
 
 }  // namespace
@@ -73,6 +77,19 @@ EnvPairs job_environment(const JobEnvInput& in) {
       {"SLURM_NTASKS_PER_NODE", per_node},
       {"SLURM_SUBMIT_DIR", in.submit_dir},
   };
+  // ---- job arrays (issue 18 item 1)
+  if (in.array) {
+    const proto::ArrayTaskMsg& a = *in.array;
+    for (const char* prefix : {"SCHED_", "SLURM_"}) {
+      const std::string p = prefix;
+      env.emplace_back(p + "ARRAY_JOB_ID", std::to_string(a.job_id));
+      env.emplace_back(p + "ARRAY_TASK_ID", std::to_string(a.task_id));
+      env.emplace_back(p + "ARRAY_TASK_COUNT", std::to_string(a.count));
+      env.emplace_back(p + "ARRAY_TASK_MIN", std::to_string(a.min));
+      env.emplace_back(p + "ARRAY_TASK_MAX", std::to_string(a.max));
+      if (a.step > 0) env.emplace_back(p + "ARRAY_TASK_STEP", std::to_string(a.step));
+    }
+  }
 
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
