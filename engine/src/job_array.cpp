@@ -19,7 +19,7 @@ std::optional<int> parse_int(std::string_view text) {
 }  // namespace
 
 Result<JobArraySpec> parse_job_array(std::string_view text, int max_array_size) {
-  const std::string quoted = "--array '" + std::string(text) + "': ";
+  const std::string quoted = "array '" + std::string(text) + "': ";
   const auto bad = [&](const std::string& why) { return Status::invalid(quoted + why); };
   if (text.empty()) return bad("empty");
   JobArraySpec spec;

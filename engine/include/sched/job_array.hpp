@@ -30,7 +30,7 @@ struct JobArraySpec {
 };
 
 // Parses sbatch's --array text. Every index must be below `max_array_size`.
-// Invalid names the bad part ("--array '5-1': range 5-1 is reversed").
+// Invalid names the bad part ("array '5-1': range 5-1 is reversed").
 Result<JobArraySpec> parse_job_array(std::string_view text, int max_array_size);
 
 // "A_i": a task's name in listings and accounting (squeue's %i).
