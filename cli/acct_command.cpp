@@ -18,6 +18,7 @@
 #include "json_list.hpp"
 #include "listings.hpp"
 #include "pages.hpp"
+#include "sched/job_array.hpp"
 
 namespace sched::cli {
 namespace {
@@ -117,6 +118,10 @@ JobState job_state(const std::string& name) {
 AcctRow acct_row(const proto::JobInfo& job) {
   AcctRow row;
   row.id = job.id;
+  // ---- job arrays (issue 18 item 1)
+  if (job.array_job_id && job.array_task_id) {
+    row.display_id = array_task_name(*job.array_job_id, *job.array_task_id);
+  }
   row.name = job.name;
   row.user = job.user;
   row.state = job_state(job.state);

@@ -4,16 +4,19 @@
 
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
 #include "connection.hpp"
+#include "job_ids.hpp"
 #include "json_list.hpp"
 #include "listings.hpp"
 #include "nodelist.hpp"
 #include "pages.hpp"
 #include "program_name.hpp"
 #include "queue_format.hpp"
+#include "sched/job_array.hpp"
 #include "slurm_time.hpp"
 #include "state_codes.hpp"
 
@@ -80,9 +83,17 @@ struct QueueJob {
   std::optional<double> expected_start;
   std::vector<std::string> nodelist;
   std::string reason;
+  // ---- job arrays (issue 18 item 1)
+  std::optional<std::int64_t> array_job_id;
+  std::optional<int> array_task_id;
+  std::optional<std::string> array;
   template <class V>
   void fields(V& v) {
     v("id", id);
+    // ---- job arrays (issue 18 item 1)
+    v("array_job_id", array_job_id);
+    v("array_task_id", array_task_id);
+    v("array", array);
     v("name", name);
     v("user", user);
     v("state", state);
@@ -116,6 +127,7 @@ struct QueueArgs {
   bool json = false;
   std::string format;  // -o/--format: squeue's letters (queue_format.hpp)
   bool noheader = false;
+  bool expand_arrays = false;  // -r/--array: one line per array task (squeue -r)
 };
 
 void queue(const QueueArgs& args) {
@@ -154,6 +166,27 @@ void queue(const QueueArgs& args) {
     if (!args.noheader) std::cout << format_queue_header(format) << "\n";
   }
   QueueTable table(args.start);
+  const auto emit = [&](const QueueRow& row) {
+    // With a format each line goes out at once: its widths are fixed.
+    if (!format.empty()) {
+      std::cout << format_queue_row(format, row, now) << "\n";
+    } else {
+      table.add(row);
+    }
+  };
+  // ---- job arrays (issue 18 item 1): the pending tasks of an array, next
+  // to each other in the queue's order, go out as one line (squeue's way).
+  std::optional<QueueRow> run;
+  std::vector<int> run_indices;
+  int run_throttle = 0;
+  std::int64_t run_array = 0;
+  const auto flush = [&]() {
+    if (!run) return;
+    run->display_id = pending_array_name(run_array, run_indices, run_throttle);
+    emit(*run);
+    run.reset();
+    run_indices.clear();
+  };
   for_each_page<QueuePage>(proto::type::kJobsQuery, query, [&](QueuePage page) {
     for (auto& job : page.jobs) {
       QueueRow row;
@@ -171,23 +204,38 @@ void queue(const QueueArgs& args) {
       row.submit_time = job.submit_time;
       row.start_time = job.start_time.value_or(-1);
       row.end_time = job.end_time.value_or(-1);
-      // With a format each line goes out at once: its widths are fixed.
-      if (!format.empty()) {
-        std::cout << format_queue_row(format, row, now) << "\n";
-      } else {
-        table.add(row);
+      const bool task = job.array_job_id && job.array_task_id;
+      if (task && row.state == JobState::Pending && !args.expand_arrays) {
+        if (run && run_array == *job.array_job_id) {
+          run_indices.push_back(*job.array_task_id);
+          continue;
+        }
+        flush();
+        run = std::move(row);
+        run_array = *job.array_job_id;
+        run_indices = {*job.array_task_id};
+        auto parsed = parse_job_array(job.array.value_or(""), std::numeric_limits<int>::max());
+        run_throttle = parsed.ok() ? parsed->throttle : 0;
+        continue;
       }
+      flush();
+      if (task) row.display_id = array_task_name(*job.array_job_id, *job.array_task_id);
+      emit(row);
     }
     return true;
   });
+  flush();
   if (!format.empty()) return;
   std::string text = table.render();
   if (args.noheader) text.erase(0, text.find('\n') + 1);
   std::cout << text;
 }
 
-void show(std::int64_t id, bool json) {
-  const auto job = client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{id}).job;
+void show(const JobIdRef& ref, bool json) {
+  proto::JobTaskRef request;
+  request.id = ref.id;
+  request.array_task_id = ref.task;
+  const auto job = client().call<proto::JobReply>(proto::type::kJobShow, request).job;
   if (json) {
     std::cout << to_json(job).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
@@ -196,7 +244,16 @@ void show(std::int64_t id, bool json) {
   const auto time = [](const std::optional<double>& t) {
     return t ? format_timestamp(*t) : std::string("N/A");
   };
-  std::cout << "JobId=" << job.id << " JobName=" << job.name << "\n"
+  std::cout << "JobId=" << job.id;
+  // ---- job arrays (issue 18 item 1): scontrol's words for a task
+  if (job.array_job_id && job.array_task_id) {
+    std::cout << " ArrayJobId=" << *job.array_job_id << " ArrayTaskId=" << *job.array_task_id;
+    if (auto parsed = parse_job_array(job.array.value_or(""), std::numeric_limits<int>::max());
+        parsed.ok() && parsed->throttle > 0) {
+      std::cout << " ArrayTaskThrottle=" << parsed->throttle;
+    }
+  }
+  std::cout << " JobName=" << job.name << "\n"
             << "   UserId=" << job.user << " Kind=" << job.kind << "\n"
             << "   JobState=" << job.state
             << " Reason=" << (job.reason.empty() ? "None" : job.reason) << " ExitCode="
@@ -242,13 +299,14 @@ struct CancelArgs {
   std::string states;
 };
 
-// The ids to cancel: those given, or with filters (scancel's -u, -n, -t)
-// the not-ended jobs that match them all, among the ids given if any.
-std::vector<std::int64_t> cancel_targets(const CancelArgs& args) {
-  std::vector<std::int64_t> ids = parse_ids(args.ids);
+// What to cancel: the ids given ("A" a whole array, "A_i" one task, as
+// scancel has them), or with filters (scancel's -u, -n, -t) the not-ended
+// jobs that match them all, among the plain ids given if any.
+std::vector<JobIdRef> cancel_targets(const CancelArgs& args) {
+  std::vector<JobIdRef> refs = parse_job_refs(args.ids);
   if (args.user.empty() && args.name.empty() && args.states.empty()) {
-    if (ids.empty()) throw std::runtime_error("give job ids, or -u USER, -n NAME or -t STATES");
-    return ids;
+    if (refs.empty()) throw std::runtime_error("give job ids, or -u USER, -n NAME or -t STATES");
+    return refs;
   }
   proto::JobsQuery query;
   if (!args.user.empty()) query.user = args.user;
@@ -261,12 +319,21 @@ std::vector<std::int64_t> cancel_targets(const CancelArgs& args) {
     }
     query.states = names;
   }
-  if (!ids.empty()) query.ids = ids;
+  if (!refs.empty()) {
+    query.ids.emplace();
+    for (const JobIdRef& ref : refs) {
+      if (ref.task) {
+        throw std::runtime_error("array tasks (" + ref.text() +
+                                 ") and -u/-n/-t do not go together: give plain job ids");
+      }
+      query.ids->push_back(ref.id);
+    }
+  }
   query.limit = kQueuePageJobs;
-  std::vector<std::int64_t> matching;
+  std::vector<JobIdRef> matching;
   for_each_page<QueuePage>(proto::type::kJobsQuery, query, [&](QueuePage page) {
     for (const auto& job : page.jobs) {
-      if (args.name.empty() || job.name == args.name) matching.push_back(job.id);
+      if (args.name.empty() || job.name == args.name) matching.push_back({job.id, std::nullopt});
     }
     return true;
   });
@@ -275,11 +342,14 @@ std::vector<std::int64_t> cancel_targets(const CancelArgs& args) {
 
 void cancel_jobs(const CancelArgs& args) {
   int failed = 0;
-  for (std::int64_t id : cancel_targets(args)) {
+  for (const JobIdRef& ref : cancel_targets(args)) {
     try {
-      client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
+      proto::JobTaskRef request;
+      request.id = ref.id;
+      request.array_task_id = ref.task;
+      client().call<proto::Empty>(proto::type::kCancel, request);
     } catch (const proto::ProtoError& e) {
-      std::cerr << program_name() << ": job " << id << ": " << e.what() << "\n";
+      std::cerr << program_name() << ": job " << ref.text() << ": " << e.what() << "\n";
       ++failed;
     }
   }
@@ -310,6 +380,8 @@ void add_job_commands(CLI::App& app) {
   // squeue's -h is --noheader; help stays --help.
   queue_cmd->set_help_flag("--help", "Print this help message and exit");
   queue_cmd->add_flag("-h,--noheader", q->noheader, "No header line");
+  queue_cmd->add_flag("-r,--array", q->expand_arrays,
+                      "One line per pending array task (default: one line per array)");
   queue_cmd->callback([q] { run_command([&] { queue(*q); }); });
 
   // The id as text, parsed here: CLI11's number check words a bad id as a
@@ -322,7 +394,7 @@ void add_job_commands(CLI::App& app) {
   show_cmd->add_flag("--json", *show_json, "Print JSON");
   show_cmd->callback([show_id, show_json] {
     run_command([&] {
-      const std::vector<std::int64_t> ids = parse_ids({*show_id});
+      const std::vector<JobIdRef> ids = parse_job_refs({*show_id});
       if (ids.size() != 1) throw std::runtime_error("'" + *show_id + "' is not one job id");
       show(ids.front(), *show_json);
     });

@@ -8,33 +8,12 @@
 
 #include "connection.hpp"
 #include "program_name.hpp"
+#include "job_ids.hpp"
 
 namespace sched::cli {
 namespace {
 
-// "12 13,14" → 12, 13, 14 (as scontrol takes lists).
-std::vector<std::int64_t> job_ids(const std::vector<std::string>& words) {
-  std::vector<std::int64_t> ids;
-  for (const std::string& word : words) {
-    std::stringstream in(word);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      if (item.empty()) continue;
-      std::size_t used = 0;
-      long long id = 0;
-      try {
-        id = std::stoll(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != item.size() || id <= 0)
-        throw std::runtime_error("'" + item + "' is not a job id");
-      ids.push_back(id);
-    }
-  }
-  return ids;
-}
-
+// "12 13,14 15_2": jobs 12, 13, 14 and task 2 of array 15 (as scontrol takes lists).
 void add_verb(CLI::App& app, const std::string& name, std::string_view type,
               const std::string& help) {
   auto words = std::make_shared<std::vector<std::string>>();
@@ -43,11 +22,14 @@ void add_verb(CLI::App& app, const std::string& name, std::string_view type,
   cmd->callback([words, type] {
     run_command([&] {
       int failed = 0;
-      for (std::int64_t id : job_ids(*words)) {
+      for (const JobIdRef& ref : parse_job_refs(*words)) {
         try {
-          client().call<proto::Empty>(type, proto::JobRef{id});
+          proto::JobTaskRef request;
+          request.id = ref.id;
+          request.array_task_id = ref.task;
+          client().call<proto::Empty>(type, request);
         } catch (const proto::ProtoError& e) {
-          std::cerr << program_name() << ": job " << id << ": " << e.what() << "\n";
+          std::cerr << program_name() << ": job " << ref.text() << ": " << e.what() << "\n";
           ++failed;
         }
       }

@@ -123,6 +123,8 @@ DaemonConfig load_config(const std::string& path) {
                 {"adapt_timeout_s", number(c.adapt_timeout_s, f, 0.01)},
                 {"adapt_backoff_s", number(c.adapt_backoff_s, f, 0)},
                 {"kill_invalid_depend", flag(c.kill_invalid_depend, f)},
+                // ---- job arrays (issue 18 item 1)
+                {"max_array_size", count(c.max_array_size, f)},
                 {"params", [&](const toml::node& p, const std::string& pkey) {
                    if (!p.is_table()) fail(f, pkey, "expected a table");
                    for (const auto& [name, value] : *p.as_table()) {

@@ -40,6 +40,9 @@ struct DaemonConfig {
   // SchedulerParameters=kill_invalid_depend); false: it waits, shown as
   // DependencyNeverSatisfied, until cancelled.
   bool kill_invalid_depend = false;
+  // ---- job arrays (issue 18 item 1)
+  // Slurm's MaxArraySize: --array indices run from 0 to max_array_size - 1.
+  int max_array_size = 10001;
 
   // ---- priority (issue 18 item 5)
   // [priority] weights, max age, fair-share half-life, calc period and

@@ -47,6 +47,7 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.revert_after_failures = config.policy_revert_after_failures;
   out.kill_invalid_depend = config.kill_invalid_depend;
   out.priority = config.priority;
+  out.max_array_size = config.max_array_size;
   return out;
 }
 

@@ -189,6 +189,13 @@ std::string encode_spec(const JobSpec& spec) {
   names("nodelist", spec.nodelist);
   names("exclude", spec.exclude);
   if (spec.gpus_per_node != 0) object["gpus_per_node"] = spec.gpus_per_node;
+  // ---- job arrays (issue 18 item 1): only for an array's tasks
+  if (spec.array_job_id != 0) {
+    object["array"] = text(spec.array);
+    object["array_job_id"] = spec.array_job_id;
+    object["array_task_id"] = spec.array_task_id;
+    object["array_throttle"] = spec.array_throttle;
+  }
   return object.dump();
 }
 
@@ -211,6 +218,13 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read(object, "dependency", spec.dependency);
   read(object, "begin_time", spec.begin_time);
   read(object, "hold", spec.hold);
+  // ---- job arrays (issue 18 item 1)
+  read(object, "array", spec.array);
+  std::uint64_t array_job_id = 0;  // ids are positive
+  read(object, "array_job_id", array_job_id);
+  spec.array_job_id = static_cast<JobId>(array_job_id);
+  read(object, "array_task_id", spec.array_task_id);
+  read(object, "array_throttle", spec.array_throttle);
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();

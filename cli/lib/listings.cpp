@@ -27,7 +27,7 @@ QueueTable::QueueTable(bool show_start)
 void QueueTable::add(const QueueRow& row) {
   std::vector<std::string> cells;
   cells.reserve(show_start_ ? 9 : 8);
-  cells.push_back(std::to_string(row.id));
+  cells.push_back(row.shown_id());
   cells.push_back(row.name);
   cells.push_back(row.user);
   cells.emplace_back(state_code(row.state));
@@ -114,7 +114,7 @@ AcctTable::AcctTable(bool usage) : table_(acct_columns(usage)), usage_(usage) {
 
 void AcctTable::add(const AcctRow& row) {
   std::vector<std::string> cells = {
-      std::to_string(row.id),
+      row.shown_id(),
       row.name,
       row.user,
       std::string(to_string(row.state)),

@@ -34,6 +34,10 @@ struct QueueRow {
   double submit_time = -1;
   double start_time = -1;
   double end_time = -1;
+  // ---- job arrays (issue 18 item 1): the JOBID shown when not `id`:
+  // "A_i" for a task, "A_[5-19%4]" for an array's pending tasks on one line.
+  std::string display_id;
+  std::string shown_id() const { return display_id.empty() ? std::to_string(id) : display_id; }
 };
 
 // JOBID NAME USER ST TIME TIME_LIMIT NODES NODELIST(REASON); with
@@ -91,6 +95,9 @@ struct AcctRow {
   // ---- priority (issue 18 item 5)
   std::string account;  // -A; empty: none
   std::string qos;      // --qos
+  // ---- job arrays (issue 18 item 1): "A_i" for an array's task (sacct's JobID)
+  std::string display_id;
+  std::string shown_id() const { return display_id.empty() ? std::to_string(id) : display_id; }
 };
 
 // JobID JobName User State ExitCode Elapsed NNodes NodeList Start End, with

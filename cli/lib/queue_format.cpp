@@ -51,7 +51,7 @@ std::string_view header_of(char letter) {
 std::string value_of(char letter, const QueueRow& row, double now) {
   switch (letter) {
     case 'i':
-      return std::to_string(row.id);
+      return row.shown_id();
     case 'j':
       return row.name;
     case 'u':

@@ -266,6 +266,7 @@ Translation squeue(const std::vector<std::string>& args, const FrontEndContext& 
       {"noheader", 'h', ValueKind::None},
       {"start", 0, ValueKind::None},
       {"json", 0, ValueKind::None},
+      {"array", 'r', ValueKind::None},
       {"all", 'a', ValueKind::None, Use::Drop},
       {"long", 'l', ValueKind::None, Use::Ignore, {}, "the default listing has the long columns"},
       {"partition", 'p', ValueKind::Required, Use::Ignore, {}, kOnePartition},

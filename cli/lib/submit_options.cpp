@@ -4,10 +4,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <variant>
 
 #include "nodelist.hpp"
 #include "sched/dependency.hpp"
+#include "sched/job_array.hpp"
 #include "slurm_time.hpp"
 
 namespace sched::cli {
@@ -17,7 +19,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 34> kOptions = {{
+constexpr std::array<OptionInfo, 35> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -76,6 +78,10 @@ constexpr std::array<OptionInfo, 34> kOptions = {{
      "Quality of service: a QOS of the cluster's config (default normal)"},
     {"nice", 0, ValueKind::Optional, false,
      "Lower the job's priority by N (--nice alone: 100; negative only for an admin)"},
+    // ---- job arrays (issue 18 item 1)
+    {"array", 'a', ValueKind::Required, false,
+     "Job array: indices N-M[:STEP] and lists N,M,... with an optional %THROTTLE "
+     "(at most that many tasks at once)"},
 }};
 
 const OptionInfo* find_option(std::string_view name) {
@@ -297,6 +303,11 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     auto parsed = parse_dependency(value);
     if (!parsed.ok()) return parsed.status().message();
     o.dependency = to_string(parsed.value());
+  } else if (name == "array") {
+    // The syntax here; schedd checks the indices against its max_array_size.
+    auto parsed = parse_job_array(value, std::numeric_limits<int>::max());
+    if (!parsed.ok()) return parsed.status().message();
+    o.array = std::string(value);
   } else if (name == "begin") {
     if (!parse_begin_time(value, 0)) {
       return quoted(value) + " is not a time (" + std::string(kBeginForms) + ")";
@@ -440,6 +451,8 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.nodelist, over.nodelist);
   take(out.exclude, over.exclude);
   take(out.gpus, over.gpus);
+  // ---- job arrays (issue 18 item 1)
+  take(out.array, over.array);
   for (const auto& [name, value] : over.environment) set_env(out.environment, name, value);
   out.warnings.insert(out.warnings.end(), over.warnings.begin(), over.warnings.end());
   return out;
@@ -518,6 +531,8 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   spec.account = options.account.value_or("");
   spec.qos = options.qos.value_or("");
   spec.nice = options.nice.value_or(0);
+  // ---- job arrays (issue 18 item 1)
+  spec.array = options.array.value_or("");
   if (options.begin) {
     const auto begin = parse_begin_time(*options.begin, now);
     if (!begin) {

@@ -73,6 +73,8 @@ struct SubmitOptions {
   std::optional<std::vector<std::string>> nodelist;  // -w, --nodelist: sorted, expanded
   std::optional<std::vector<std::string>> exclude;   // -x, --exclude
   std::optional<int> gpus;                           // --gres=gpu:N, per node
+  // ---- job arrays (issue 18 item 1)
+  std::optional<std::string> array;  // -a, --array (syntax checked: sched/job_array.hpp)
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

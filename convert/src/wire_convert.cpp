@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "sched/job_array.hpp"
 #include "sched/proto/text.hpp"
 
 namespace sched::convert {
@@ -51,6 +53,8 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   if (!spec.nodelist.empty()) out.nodelist = spec.nodelist;
   if (!spec.exclude.empty()) out.exclude = spec.exclude;
   if (spec.gpus_per_node != 0) out.gpus_per_node = spec.gpus_per_node;
+  // ---- job arrays (issue 18 item 1)
+  if (!spec.array.empty()) out.array = spec.array;
   return out;
 }
 
@@ -156,6 +160,10 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
       return error;
     }
   }
+  // ---- job arrays (issue 18 item 1): the engine parses it at submit
+  if (in.array) {
+    if (auto error = text_error("job.array", *in.array, SpecTextLimits::kPath)) return error;
+  }
   if (in.begin_time && !(std::isfinite(*in.begin_time) && *in.begin_time >= 0)) {
     return "job.begin_time: must be a time, not negative (got " + std::to_string(*in.begin_time) +
            ")";
@@ -181,6 +189,8 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.nodelist = in.nodelist.value_or(std::vector<std::string>{});
   out.exclude = in.exclude.value_or(std::vector<std::string>{});
   out.gpus_per_node = in.gpus_per_node.value_or(0);
+  // ---- job arrays (issue 18 item 1)
+  out.array = in.array.value_or("");
   for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
   return std::nullopt;
 }
@@ -205,6 +215,20 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.nodes = node_names(job, cluster);
   launch.tasks_per_node = job.spec.tasks_per_node;
   launch.power_w = power_estimate(job.spec);
+  // ---- job arrays (issue 18 item 1)
+  if (job.spec.array_job_id != 0) {
+    proto::ArrayTaskMsg array;
+    array.job_id = job.spec.array_job_id;
+    array.task_id = job.spec.array_task_id;
+    if (auto parsed = parse_job_array(job.spec.array, std::numeric_limits<int>::max());
+        parsed.ok()) {
+      array.count = parsed->count();
+      array.min = parsed->min();
+      array.max = parsed->max();
+      array.step = parsed->step;
+    }
+    launch.array = array;
+  }
   if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   if (job.spec.gpus_per_node > 0) launch.gpus = job.spec.gpus_per_node;
   return launch;
@@ -224,6 +248,11 @@ OutputNames output_names(const Job& job, const std::string& leader) {
   names.name = job.spec.name;
   names.user = job.spec.user;
   names.node = leader;
+  // ---- job arrays (issue 18 item 1)
+  if (job.spec.array_job_id != 0) {
+    names.array_master = job.spec.array_job_id;
+    names.array_index = static_cast<std::uint32_t>(job.spec.array_task_id);
+  }
   return names;
 }
 
@@ -305,6 +334,12 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
   if (!job.spec.nodelist.empty()) info.req_nodelist = job.spec.nodelist;
   if (!job.spec.exclude.empty()) info.exc_nodelist = job.spec.exclude;
   if (job.spec.gpus_per_node > 0) info.gpus_per_node = job.spec.gpus_per_node;
+  // ---- job arrays (issue 18 item 1)
+  if (job.spec.array_job_id != 0) {
+    info.array_job_id = job.spec.array_job_id;
+    info.array_task_id = job.spec.array_task_id;
+    info.array = job.spec.array;
+  }
   return info;
 }
 

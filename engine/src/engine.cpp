@@ -138,6 +138,7 @@ void Engine::transition(Job& job, JobState to, EventType type, std::string messa
   event.message = std::move(message);
   emit(std::move(event));
   if (from == JobState::Pending && to != JobState::Pending) forget_pending(job);
+  if (is_terminal(to) && job.spec.array_job_id != 0) array_task_ended(job);
   on_state_change(job);  // the jobs that wait for this one
 }
 
@@ -182,7 +183,29 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   if (!config_.priority.qos.count(spec.qos)) {
     return Status::invalid("Invalid qos specification: " + spec.qos);  // sbatch's words
   }
-  const JobId id = requested_id != 0 ? requested_id : last_id_ + 1;
+  // ---- job arrays (issue 18 item 1): one job per index, consecutive ids.
+  if (!spec.array.empty()) {
+    if (requested_id != 0) return Status::invalid("an array's task ids are not chosen");
+    auto array = parse_job_array(spec.array, config_.max_array_size);
+    if (!array.ok()) return array.status();
+    const JobId first = last_id_ + 1;
+    spec.array_job_id = first;
+    spec.array_throttle = array->throttle;
+    ArrayState& state = arrays_[first];
+    state.first = first;
+    state.count = array->count();
+    state.throttle = array->throttle;
+    for (int index : array->indices) {
+      JobSpec task = spec;
+      task.array_task_id = index;
+      add_submitted(std::move(task), last_id_ + 1);
+    }
+    return first;
+  }
+  return add_submitted(std::move(spec), requested_id != 0 ? requested_id : last_id_ + 1);
+}
+
+JobId Engine::add_submitted(JobSpec spec, JobId id) {
   last_id_ = std::max(last_id_, id);
 
   auto job = std::make_unique<Job>();
@@ -259,6 +282,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     ref.allocation = allocation;
     ref.allocation_since = clock_.now();
     running_.emplace(ref.start_time, ref.id);
+    if (ref.spec.array_job_id != 0) admit_array_task(ref, true);
   }
   ++state_version_;
   if (!held) refresh_eligibility(ref);  // kill_invalid_depend

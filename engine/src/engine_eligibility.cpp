@@ -37,6 +37,7 @@ void Engine::enqueue_pending(Job& job) {
   }
   job.before_begin = job.spec.begin_time > clock_.now();
   if (job.before_begin) begin_waits_.emplace(job.spec.begin_time, job.id);
+  if (job.spec.array_job_id != 0) admit_array_task(job, false);
   if (waiting_reason(job).empty()) {
     pending_.push(job);
   } else {
@@ -79,7 +80,17 @@ void Engine::evaluate_dependency(Job& job) {
       continue;
     }
     std::vector<Satisfaction> parts;
+    // An array's id stands for all its tasks (Slurm).
+    std::vector<JobId> targets;
     for (JobId target : term.jobs) {
+      auto array = arrays_.find(target);
+      if (array == arrays_.end() || array->second.count <= 1) {
+        targets.push_back(target);
+        continue;
+      }
+      for (JobId id = target; id < target + array->second.count; ++id) targets.push_back(id);
+    }
+    for (JobId target : targets) {
       bool started = false;
       const std::optional<JobState> state = known_state(target, &started);
       // A job nobody knows any more (a journal that lost it) never ends.
@@ -177,8 +188,14 @@ void Engine::on_state_change(const Job& job) {
     }
   }
   decide_dependents(id);
-  if (ended) dependents_.erase(id);  // an ended job changes no more
-  if (singletons_.empty()) return;   // the common case: no name to look up
+  // A task of an array: what waits for the whole array is decided anew.
+  const JobId array_id = job.spec.array_job_id;
+  if (array_id != 0 && array_id != id && dependents_.count(array_id)) decide_dependents(array_id);
+  // An ended job changes no more; an array's id still stands for its other tasks.
+  if (ended && !(array_id == id && arrays_.count(id) && arrays_.at(id).count > 1)) {
+    dependents_.erase(id);
+  }
+  if (singletons_.empty()) return;  // the common case: no name to look up
   auto it = singletons_.find(name_key(job));
   if (it == singletons_.end()) return;
   const std::vector<JobId> waiting(it->second.begin(), it->second.end());  // as above

@@ -82,6 +82,7 @@ std::string_view waiting_reason(const Job& job) {
   if (job.dependency == DependencyState::Never) return "DependencyNeverSatisfied";
   if (job.dependency == DependencyState::Waiting) return "Dependency";
   if (job.before_begin) return "BeginTime";
+  if (job.array_throttled) return "JobArrayTaskLimit";
   return {};
 }
 

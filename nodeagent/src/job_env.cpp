@@ -22,6 +22,9 @@ std::string join(const std::vector<std::string>& items, char sep) {
   return out;
 }
 
+std::optional<proto::ArrayTaskMsg> array_of(const proto::JobLaunch& launch) { return launch.array; }
+std::optional<proto::ArrayTaskMsg> array_of(const proto::StepLaunch&) { return std::nullopt; }
+
 // job.launch and step.launch name the job and its nodes differently; the
 // rest they share.
 template <class Launch>
@@ -36,7 +39,8 @@ EnvPairs launch_environment(const Launch& launch, const std::string& job_name,
                                      .submit_dir = launch.workdir,
                                      .cluster_endpoint = cluster_endpoint,
                                      .user_env = EnvPairs(launch.env.begin(), launch.env.end()),
-                                     .gpus = launch.gpus.value_or(0)});
+                                     .gpus = launch.gpus.value_or(0),
+                                     .array = array_of(launch)});
 }
 
 }  // namespace
@@ -74,13 +78,8 @@ EnvPairs job_environment(const JobEnvInput& in) {
       {"SLURM_NTASKS_PER_NODE", per_node},
       {"SLURM_SUBMIT_DIR", in.submit_dir},
   };
-  if (in.gpus > 0) {
-    // The job has whole nodes, but only the GPUs it asked for, as Slurm
-    // gives them: the first N of the node's (CUDA numbers them from 0).
-    std::string devices;
-    for (int i = 0; i < in.gpus; ++i) devices += (i == 0 ? "" : ",") + std::to_string(i);
-    env.emplace_back("CUDA_VISIBLE_DEVICES", devices);
-    env.emplace_back("SLURM_GPUS_ON_NODE", std::to_string(in.gpus));
+                                     .gpus = launch.gpus.value_or(0),
+                                     .array = array_of(launch)});
   }
 
   std::unordered_map<std::string, std::size_t> index;

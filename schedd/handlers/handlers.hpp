@@ -56,4 +56,8 @@ void power_report(const Message& m);
 // what an agent runs of it on that node belongs there (defined in agents.cpp).
 bool holds_node(const Job* job, NodeIndex index);
 
+// ---- job arrays (issue 18 item 1): the job a JobRef names: `id`, or with
+// array_task_id the task "id_index" (NotFound when there is none; jobs.cpp).
+JobId resolve_array_task(const Engine& engine, const proto::JobTaskRef& ref);
+
 }  // namespace sched::daemon::handlers

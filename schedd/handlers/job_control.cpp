@@ -27,7 +27,8 @@ const Job& owned_job(const Message& m, JobId id) {
 }  // namespace
 
 void job_hold(const Message& m) {
-  const auto body = m.body<proto::JobRef>();
+  auto body = m.body<proto::JobTaskRef>();
+  body.id = resolve_array_task(m.daemon.engine, body);
   owned_job(m, body.id);
   if (const Status status = m.daemon.engine.hold(body.id, caller_is_admin(m)); !status.ok()) {
     throw_status(status);
@@ -36,7 +37,8 @@ void job_hold(const Message& m) {
 }
 
 void job_release(const Message& m) {
-  const auto body = m.body<proto::JobRef>();
+  auto body = m.body<proto::JobTaskRef>();
+  body.id = resolve_array_task(m.daemon.engine, body);
   const Job& job = owned_job(m, body.id);
   if (job.hold == HoldKind::Admin && !caller_is_admin(m)) {
     m.daemon.access.deny(m, proto::code::kPermissionDenied,
@@ -48,7 +50,8 @@ void job_release(const Message& m) {
 }
 
 void job_requeue(const Message& m) {
-  const auto body = m.body<proto::JobRef>();
+  auto body = m.body<proto::JobTaskRef>();
+  body.id = resolve_array_task(m.daemon.engine, body);
   owned_job(m, body.id);
   if (const Status status = m.daemon.engine.requeue(body.id); !status.ok()) throw_status(status);
   m.reply(proto::Empty{});

@@ -41,6 +41,13 @@ bool is_root_user(const std::string& user) {
 
 }  // namespace
 
+JobId resolve_array_task(const Engine& engine, const proto::JobTaskRef& ref) {
+  if (!ref.array_task_id) return ref.id;
+  if (auto id = engine.array_task(ref.id, *ref.array_task_id)) return *id;
+  throw proto::ProtoError(proto::code::kNotFound,
+                          "no job " + array_task_name(ref.id, *ref.array_task_id));
+}
+
 void submit(const Message& m) {
   const auto body = m.body<proto::SubmitRequest>();
   StateStore& store = m.daemon.store;
@@ -91,10 +98,23 @@ void submit(const Message& m) {
 }
 
 void cancel(const Message& m) {
-  const auto body = m.body<proto::JobRef>();
+  auto body = m.body<proto::JobTaskRef>();
   Engine& engine = m.daemon.engine;
+  const bool one_task = body.array_task_id.has_value();
+  body.id = resolve_array_task(engine, body);
   if (const Job* job = engine.find_job(body.id)) {
     require_owner(m, job->id, job->spec.user);
+    // scancel A: every task of array A that has not ended.
+    if (!one_task && job->spec.array_job_id == job->id) {
+      auto cancelled = engine.cancel_array(job->id);
+      if (!cancelled.ok()) throw_status(cancelled.status());
+      if (*cancelled == 0) {
+        throw proto::ProtoError(proto::code::kConflict,
+                                "job array " + std::to_string(job->id) + " has already ended");
+      }
+      m.reply(proto::Empty{});
+      return;
+    }
   } else if (auto stored = m.daemon.store.load_job(body.id)) {
     // Jobs that ended before a restart are in the journal only.
     require_owner(m, body.id, stored->job.spec.user);
@@ -125,8 +145,9 @@ void jobs_query(const Message& m) {
 }
 
 void job_show(const Message& m) {
-  const auto body = m.body<proto::JobRef>();
+  auto body = m.body<proto::JobTaskRef>();
   const Engine& engine = m.daemon.engine;
+  body.id = resolve_array_task(engine, body);
   if (const Job* job = engine.find_job(body.id)) {
     require_owner(m, job->id, job->spec.user);
     // Its place in the queue, walked up to it (no copy of the queue).

@@ -103,6 +103,7 @@ TEST(SlurmFrontEnd, SqueueIsQueue) {
   EXPECT_EQ(sched_args(SlurmCommand::Squeue, {"-u", "bob", "-t", "PD,R", "-h", "-o", "%i %t"}),
             (Words{"queue", "--user=bob", "--states=PD,R", "--noheader", "--format=%i %t"}));
   EXPECT_EQ(sched_args(SlurmCommand::Squeue, {"--me", "-a"}), (Words{"queue", "--user=alice"}));
+  EXPECT_EQ(sched_args(SlurmCommand::Squeue, {"-r"}), (Words{"queue", "--array"}));
   EXPECT_EQ(sched_args(SlurmCommand::Squeue, {"-hj", "7"}),
             (Words{"queue", "--noheader", "--jobs=7"}));
   const Translation t = translate(SlurmCommand::Squeue, {"-p", "gpu"}, outside());

@@ -181,6 +181,45 @@ TEST(WireConvert, JobLaunchExpandsOutputPatternsWithTheLeadersName) {
   EXPECT_FALSE(job_info(job, cluster).error) << "no -e: stderr goes with stdout";
 }
 
+// ---- job arrays (issue 18 item 1)
+TEST(WireConvert, AnArrayTaskFillsAAndAItsLaunchAndItsInfo) {
+  Cluster cluster;
+  const NodeIndex n1 = cluster.add_node("n1");
+  Job job;
+  job.id = 45;
+  job.spec = full_spec();
+  job.spec.output = "/o/out-%A_%a.txt";
+  job.spec.array = "3-9:2%2";
+  job.spec.array_job_id = 42;
+  job.spec.array_task_id = 9;
+  job.spec.array_throttle = 2;
+  job.allocation = {n1};
+  const proto::JobLaunch launch = job_launch(job, cluster);
+  EXPECT_EQ(launch.output, "/o/out-42_9.txt");
+  ASSERT_TRUE(launch.array);
+  EXPECT_EQ(launch.array->job_id, 42);
+  EXPECT_EQ(launch.array->task_id, 9);
+  EXPECT_EQ(launch.array->count, 4);
+  EXPECT_EQ(launch.array->min, 3);
+  EXPECT_EQ(launch.array->max, 9);
+  EXPECT_EQ(launch.array->step, 2);
+  const proto::JobInfo info = job_info(job, cluster);
+  EXPECT_EQ(info.array_job_id, 42);
+  EXPECT_EQ(info.array_task_id, 9);
+  EXPECT_EQ(info.array, "3-9:2%2");
+
+  // The submission's --array goes through; a job outside an array has none.
+  const proto::JobSpecMsg wire = spec_to_wire(job.spec);
+  EXPECT_EQ(wire.array, "3-9:2%2");
+  JobSpec back;
+  ASSERT_FALSE(spec_from_wire(wire, back));
+  EXPECT_EQ(back.array, "3-9:2%2");
+  EXPECT_EQ(back.array_job_id, 0) << "the engine numbers the tasks, not the client";
+  job.spec.array_job_id = 0;
+  EXPECT_FALSE(job_launch(job, cluster).array);
+  EXPECT_FALSE(job_info(job, cluster).array_job_id);
+}
+
 TEST(WireConvert, ArgumentsAreBoundedAndUtf8) {
   proto::JobSpecMsg wire = spec_to_wire(full_spec());
   wire.args = std::vector<std::string>{"ok", "\xff"};

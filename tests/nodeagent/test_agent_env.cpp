@@ -54,6 +54,26 @@ TEST(AgentEnv, GpusAskedForAreTheFirstOfTheNode) {
   EXPECT_EQ(env.at("SLURM_GPUS_ON_NODE"), "3");
 }
 
+// ---- job arrays (issue 18 item 1)
+TEST(AgentEnv, AnArrayTaskGetsSlurmAndSchedArrayVariables) {
+  JobEnvInput in = three_node_job();
+  in.array =
+      proto::ArrayTaskMsg{.job_id = 40, .task_id = 5, .count = 4, .min = 1, .max = 7, .step = 2};
+  const auto env = as_map(job_environment(in));
+  for (const std::string prefix : {"SLURM_", "SCHED_"}) {
+    EXPECT_EQ(env.at(prefix + "ARRAY_JOB_ID"), "40");
+    EXPECT_EQ(env.at(prefix + "ARRAY_TASK_ID"), "5");
+    EXPECT_EQ(env.at(prefix + "ARRAY_TASK_COUNT"), "4");
+    EXPECT_EQ(env.at(prefix + "ARRAY_TASK_MIN"), "1");
+    EXPECT_EQ(env.at(prefix + "ARRAY_TASK_MAX"), "7");
+    EXPECT_EQ(env.at(prefix + "ARRAY_TASK_STEP"), "2");
+  }
+  in.array->step = 0;  // a list: no step
+  EXPECT_EQ(as_map(job_environment(in)).count("SLURM_ARRAY_TASK_STEP"), 0u);
+  EXPECT_EQ(as_map(job_environment(three_node_job())).count("SLURM_ARRAY_TASK_ID"), 0u)
+      << "not an array task";
+}
+
 TEST(AgentEnv, UserValuesWinExceptInTheSchedNamespace) {
   JobEnvInput in = three_node_job();
   in.user_env = {{"SLURM_JOB_ID", "99"},  {"SCHED_JOB_ID", "7"},

@@ -89,6 +89,11 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.nodelist, actual.nodelist);
   EXPECT_EQ(expected.exclude, actual.exclude);
   EXPECT_EQ(expected.gpus_per_node, actual.gpus_per_node);
+  // ---- job arrays (issue 18 item 1)
+  EXPECT_EQ(expected.array, actual.array);
+  EXPECT_EQ(expected.array_job_id, actual.array_job_id);
+  EXPECT_EQ(expected.array_task_id, actual.array_task_id);
+  EXPECT_EQ(expected.array_throttle, actual.array_throttle);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -211,6 +216,11 @@ Job full_job(JobId id) {
   job.spec.account = "physics \u00e9";
   job.spec.qos = "high";
   job.spec.nice = -2147483645;
+  // ---- job arrays (issue 18 item 1)
+  job.spec.array = "0-9999:3%40";
+  job.spec.array_job_id = 5;
+  job.spec.array_task_id = 6;
+  job.spec.array_throttle = 40;
   return job;
 }
 
@@ -323,11 +333,13 @@ class StateStoreTest : public ::testing::Test {
 
 TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // A new field in these structs must be saved by the store and compared above.
-  // hold is saved; dependency, before_begin derived; priority, factors and
-  // weighted (issue 18 item 5) computed again when the job is restored.
-  EXPECT_EQ(field_count<Job>(), 32u);
-  // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4)
-  EXPECT_EQ(field_count<JobSpec>(), 28u);
+  // hold is saved; dependency, before_begin, array_throttled derived;
+  // priority, factors and weighted (issue 18 item 5) computed again when the
+  // job is restored.
+  EXPECT_EQ(field_count<Job>(), 33u);
+  // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
+  // array, array_job_id, array_task_id, array_throttle (item 1)
+  EXPECT_EQ(field_count<JobSpec>(), 32u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

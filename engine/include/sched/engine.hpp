@@ -24,6 +24,7 @@
 #include "sched/event.hpp"
 #include "sched/fair_share.hpp"
 #include "sched/job.hpp"
+#include "sched/job_array.hpp"
 #include "sched/pass_context.hpp"
 #include "sched/pending_queue.hpp"
 #include "sched/policy.hpp"
@@ -55,6 +56,9 @@ struct EngineConfig {
   // ---- priority (issue 18 item 5): weights, QOS table, fair share
   // (schedd's [priority] and [qos.NAME]); all weights 0 by default.
   PriorityConfig priority;
+  // ---- job arrays (issue 18 item 1)
+  // Slurm's MaxArraySize: array indices run from 0 to max_array_size - 1.
+  int max_array_size = kDefaultMaxArraySize;
 };
 
 // The last time the engine went back to the last good policy.
@@ -106,7 +110,9 @@ class Engine {
   // A new job. With requested_id > 0 (workload replay, journal recovery)
   // that id is used; it must not be taken (Conflict). New ids continue above
   // the highest id seen, so an id is never reused. A bad spec, or one the
-  // cluster is too small for, is Invalid.
+  // cluster is too small for, is Invalid. A spec with `array` set
+  // (--array) submits one job per index with consecutive ids and returns the
+  // first, the array's id; a bad array text is Invalid and submits nothing.
   Result<JobId> submit(JobSpec spec, JobId requested_id = 0);
   // Cancels a pending or running job. NotFound: no such job; Conflict: it
   // has ended or is ending.
@@ -130,6 +136,16 @@ class Engine {
   // NotFound: no such node. Setting what already is, is success.
   Status set_node_up(const std::string& name, bool up, const std::string& why);
   Status set_node_draining(const std::string& name, bool draining);
+
+  // ---- job arrays (issue 18 item 1)
+  // Cancels every task of the array `array_id` that has not ended or begun
+  // ending; how many. NotFound: no such array.
+  Result<int> cancel_array(JobId array_id);
+  // The job id of task `index` of array `array_id`; nothing when there is no
+  // such task.
+  std::optional<JobId> array_task(JobId array_id, int index) const;
+  // The job ids of an array's tasks (ended ones included); empty when unknown.
+  std::vector<JobId> array_tasks(JobId array_id) const;
 
   // ---- holds, release, requeue (scontrol's verbs; who may is the driver's rule)
   // Holds a PENDING job back: it is not offered to policies until released.
@@ -238,6 +254,7 @@ class Engine {
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);
   void requeue_waiting_start(Job& job);
+  JobId add_submitted(JobSpec spec, JobId id);
   // ---- eligibility (engine_eligibility.cpp)
   // A new or restored PENDING job: its dependency parsed and indexed, then
   // placed in the queue it belongs to.
@@ -257,6 +274,15 @@ class Engine {
   // A job's priority and factors as of now (it is not re-queued).
   void compute_priority(Job& job,
                         const std::unordered_map<std::string, double>* fair_factors = nullptr);
+  // ---- job arrays (engine_arrays.cpp)
+  struct ArrayState;
+  ArrayState& array_state(const Job& job);
+  // A task joins its array's count, or waits (JobArrayTaskLimit) when the
+  // array's throttle is reached; `started`: it holds nodes (restored).
+  void admit_array_task(Job& job, bool started);
+  // A task ended: the next throttled tasks of its array (only its array)
+  // are let into the queue.
+  void array_task_ended(Job& job);
   // Runs policy.schedule(ctx) with the policy marked busy; a C++ exception
   // from it becomes a Runtime failure.
   std::optional<PolicyFailure> call_schedule(Policy& policy, PassContext& ctx);
@@ -295,6 +321,15 @@ class Engine {
 
   FairShare fair_share_;
   double next_priority_calc_ = 0;
+  // ---- job arrays (issue 18 item 1): array id → its tasks and throttle.
+  struct ArrayState {
+    JobId first = 0;  // task ids are first .. first + count - 1
+    int count = 0;
+    int throttle = 0;           // %N; 0: none
+    int admitted = 0;           // tasks neither ended nor throttled
+    std::set<JobId> throttled;  // pending tasks held back by the throttle, in id order
+  };
+  std::unordered_map<JobId, ArrayState> arrays_;
 
   double corridor_lower_w_ = 0;
   double corridor_upper_w_ = 0;

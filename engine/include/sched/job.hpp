@@ -85,6 +85,14 @@ struct JobSpec {
   std::vector<std::string> nodelist;  // -w: nodes it must have; empty: any
   std::vector<std::string> exclude;   // -x: nodes it must not have
   int gpus_per_node = 0;              // --gres=gpu:N: GPUs it needs on each of its nodes
+  // ---- job arrays (issue 18 item 1)
+  // sbatch's --array text (sched/job_array.hpp). On a submission: one job per
+  // index; every task keeps it (its count, min, max and step go to its
+  // environment).
+  std::string array;
+  JobId array_job_id = 0;  // the array's id (its first task's id); 0: not an array task
+  int array_task_id = -1;  // this task's index
+  int array_throttle = 0;  // %N: at most N tasks of the array started at once; 0: no limit
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).
@@ -168,6 +176,8 @@ struct Job {
   HoldKind hold = HoldKind::None;
   DependencyState dependency = DependencyState::None;
   bool before_begin = false;  // its --begin time is still ahead
+  // ---- job arrays (issue 18 item 1)
+  bool array_throttled = false;  // its array has its %N tasks started: JobArrayTaskLimit
 
   // ---- priority (issue 18 item 5): set at submit, recomputed at each
   // priority calc period while PENDING (sched/priority.hpp).
@@ -186,7 +196,7 @@ struct Job {
 
 // Slurm's reason why a PENDING job is not offered to the policy:
 // "JobHeldAdmin", "JobHeldUser", "DependencyNeverSatisfied", "Dependency",
-// "BeginTime"; empty when it is (or is not pending).
+// "BeginTime", "JobArrayTaskLimit"; empty when it is (or is not pending).
 std::string_view waiting_reason(const Job& job);
 
 }  // namespace sched

@@ -3,6 +3,7 @@
 // ported scripts work), then the user's own variables.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct JobEnvInput {
   std::string cluster_endpoint;  // where the job's processes reach the engine
   EnvPairs user_env;             // as submitted
   int gpus = 0;                  // --gres=gpu:N: GPUs 0..N-1 here are the job's
+  // ---- job arrays (issue 18 item 1): an array's task gets SLURM_ARRAY_*
+  // and SCHED_ARRAY_* (STEP only when its indices are one range).
+  std::optional<proto::ArrayTaskMsg> array;
 };
 
 // Returns the variables in this order: ours (SCHED_ then SLURM_), then the

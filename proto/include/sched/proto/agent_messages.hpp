@@ -107,6 +107,26 @@ struct AgentHeartbeat {
 
 // ------------------------------------------------------------------ jobs
 
+// ---- job arrays (issue 18 item 1): what an array task's environment says
+// of its array (SLURM_ARRAY_*).
+struct ArrayTaskMsg {
+  std::int64_t job_id = 0;  // the array's id
+  int task_id = 0;          // this task's index
+  int count = 0;
+  int min = 0;
+  int max = 0;
+  int step = 0;  // 0: the indices are a list (no SLURM_ARRAY_TASK_STEP)
+  template <class V>
+  void fields(V& v) {
+    v("job_id", job_id);
+    v("task_id", task_id);
+    v("count", count);
+    v("min", min);
+    v("max", max);
+    v("step", step);
+  }
+};
+
 // engine → the agent of the job's leader node: run the batch script.
 struct JobLaunch {
   std::int64_t job = 0;
@@ -126,11 +146,15 @@ struct JobLaunch {
   // --gres=gpu:N (issue 18 item 4): GPUs 0..N-1 of each node are the job's
   // (CUDA_VISIBLE_DEVICES); absent: none asked for.
   std::optional<int> gpus;
+  // ---- job arrays (issue 18 item 1)
+  std::optional<ArrayTaskMsg> array;  // set for an array's task
   template <class V>
   void fields(V& v) {
     v("gpus", gpus);
     v("error", error);
     v("args", args);
+    // ---- job arrays (issue 18 item 1)
+    v("array", array);
     v("power_w", power_w);
     v("mem_bytes", mem_bytes);
     v("job", job);

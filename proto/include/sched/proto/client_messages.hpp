@@ -83,6 +83,9 @@ struct JobSpecMsg {
   std::optional<std::vector<std::string>> nodelist;  // -w: nodes it must have
   std::optional<std::vector<std::string>> exclude;   // -x: nodes it must not have
   std::optional<int> gpus_per_node;                  // --gres=gpu:N
+  // ---- job arrays (issue 18 item 1)
+  // sbatch's --array text: one job per index, consecutive ids; absent: one job.
+  std::optional<std::string> array;
 
   template <class V>
   void fields(V& v) {
@@ -95,6 +98,8 @@ struct JobSpecMsg {
     v("gpus_per_node", gpus_per_node);
     v("error", error);
     v("args", args);
+    // ---- job arrays (issue 18 item 1)
+    v("array", array);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
     v("dependency", dependency);
@@ -168,6 +173,20 @@ struct PriorityFactorsMsg {
   }
 };
 
+// ---- job arrays (issue 18 item 1)
+// What schedd reads a JobRef as: with array_task_id, `id` is an array's id
+// and the job meant is its task of that index ("A_i"). Without it, cancel of
+// an array's id cancels the whole array (scancel's rule).
+struct JobTaskRef {
+  std::int64_t id = 0;
+  std::optional<int> array_task_id;
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("array_task_id", array_task_id);
+  }
+};
+
 // What the engine knows about a job (jobs.query, job.show, acct).
 struct JobInfo {
   std::int64_t id = 0;
@@ -218,6 +237,10 @@ struct JobInfo {
   std::optional<std::vector<std::string>> req_nodelist;  // -w
   std::optional<std::vector<std::string>> exc_nodelist;  // -x
   std::optional<int> gpus_per_node;                      // --gres=gpu:N
+  // ---- job arrays (issue 18 item 1): set for an array's tasks.
+  std::optional<std::int64_t> array_job_id;  // the array's id (%A)
+  std::optional<int> array_task_id;          // this task's index (%a)
+  std::optional<std::string> array;          // the array's --array text (with its %throttle)
 
   template <class V>
   void fields(V& v) {
@@ -231,6 +254,10 @@ struct JobInfo {
     v("exc_nodelist", exc_nodelist);
     v("gpus_per_node", gpus_per_node);
     v("error", error);
+    // ---- job arrays (issue 18 item 1)
+    v("array_job_id", array_job_id);
+    v("array_task_id", array_task_id);
+    v("array", array);
     v("mem_bytes", mem_bytes);
     // ---- issue 18 item 2
     v("dependency", dependency);
