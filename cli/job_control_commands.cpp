@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "connection.hpp"
-#include "program_name.hpp"
 #include "job_ids.hpp"
+#include "program_name.hpp"
 
 namespace sched::cli {
 namespace {

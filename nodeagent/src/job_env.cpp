@@ -78,27 +78,27 @@ EnvPairs job_environment(const JobEnvInput& in) {
       {"SLURM_NTASKS_PER_NODE", per_node},
       {"SLURM_SUBMIT_DIR", in.submit_dir},
   };
-                                     .gpus = launch.gpus.value_or(0),
-                                     .array = array_of(launch)});
-  }
+  .gpus = launch.gpus.value_or(0), .array = array_of(launch)
+});
+}
 
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
-  for (const auto& [name, value] : in.user_env) {
-    // SCHED_ is ours, except SCHED_MALL_: the malleable library's settings,
-    // which users give.
-    if (!valid_entry(name, value) ||
-        (name.starts_with("SCHED_") && !name.starts_with("SCHED_MALL_"))) {
-      continue;
-    }
-    const auto [slot, fresh] = index.emplace(name, env.size());
-    if (fresh) {
-      env.emplace_back(name, value);
-    } else {
-      env[slot->second].second = value;
-    }
+std::unordered_map<std::string, std::size_t> index;
+for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
+for (const auto& [name, value] : in.user_env) {
+  // SCHED_ is ours, except SCHED_MALL_: the malleable library's settings,
+  // which users give.
+  if (!valid_entry(name, value) ||
+      (name.starts_with("SCHED_") && !name.starts_with("SCHED_MALL_"))) {
+    continue;
   }
-  return env;
+  const auto [slot, fresh] = index.emplace(name, env.size());
+  if (fresh) {
+    env.emplace_back(name, value);
+  } else {
+    env[slot->second].second = value;
+  }
+}
+return env;
 }
 
 EnvPairs job_environment(const proto::JobLaunch& launch, const std::string& this_node,
