@@ -78,27 +78,45 @@ EnvPairs job_environment(const JobEnvInput& in) {
       {"SLURM_NTASKS_PER_NODE", per_node},
       {"SLURM_SUBMIT_DIR", in.submit_dir},
   };
-  .gpus = launch.gpus.value_or(0), .array = array_of(launch)
-});
-}
+  if (in.gpus > 0) {
+    // The job has whole nodes, but only the GPUs it asked for, as Slurm
+    // gives them: the first N of the node's (CUDA numbers them from 0).
+    std::string devices;
+    for (int i = 0; i < in.gpus; ++i) devices += (i == 0 ? "" : ",") + std::to_string(i);
+    env.emplace_back("CUDA_VISIBLE_DEVICES", devices);
+    env.emplace_back("SLURM_GPUS_ON_NODE", std::to_string(in.gpus));
+  }
+  // ---- job arrays (issue 18 item 1)
+  if (in.array) {
+    const proto::ArrayTaskMsg& a = *in.array;
+    for (const char* prefix : {"SCHED_", "SLURM_"}) {
+      const std::string p = prefix;
+      env.emplace_back(p + "ARRAY_JOB_ID", std::to_string(a.job_id));
+      env.emplace_back(p + "ARRAY_TASK_ID", std::to_string(a.task_id));
+      env.emplace_back(p + "ARRAY_TASK_COUNT", std::to_string(a.count));
+      env.emplace_back(p + "ARRAY_TASK_MIN", std::to_string(a.min));
+      env.emplace_back(p + "ARRAY_TASK_MAX", std::to_string(a.max));
+      if (a.step > 0) env.emplace_back(p + "ARRAY_TASK_STEP", std::to_string(a.step));
+    }
+  }
 
-std::unordered_map<std::string, std::size_t> index;
-for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
-for (const auto& [name, value] : in.user_env) {
-  // SCHED_ is ours, except SCHED_MALL_: the malleable library's settings,
-  // which users give.
-  if (!valid_entry(name, value) ||
-      (name.starts_with("SCHED_") && !name.starts_with("SCHED_MALL_"))) {
-    continue;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < env.size(); ++i) index.emplace(env[i].first, i);
+  for (const auto& [name, value] : in.user_env) {
+    // SCHED_ is ours, except SCHED_MALL_: the malleable library's settings,
+    // which users give.
+    if (!valid_entry(name, value) ||
+        (name.starts_with("SCHED_") && !name.starts_with("SCHED_MALL_"))) {
+      continue;
+    }
+    const auto [slot, fresh] = index.emplace(name, env.size());
+    if (fresh) {
+      env.emplace_back(name, value);
+    } else {
+      env[slot->second].second = value;
+    }
   }
-  const auto [slot, fresh] = index.emplace(name, env.size());
-  if (fresh) {
-    env.emplace_back(name, value);
-  } else {
-    env[slot->second].second = value;
-  }
-}
-return env;
+  return env;
 }
 
 EnvPairs job_environment(const proto::JobLaunch& launch, const std::string& this_node,
