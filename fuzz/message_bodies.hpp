@@ -23,7 +23,9 @@ using Bodies = std::tuple<
     AdaptReady, AdaptGo, AdaptReport, AdaptAbort,
     // job process ↔ agent, step output, events
     ProcInit, ProcInitReply, ProcPhase, ProcFinalize, ProcAdaptNotice, ProcAdaptBegin,
-    ProcAdaptBeginReply, ProcAdaptCommit, StepOutput, StepExited, EventMsg>;
+    ProcAdaptBeginReply, ProcAdaptCommit, StepOutput, StepExited, EventMsg,
+    // added later, at the end so that the corpus's first bytes keep their bodies
+    JobTaskRef>;
 
 constexpr std::size_t kBodies = std::tuple_size_v<Bodies>;
 
