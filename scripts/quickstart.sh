@@ -59,4 +59,5 @@ sched nodes
 echo
 echo "The cluster is still up (SCHED_ENDPOINT=$endpoint): try 'sched queue', 'sched events',"
 echo "'sched submit --wrap \"sleep 10\" -N 2'; stop it with 'sched cluster down --state-dir $state'."
+echo "Slurm's commands work too: 'export PATH=$build/slurm:\$PATH', then sbatch, squeue, srun, salloc, ..."
 echo "The simulator: 'sched sim --workload esp --malleable-fraction 1 --policy perf_aware'."
