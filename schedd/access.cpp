@@ -33,13 +33,13 @@ void Access::deny(const Message& m, std::string_view code, const std::string& me
 }
 
 void Access::admit_submission(const Message& m, const std::string& user, double now,
-                              std::size_t pending) {
+                              std::size_t pending, std::size_t adding) {
   const int max_pending = config_.max_pending_jobs_per_user;
-  if (max_pending > 0 && pending >= static_cast<std::size_t>(max_pending)) {
+  if (max_pending > 0 && pending + adding > static_cast<std::size_t>(max_pending)) {
     deny(m, proto::code::kLimit,
-         "limit: " + user + " has " + std::to_string(pending) +
-             " pending jobs (limits.max_pending_jobs_per_user = " + std::to_string(max_pending) +
-             ")");
+         "limit: " + user + " has " + std::to_string(pending) + " pending jobs" +
+             (adding > 1 ? " and the array adds " + std::to_string(adding) : std::string()) +
+             " (limits.max_pending_jobs_per_user = " + std::to_string(max_pending) + ")");
   }
   const double rate = config_.submissions_per_second_per_user;
   if (rate <= 0) return;

@@ -33,9 +33,11 @@ class Access {
                          std::int64_t job = 0);
 
   // The per-user submission limits ([limits]): throws (through deny) when
-  // `user`, who has `pending` jobs waiting, may not submit one more now. A
-  // submission that passes takes a token of the user's bucket.
-  void admit_submission(const Message& m, const std::string& user, double now, std::size_t pending);
+  // `user`, who has `pending` jobs waiting, may not submit `adding` more now
+  // (an array adds one job per task, as Slurm's MaxSubmitJobs counts them).
+  // A submission that passes takes a token of the user's bucket.
+  void admit_submission(const Message& m, const std::string& user, double now, std::size_t pending,
+                        std::size_t adding = 1);
 
  private:
   struct Bucket {

@@ -11,6 +11,7 @@
 #include "handlers/handlers.hpp"
 #include "handlers/pages.hpp"
 #include "sched/convert/wire_convert.hpp"
+#include "sched/job_array.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/text.hpp"
 #include "status_codes.hpp"
@@ -84,8 +85,14 @@ void submit(const Message& m) {
                             "jobs of root are refused here: submit as another user (or set "
                             "allow_root_jobs in the [jobs] section of the config)");
   }
+  // An array counts a job per task; a bad --array is the engine's to refuse.
+  std::size_t adding = 1;
+  if (!spec.array.empty()) {
+    auto array = parse_job_array(spec.array, m.daemon.engine.config().max_array_size);
+    if (array.ok()) adding = static_cast<std::size_t>(array->count());
+  }
   m.daemon.access.admit_submission(m, spec.user, now,
-                                   m.daemon.engine.pending_queue().count_of(spec.user));
+                                   m.daemon.engine.pending_queue().count_of(spec.user), adding);
   auto submitted = m.daemon.engine.submit(std::move(spec));
   if (!submitted.ok()) throw_status(submitted.status());
   ++m.daemon.submitted;

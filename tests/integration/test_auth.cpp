@@ -295,5 +295,36 @@ TEST(Auth, PerUserLimitsRefuseWithAClearError) {
       << describe(over_rate);
 }
 
+// An array counts one pending job per task against the limit, as Slurm's
+// MaxSubmitJobs counts them: a user cannot pass the limit with one request.
+TEST(Auth, AnArrayCountsEachTaskAgainstThePendingLimit) {
+  NEED_USERS(u);
+  ClusterOptions options;
+  options.extra_config = "\n[limits]\nmax_pending_jobs_per_user = 3\n";
+  LocalCluster cluster(options);
+  const std::string workdir = shared_workdir(cluster);
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const auto submit = [&](const std::string& array) {
+    std::vector<std::string> args = {"submit", "--parsable", "--hold", "-D", workdir};
+    if (!array.empty()) args.push_back("--array=" + array);
+    args.insert(args.end(), {"--wrap", "true"});
+    return run_as(u->alice, cluster, args);
+  };
+  const CliRun big = submit("0-4");
+  EXPECT_EQ(big.status, 1) << describe(big);
+  EXPECT_EQ(big.err,
+            "sched: limit: sched_alice has 0 pending jobs and the array adds 5 "
+            "(limits.max_pending_jobs_per_user = 3)\n");
+  EXPECT_EQ(run_sched(cluster, {"queue", "-h", "-r"}).out, "") << "nothing was submitted";
+  const CliRun fits = submit("0-2");
+  EXPECT_EQ(fits.status, 0) << describe(fits);
+  const CliRun one_more = submit("");
+  EXPECT_EQ(one_more.status, 1) << describe(one_more);
+  EXPECT_EQ(one_more.err,
+            "sched: limit: sched_alice has 3 pending jobs (limits.max_pending_jobs_per_user = "
+            "3)\n");
+}
+
 }  // namespace
 }  // namespace sched::testing
