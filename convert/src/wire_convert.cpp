@@ -215,23 +215,24 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.nodes = node_names(job, cluster);
   launch.tasks_per_node = job.spec.tasks_per_node;
   launch.power_w = power_estimate(job.spec);
-  // ---- job arrays (issue 18 item 1)
-  if (job.spec.array_job_id != 0) {
-    proto::ArrayTaskMsg array;
-    array.job_id = job.spec.array_job_id;
-    array.task_id = job.spec.array_task_id;
-    if (auto parsed = parse_job_array(job.spec.array, std::numeric_limits<int>::max());
-        parsed.ok()) {
-      array.count = parsed->count();
-      array.min = parsed->min();
-      array.max = parsed->max();
-      array.step = parsed->step;
-    }
-    launch.array = array;
-  }
+  launch.array = array_task_msg(job.spec);  // ---- job arrays (issue 18 item 1)
   if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   if (job.spec.gpus_per_node > 0) launch.gpus = job.spec.gpus_per_node;
   return launch;
+}
+
+std::optional<proto::ArrayTaskMsg> array_task_msg(const JobSpec& spec) {
+  if (spec.array_job_id == 0) return std::nullopt;
+  proto::ArrayTaskMsg array;
+  array.job_id = spec.array_job_id;
+  array.task_id = spec.array_task_id;
+  if (auto parsed = parse_job_array(spec.array, std::numeric_limits<int>::max()); parsed.ok()) {
+    array.count = parsed->count();
+    array.min = parsed->min();
+    array.max = parsed->max();
+    array.step = parsed->step;
+  }
+  return array;
 }
 
 double power_estimate(const JobSpec& spec) {

@@ -22,9 +22,6 @@ std::string join(const std::vector<std::string>& items, char sep) {
   return out;
 }
 
-std::optional<proto::ArrayTaskMsg> array_of(const proto::JobLaunch& launch) { return launch.array; }
-std::optional<proto::ArrayTaskMsg> array_of(const proto::StepLaunch&) { return std::nullopt; }
-
 // job.launch and step.launch name the job and its nodes differently; the
 // rest they share.
 template <class Launch>
@@ -40,7 +37,7 @@ EnvPairs launch_environment(const Launch& launch, const std::string& job_name,
                                      .cluster_endpoint = cluster_endpoint,
                                      .user_env = EnvPairs(launch.env.begin(), launch.env.end()),
                                      .gpus = launch.gpus.value_or(0),
-                                     .array = array_of(launch)});
+                                     .array = launch.array});
 }
 
 }  // namespace

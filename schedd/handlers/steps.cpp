@@ -62,6 +62,7 @@ void step_run(const Message& m) {
   launch.user = job->spec.user;
   if (job->spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job->spec.mem_bytes);
   if (job->spec.gpus_per_node > 0) launch.gpus = job->spec.gpus_per_node;
+  launch.array = convert::array_task_msg(job->spec);
   launch.tasks_per_node = job->spec.tasks_per_node;
   launch.power_w = convert::power_estimate(job->spec);
   // Block distribution: consecutive ranks per node, counts differing by one.

@@ -110,6 +110,27 @@ TEST(JobArrays, AThrottledArrayWritesOneFilePerTaskAndNeverRunsMoreThanItsThrott
   EXPECT_NE(acct.out.find(std::to_string(a) + "_19"), std::string::npos) << describe(acct);
 }
 
+// A step (`sched run`, srun) inside an array task sees the array as the
+// task's batch script does.
+TEST(JobArrays, AStepOfATaskSeesItsArray) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  cluster.start_agent("n2");
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  const fs::path work = cluster.work_dir();
+  fs::create_directories(work);
+  const CliRun submitted = run_sched(
+      cluster, {"submit", "--parsable", "-D", work.string(), "--array=2-3", "-o", "step-%a.txt",
+                "--env", std::string("SCHED=") + SCHED_CLI_BIN, "--wrap",
+                "$SCHED run sh -c 'echo step $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID'"});
+  ASSERT_EQ(submitted.status, 0) << describe(submitted);
+  const std::int64_t a = id_of(submitted);
+  ASSERT_TRUE(cluster.wait_state(a, "COMPLETED")) << cluster.logs();
+  ASSERT_TRUE(cluster.wait_state(a + 1, "COMPLETED")) << cluster.logs();
+  EXPECT_EQ(slurp(work / "step-2.txt"), "step 2 of " + std::to_string(a) + "\n");
+  EXPECT_EQ(slurp(work / "step-3.txt"), "step 3 of " + std::to_string(a) + "\n");
+}
+
 TEST(JobArrays, CancelOneTaskOrTheWholeArray) {
   LocalCluster cluster;
   cluster.start_agent("n1");

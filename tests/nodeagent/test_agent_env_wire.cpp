@@ -53,6 +53,23 @@ TEST(AgentEnvWire, AStepSeesTheJobsNodesNotItsOwn) {
   EXPECT_EQ(env.at("OMP_NUM_THREADS"), "8");
 }
 
+// An array task's steps see its array as its batch script does; so do its
+// GPUs (srun inside a task is the usual place the variables are read).
+TEST(AgentEnvWire, AStepOfAnArrayTaskSeesItsArrayAndGpus) {
+  proto::StepLaunch launch;
+  launch.job = 43;
+  launch.job_nodes = {"n1"};
+  launch.nodes = {"n1"};
+  launch.gpus = 1;
+  launch.array =
+      proto::ArrayTaskMsg{.job_id = 40, .task_id = 3, .count = 4, .min = 0, .max = 3, .step = 1};
+  const auto env = as_map(job_environment(launch, "n1", "tcp://h:7100"));
+  EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), "40");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "3");
+  EXPECT_EQ(env.at("SCHED_ARRAY_TASK_COUNT"), "4");
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0");
+}
+
 TEST(AgentEnvWire, ANodeOutsideTheJobIsRefused) {
   proto::JobLaunch launch;
   launch.job = 1;

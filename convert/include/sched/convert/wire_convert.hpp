@@ -55,6 +55,10 @@ proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes);
 // The batch script's launch, for the agent of the job's leader node.
 proto::JobLaunch job_launch(const Job& job, const Cluster& cluster);
 
+// What an array task's processes are told of its array (SLURM_ARRAY_*), for
+// its batch script and its steps alike; nothing for a job outside an array.
+std::optional<proto::ArrayTaskMsg> array_task_msg(const JobSpec& spec);
+
 proto::EventMsg event_msg(const Event& event);
 
 // The names of a job's nodes, leader first.

@@ -244,9 +244,11 @@ struct StepLaunch {
   std::optional<std::string> user;        // the job's user, whom the tasks run as
   std::optional<std::int64_t> mem_bytes;  // as in job.launch
   std::optional<int> gpus;                // as in job.launch
+  std::optional<ArrayTaskMsg> array;      // as in job.launch: an array task's steps see it too
   template <class V>
   void fields(V& v) {
     v("gpus", gpus);
+    v("array", array);
     v("power_w", power_w);
     v("user", user);
     v("mem_bytes", mem_bytes);
