@@ -59,6 +59,17 @@ std::vector<std::int64_t> parse_ids(const std::vector<std::string>& words) {
   return ids;
 }
 
+// -t's comma-separated states (PD, R, ... or names) as schedd names them.
+std::vector<std::string> state_names(const std::string& list) {
+  std::vector<std::string> names;
+  for (const std::string& item : split_list(list)) {
+    const auto state = parse_state_filter(item);
+    if (!state) throw std::runtime_error("unknown job state '" + item + "'");
+    names.emplace_back(to_string(*state));
+  }
+  return names;
+}
+
 JobState state_of(const std::string& name) {
   return parse_job_state(name).value_or(JobState::Pending);
 }
@@ -133,15 +144,7 @@ struct QueueArgs {
 void queue(const QueueArgs& args) {
   proto::JobsQuery query;
   if (!args.user.empty()) query.user = args.user;
-  if (!args.states.empty()) {
-    std::vector<std::string> names;
-    for (const std::string& item : split_list(args.states)) {
-      const auto state = parse_state_filter(item);
-      if (!state) throw std::runtime_error("unknown job state '" + item + "'");
-      names.emplace_back(to_string(*state));
-    }
-    query.states = names;
-  }
+  if (!args.states.empty()) query.states = state_names(args.states);
   if (!args.ids.empty()) query.ids = parse_ids(args.ids);
   query.limit = kQueuePageJobs;
   // Each page as it arrives: JSON goes out at once, table rows wait only for
@@ -310,15 +313,7 @@ std::vector<JobIdRef> cancel_targets(const CancelArgs& args) {
   }
   proto::JobsQuery query;
   if (!args.user.empty()) query.user = args.user;
-  if (!args.states.empty()) {
-    std::vector<std::string> names;
-    for (const std::string& item : split_list(args.states)) {
-      const auto state = parse_state_filter(item);
-      if (!state) throw std::runtime_error("unknown job state '" + item + "'");
-      names.emplace_back(to_string(*state));
-    }
-    query.states = names;
-  }
+  if (!args.states.empty()) query.states = state_names(args.states);
   if (!refs.empty()) {
     query.ids.emplace();
     for (const JobIdRef& ref : refs) {

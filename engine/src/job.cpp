@@ -3,6 +3,7 @@
 #include <array>
 
 #include "sched/constraints.hpp"
+#include "sched/placement.hpp"
 
 namespace sched {
 namespace {
@@ -105,8 +106,7 @@ std::optional<std::string> normalize_spec(JobSpec& spec) {
     return "power_min_w must not exceed power_max_w";
   }
   if (spec.gpus_per_node < 0) return "gpus_per_node must not be negative";
-  const bool placed = !spec.nodelist.empty() || !spec.exclude.empty() || spec.gpus_per_node > 0;
-  if (placed && is_resizable(spec.kind)) {
+  if (has_placement(spec) && is_resizable(spec.kind)) {
     // A resize takes whatever nodes are free; it would not keep to them.
     return "--nodelist, --exclude and --gres are for rigid and moldable jobs";
   }
