@@ -14,7 +14,9 @@ void Engine::compute_priority(Job& job,
   if (fair_factors) {
     const auto it = fair_factors->find(job.spec.user);
     factors.fairshare = it != fair_factors->end() ? it->second : 1.0;
-  } else {
+  } else if (config.weights.fairshare != 0) {
+    // A walk of every user's usage: only where it counts (a submission of a
+    // 10,000-task array computes it per task).
     factors.fairshare = fair_share_.factor(job.spec.user, clock_.now());
   }
   factors.jobsize = jobsize_factor(job.spec.nodes, cluster_.size());
