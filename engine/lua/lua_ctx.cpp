@@ -39,6 +39,34 @@ int size_arg(lua_State* L, int arg) {
   return static_cast<int>(n);
 }
 
+// ctx:earliest_start(n) → time, spare (math.huge, 0: never).
+int ctx_earliest_start(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "earliest_start");
+  const PassContext::ReleaseStep step = pass.earliest_start(size_arg(L, 2));
+  lua_pushnumber(L, step.time);
+  lua_pushinteger(L, step.free);
+  return 2;
+}
+
+// ctx:release_profile() → { {time = t, free = n}, ... } in time order.
+int ctx_release_profile(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "release_profile");
+  const auto profile = pass.release_profile();
+  lua_createtable(L, static_cast<int>(profile.size()), 0);
+  lua_Integer i = 0;
+  for (const auto& step : profile) {
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, step.time);
+    lua_setfield(L, -2, "time");
+    lua_pushinteger(L, step.free);
+    lua_setfield(L, -2, "free");
+    lua_rawseti(L, -2, ++i);
+  }
+  return 1;
+}
+
 // true, or false plus a refusal table; keeps ctx.nodes_idle current.
 int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
   lua_pushinteger(L, pass.nodes_idle());
@@ -99,10 +127,9 @@ int ctx_reserve(lua_State* L) {
 }
 
 // ctx.running is a fresh plain table of the running jobs, made on first
-// read in a pass (a policy may sort it). ctx.pending can be thousands of
-// jobs long and a pass often looks at the first few only, so it is a
-// read-only sequence filled on demand: indexing, ipairs and # work; writing
-// to it is an error (copy it to sort it).
+// read in a pass (a policy may sort it). ctx.pending is a plain sequence kept
+// across passes and patched on first read in a pass (lua_views.cpp): read-only
+// by contract, with the common ways of changing it refused.
 int ctx_index(lua_State* L) {
   const char* key = lua_tostring(L, 2);
   if (key && (std::string_view(key) == "pending" || std::string_view(key) == "running")) {
@@ -129,97 +156,57 @@ int ctx_index(lua_State* L) {
   return 1;
 }
 
-// ctx.pending is an empty table whose metatable's __index is the store of
-// jobs, a table kept across passes: a position read once is a plain table
-// read from then on, in the VM (no C call). A position not filled yet
-// reaches the store's own __index, which fills it.
-int pending_fill(lua_State* L) {
-  if (!lua_isinteger(L, 2)) return 0;
-  const lua_Integer index = lua_tointeger(L, 2);
-  LuaRuntime& rt = LuaRuntime::of(L);
-  if (!rt.pass()) return luaL_error(L, "this ctx.pending belongs to an earlier pass");
-  if (index < 1 || static_cast<std::size_t>(index) > rt.pass()->pending_count()) return 0;
-  rt.fill_pending(index);
-  lua_rawgeti(L, 1, index);
-  return 1;
-}
-
-LuaRuntime& current_pending_list(lua_State* L) {
-  LuaRuntime& rt = LuaRuntime::of(L);
-  if (!rt.pass() || !rt.is_current_pending_list(1)) {
-    luaL_error(L, "this ctx.pending belongs to an earlier pass");
-  }
-  return rt;
-}
-
-int pending_len(lua_State* L) {
-  LuaRuntime& rt = current_pending_list(L);
-  lua_pushinteger(L, static_cast<lua_Integer>(rt.pass()->pending_count()));
-  return 1;
-}
-
-// pairs(ctx.pending) sees the whole queue, in order.
-int pending_next(lua_State* L) {
-  const lua_Integer index = lua_isnil(L, 2) ? 1 : luaL_checkinteger(L, 2) + 1;
-  lua_pushinteger(L, index);
-  if (lua_geti(L, 1, index) == LUA_TNIL) return 1;
-  return 2;
-}
-
-int pending_pairs(lua_State* L) {
-  current_pending_list(L);
-  lua_pushcfunction(L, pending_next);
-  lua_pushvalue(L, 1);
-  lua_pushnil(L);
-  return 3;
-}
-
 int pending_write(lua_State* L) {
   return luaL_error(L, "ctx.pending is read-only (copy it to change or sort it)");
 }
 
-int pending_stale(lua_State* L) {
-  return luaL_error(L, "this ctx.pending belongs to an earlier pass");
-}
-
-void set_pending_fields(lua_State* L, lua_CFunction len, lua_CFunction pairs) {
-  lua_pushcfunction(L, len);
-  lua_setfield(L, -2, "__len");
-  lua_pushcfunction(L, pending_write);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushcfunction(L, pairs);
-  lua_setfield(L, -2, "__pairs");
-  lua_pushliteral(L, "sched.pending");
-  lua_setfield(L, -2, "__metatable");
+// table.sort and the others, refusing ctx.pending. Upvalue 1: the original;
+// `dest`: the argument that names the table written to.
+template <int dest>
+int guarded(lua_State* L) {
+  const int target = (dest == 5 && lua_gettop(L) >= 5) ? 5 : 1;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LuaRuntime::of(L).pending_list_ref());
+  const bool pending = lua_rawequal(L, target, -1);
+  lua_pop(L, 1);
+  if (pending) return pending_write(L);
+  const int nargs = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, nargs, LUA_MULTRET);
+  return lua_gettop(L);
 }
 
 }  // namespace
 
-void push_pending_metatable(lua_State* L, int store) {
-  store = lua_absindex(L, store);
-  lua_createtable(L, 0, 5);
-  lua_pushvalue(L, store);
-  lua_setfield(L, -2, "__index");
-  set_pending_fields(L, pending_len, pending_pairs);
+void push_pending_metatable(lua_State* L) {
+  lua_createtable(L, 0, 2);
+  lua_pushcfunction(L, pending_write);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushliteral(L, "sched.pending");
+  lua_setfield(L, -2, "__metatable");
 }
 
-void push_pending_store_metatable(lua_State* L) {
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, pending_fill);
-  lua_setfield(L, -2, "__index");
-}
-
-void push_stale_pending_metatable(lua_State* L) {
-  lua_createtable(L, 0, 5);
-  lua_pushcfunction(L, pending_stale);
-  lua_setfield(L, -2, "__index");
-  set_pending_fields(L, pending_stale, pending_stale);
+void guard_table_library(lua_State* L) {
+  lua_getglobal(L, LUA_TABLIBNAME);
+  const std::pair<const char*, lua_CFunction> guards[] = {
+      {"sort", guarded<1>}, {"insert", guarded<1>}, {"remove", guarded<1>}, {"move", guarded<5>}};
+  for (const auto& [name, fn] : guards) {
+    lua_getfield(L, -1, name);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, name);
+  }
+  lua_pop(L, 1);
 }
 
 void push_ctx_methods(lua_State* L) {
-  static const luaL_Reg methods[] = {{"start", ctx_start},     {"expand", ctx_expand},
-                                     {"shrink", ctx_shrink},   {"request_perf", ctx_request_perf},
-                                     {"preempt", ctx_preempt}, {"reserve", ctx_reserve},
+  static const luaL_Reg methods[] = {{"start", ctx_start},
+                                     {"expand", ctx_expand},
+                                     {"shrink", ctx_shrink},
+                                     {"request_perf", ctx_request_perf},
+                                     {"preempt", ctx_preempt},
+                                     {"reserve", ctx_reserve},
+                                     {"earliest_start", ctx_earliest_start},
+                                     {"release_profile", ctx_release_profile},
                                      {nullptr, nullptr}};
   luaL_newlib(L, methods);
   lua_pushcclosure(L, ctx_index, 1);

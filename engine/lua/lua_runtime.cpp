@@ -112,16 +112,10 @@ int undefined_global_write(lua_State* L) {
                     luaL_tolstring(L, 2, nullptr));
 }
 
+// A job table is the engine's view: a new field is an error (an existing
+// one cannot be guarded without a proxy; see lua_views.cpp).
 int readonly_write(lua_State* L) {
   return luaL_error(L, "job tables are read-only (field '%s')", luaL_tolstring(L, 2, nullptr));
-}
-
-// __pairs of a job table iterates the data behind it.
-int job_pairs(lua_State* L) {
-  lua_getglobal(L, "next");
-  luaL_getmetafield(L, 1, "__index");
-  lua_pushnil(L);
-  return 3;
 }
 
 int job_tostring(lua_State* L) {
@@ -222,20 +216,21 @@ void LuaRuntime::open_sandbox() {
 
   open_sched_modules(L_);
 
-  // Shared pieces of every job table.
-  lua_newtable(L_);
+  // Every job table shares one metatable.
+  lua_createtable(L_, 0, 4);
+  lua_pushcfunction(L_, job_lazy_field);
+  lua_setfield(L_, -2, "__index");
   lua_pushcfunction(L_, readonly_write);
   lua_setfield(L_, -2, "__newindex");
-  lua_pushcfunction(L_, job_pairs);
-  lua_setfield(L_, -2, "__pairs");
   lua_pushcfunction(L_, job_tostring);
   lua_setfield(L_, -2, "__tostring");
-  ref_job_mt_fns_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-
+  lua_pushliteral(L_, "sched.job");
+  lua_setfield(L_, -2, "__metatable");  // getmetatable/setmetatable cannot tamper
+  ref_job_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
-  ref_proxies_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  lua_newtable(L_);
-  ref_data_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  ref_jobs_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  push_job_keys();
+  ref_job_keys_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   // Refusals print as their message.
   lua_newtable(L_);
@@ -254,18 +249,12 @@ void LuaRuntime::open_sandbox() {
   lua_setmetatable(L_, -2);
   ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
-  // ctx.pending: the store of jobs lives as long as the state; each pass
-  // gets a fresh empty list in front of it (see lua_ctx.cpp).
+  // ctx.pending: one plain sequence for the life of the state (lua_views.cpp).
   lua_newtable(L_);
-  push_pending_store_metatable(L_);
+  push_pending_metatable(L_);
   lua_setmetatable(L_, -2);
-  push_pending_metatable(L_, -1);
-  ref_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  ref_pending_store_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  push_stale_pending_metatable(L_);
-  ref_stale_pending_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  lua_pushboolean(L_, 0);
   ref_pending_list_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  guard_table_library(L_);
 
   // ctx.params: the same table every pass (the parameters do not change
   // while a policy state lives).
@@ -443,6 +432,7 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {
+  refresh_touched_jobs(ctx);
   set_pass_fields(ctx);  // leaves ctx on the stack
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
   lua_getfield(L_, -1, "schedule");
@@ -459,177 +449,8 @@ std::optional<PolicyFailure> LuaRuntime::run_schedule(PassContext& ctx) {
   lua_pushlightuserdata(L_, &args);
   auto error = call_bounded(1, 0);
   pass_ = nullptr;
-  retire_pending_list();
-  sweep_job_cache(ctx);
+  sweep_job_tables(ctx);
   return error;
-}
-
-void LuaRuntime::sweep_job_cache(PassContext& ctx) {
-  // Forget the tables of jobs that left the system, once they pile up.
-  const std::size_t live = ctx.pending_count() + ctx.running_count();
-  if (cached_versions_.size() <= 2 * live + 256) return;
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-  for (auto it = cached_versions_.begin(); it != cached_versions_.end();) {
-    const Job* job = ctx.job(it->first);
-    if (job && !is_terminal(job->state)) {
-      ++it;
-      continue;
-    }
-    lua_pushnil(L_);
-    lua_rawseti(L_, -3, it->first);
-    lua_pushnil(L_);
-    lua_rawseti(L_, -2, it->first);
-    it = cached_versions_.erase(it);
-  }
-  lua_pop(L_, 2);
-}
-
-// ---------------------------------------------------------------- job tables
-
-void LuaRuntime::fill_job(int data, const Job& job) {
-  data = lua_absindex(L_, data);
-  auto set_int = [&](const char* key, lua_Integer v) {
-    lua_pushinteger(L_, v);
-    lua_setfield(L_, data, key);
-  };
-  auto set_num = [&](const char* key, double v) {
-    lua_pushnumber(L_, v);
-    lua_setfield(L_, data, key);
-  };
-  auto set_str = [&](const char* key, std::string_view v) {
-    lua_pushlstring(L_, v.data(), v.size());
-    lua_setfield(L_, data, key);
-  };
-  auto set_opt = [&](const char* key, const std::optional<double>& v) {
-    if (v) {
-      lua_pushnumber(L_, *v);
-    } else {
-      lua_pushnil(L_);
-    }
-    lua_setfield(L_, data, key);
-  };
-  const JobSpec& spec = job.spec;
-  set_int("id", job.id);
-  set_str("name", spec.name);
-  set_str("user", spec.user);
-  set_str("kind", to_string(spec.kind));
-  set_str("state", to_string(job.state));
-  set_int("nodes", spec.nodes);
-  set_int("size", job.size());
-  set_int("min_nodes", spec.min_nodes);
-  set_int("max_nodes", spec.max_nodes);
-  set_str("node_constraint", to_string(spec.constraint));
-  set_int("tasks_per_node", spec.tasks_per_node);
-  set_num("walltime", spec.walltime);
-  set_num("power_min_w", spec.power_min_w);
-  set_num("power_max_w", spec.power_max_w);
-  lua_pushboolean(L_, spec.urgent);
-  lua_setfield(L_, data, "urgent");
-  set_num("submit_time", job.submit_time);
-  // ---- priority (issue 18 item 5)
-  set_int("priority", job.priority);
-  set_str("account", spec.account);
-  set_str("qos", spec.qos);
-  set_int("nice", spec.nice);
-  set_opt("start_time", job.start_time >= 0 ? std::optional<double>(job.start_time) : std::nullopt);
-  const double est_end = job.est_end();
-  set_opt("est_end", est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);
-  lua_pushboolean(L_, job.state == JobState::Adapting);
-  lua_setfield(L_, data, "adapting");
-  set_opt("resize_held_until",
-          job.resize_held_until >= 0 ? std::optional<double>(job.resize_held_until) : std::nullopt);
-  set_opt("mtct", job.mtct);
-  set_opt("power_w", job.power_w);
-  set_opt("expected_start", job.expected_start);
-  set_int("expansions", job.expansions);
-  set_int("shrinks", job.shrinks);
-  set_int("gain", job.gain);
-  if (job.request) {
-    lua_createtable(L_, 0, 2);
-    lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
-    lua_setfield(L_, -2, "op");
-    lua_pushinteger(L_, job.request->nodes);
-    lua_setfield(L_, -2, "nodes");
-  } else {
-    lua_pushnil(L_);
-  }
-  lua_setfield(L_, data, "request");
-  if (cluster_ && !job.allocation.empty()) {
-    lua_createtable(L_, static_cast<int>(job.allocation.size()), 0);
-    for (std::size_t i = 0; i < job.allocation.size(); ++i) {
-      const std::string& name = cluster_->node(job.allocation[i]).name;
-      lua_pushlstring(L_, name.data(), name.size());
-      lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
-    }
-    lua_rawgeti(L_, -1, 1);
-    lua_setfield(L_, data, "leader");
-  } else {
-    lua_createtable(L_, 0, 0);
-    lua_pushnil(L_);
-    lua_setfield(L_, data, "leader");
-  }
-  lua_setfield(L_, data, "allocation");
-}
-
-void LuaRuntime::push_job_at(const Job& job, double now, int proxies, int data) {
-  proxies = lua_absindex(L_, proxies);
-  data = lua_absindex(L_, data);
-  auto it = cached_versions_.find(job.id);
-  if (it == cached_versions_.end()) {
-    // The data, its metatable, and the empty proxy the policy sees.
-    lua_createtable(L_, 0, 36);
-    fill_job(-1, job);
-    lua_pushvalue(L_, -1);
-    lua_rawseti(L_, data, job.id);
-    lua_createtable(L_, 0, 5);  // metatable
-    lua_insert(L_, -2);
-    lua_setfield(L_, -2, "__index");
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_fns_);
-    for (const char* key : {"__newindex", "__pairs", "__tostring"}) {
-      lua_getfield(L_, -1, key);
-      lua_setfield(L_, -3, key);
-    }
-    lua_pop(L_, 1);
-    lua_pushliteral(L_, "sched.job");
-    lua_setfield(L_, -2, "__metatable");  // getmetatable/setmetatable cannot tamper
-    lua_createtable(L_, 0, 0);
-    lua_insert(L_, -2);
-    lua_setmetatable(L_, -2);  // the proxy
-    lua_pushvalue(L_, -1);
-    lua_rawseti(L_, proxies, job.id);
-    cached_versions_.emplace(job.id, job.version);
-    it = cached_versions_.find(job.id);
-  } else {
-    if (it->second != job.version) {
-      lua_rawgeti(L_, data, job.id);
-      fill_job(-1, job);
-      lua_pop(L_, 1);
-      it->second = job.version;
-    }
-    lua_rawgeti(L_, proxies, job.id);
-  }
-  if (job.start_time >= 0) {
-    // elapsed moves with the clock: refreshed on every push
-    lua_rawgeti(L_, data, job.id);
-    lua_pushnumber(L_, now - job.start_time);
-    lua_setfield(L_, -2, "elapsed");
-    lua_pop(L_, 1);
-  }
-}
-
-void LuaRuntime::push_running_list(PassContext& ctx) {
-  const auto& jobs = ctx.running();
-  lua_createtable(L_, static_cast<int>(jobs.size()), 0);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-  const double now = ctx.now();
-  lua_Integer i = 0;
-  for (const Job* job : jobs) {
-    push_job_at(*job, now, -2, -1);
-    lua_rawseti(L_, -4, ++i);
-  }
-  lua_pop(L_, 2);
 }
 
 void LuaRuntime::push_power(PassContext& ctx) {
@@ -643,74 +464,6 @@ void LuaRuntime::push_power(PassContext& ctx) {
   lua_setfield(L_, -2, "current_w");
   lua_pushnumber(L_, power.idle_w_per_node);
   lua_setfield(L_, -2, "idle_w_per_node");
-}
-
-void LuaRuntime::push_pending_list(PassContext& /*ctx*/) {
-  if (pending_list_) {
-    // A second list in one pass (the policy cleared ctx.pending): the
-    // first one fails from now on, as at the end of a pass.
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_stale_pending_mt_);
-    lua_setmetatable(L_, -2);
-    lua_pop(L_, 1);
-  }
-  lua_createtable(L_, 0, 0);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_mt_);
-  lua_setmetatable(L_, -2);
-  lua_pushvalue(L_, -1);
-  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
-  pending_list_ = lua_topointer(L_, -1);
-}
-
-void LuaRuntime::retire_pending_list() {
-  // Nothing here allocates: it runs outside the protected call.
-  if (!pending_list_) return;
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_stale_pending_mt_);
-  lua_setmetatable(L_, -2);
-  lua_pop(L_, 1);
-  lua_pushboolean(L_, 0);
-  lua_rawseti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
-  pending_list_ = nullptr;
-  // The store keeps its slots for the next pass; the jobs in them go.
-  push_pending_store();
-  for (lua_Integer i = 1; i <= pending_filled_; ++i) {
-    lua_pushnil(L_);
-    lua_rawseti(L_, -2, i);
-  }
-  lua_pop(L_, 1);
-  pending_filled_ = 0;
-}
-
-void LuaRuntime::push_pending_store() { lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_store_); }
-
-bool LuaRuntime::is_current_pending_list(int list) {
-  // The registry keeps the current list alive, so its address is its identity.
-  return pending_list_ != nullptr && lua_topointer(L_, list) == pending_list_;
-}
-
-void LuaRuntime::fill_pending(lua_Integer index) {
-  // Reading job i usually means reading i+1 next: fill ahead, doubling.
-  push_pending_store();
-  const int list = lua_gettop(L_);
-  const auto count = static_cast<lua_Integer>(pass_->pending_count());
-  const lua_Integer last = std::min(count, std::max({index, 2 * pending_filled_, lua_Integer{4}}));
-  if (last <= pending_filled_) {
-    lua_pop(L_, 1);
-    return;
-  }
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_proxies_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_data_);
-  const double now = pass_->now();
-  for (lua_Integer i = pending_filled_ + 1; i <= last; ++i) {
-    const Job* job = pass_->pending_at(static_cast<std::size_t>(i - 1));
-    if (!job) break;
-    push_job_at(*job, now, -2, -1);
-    lua_rawseti(L_, list, i);
-    pending_filled_ = i;  // what retire_pending_list clears, even after an error
-  }
-  lua_pop(L_, 3);
-  pending_filled_ = last;
 }
 
 void LuaRuntime::push_refusal(const Refusal& refusal) {

@@ -3,9 +3,11 @@
 // the engine library.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <lua.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "sched/env.hpp"
 #include "sched/job.hpp"
 #include "sched/lua_policy.hpp"
+#include "sched/pending_queue.hpp"
 #include "sched/policy_failure.hpp"
 
 namespace sched {
@@ -56,17 +59,13 @@ class LuaRuntime {
   const std::string& lib_dir() const { return lib_dir_; }
   // ctx.power: {lower, upper, current_w, idle_w_per_node}.
   void push_power(PassContext& ctx);
-  // ctx.running: a fresh plain table of the running jobs.
+  // ctx.running: a fresh plain table of the running jobs' tables.
   void push_running_list(PassContext& ctx);
-  // ctx.pending: a read-only sequence filled on demand (see lua_ctx.cpp).
+  // ctx.pending: the plain sequence kept across passes, brought up to date
+  // with the queue (lua_views.cpp).
   void push_pending_list(PassContext& ctx);
-  // ctx.pending stays an empty table so that every write to it reaches
-  // __newindex and fails; the jobs it shows live in a separate store, kept
-  // across passes. fill_pending fills the store up to at least position
-  // `index` (1-based).
-  void fill_pending(lua_Integer index);
-  void push_pending_store();
-  bool is_current_pending_list(int list);
+  // The registry's ctx.pending, for the guards of table.sort & co.
+  int pending_list_ref() const { return ref_pending_list_; }
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction, time and memory bounds.
@@ -83,13 +82,28 @@ class LuaRuntime {
   void set_pass_fields(PassContext& ctx);
   // The named fields of an event's topic, into the table at the top of the stack.
   void push_event_fields(const Event& event);
-  void sweep_job_cache(PassContext& ctx);
-  // After a pass: its ctx.pending fails from now on, the store is emptied.
-  void retire_pending_list();
-  void fill_job(int data_index, const Job& job);
-  // Pushes the (cached, refreshed) read-only table of a job; `proxies` and
-  // `data` are the stack indices of the two registry tables of the cache.
-  void push_job_at(const Job& job, double now, int proxies, int data);
+  // ---- views (lua_views.cpp)
+  struct PendingSlot {
+    PendingQueue::Key key;
+    const Job* job;  // valid while the job is queued
+  };
+  // The Job::version the job's table shows; 0: it has none.
+  std::uint64_t& synced_version(JobId id);
+  // Writes the job's fields into its table: all of them when `created`,
+  // else those that can change after submit.
+  void fill_job(int table, const Job& job, bool created);
+  static int job_lazy_field(lua_State* L);
+  // Pushes the array of job field names fill_job writes by index.
+  void push_job_keys();
+  // Pushes the job's table, made or refreshed as needed; `jobs` is the
+  // stack index of the registry's id → table map.
+  void push_job(const Job& job, int jobs);
+  // Before a pass: the tables of jobs changed since the last one.
+  void refresh_touched_jobs(PassContext& ctx);
+  void sweep_job_tables(PassContext& ctx);
+  void apply_pending_changes(std::span<const PendingQueue::Change> changes, int list, int jobs);
+  void write_pending(int list, int jobs, std::size_t from,
+                     const std::vector<PendingSlot>& old_tail);
 
   lua_State* L_ = nullptr;
   MemoryBudget memory_;
@@ -112,32 +126,40 @@ class LuaRuntime {
   PassContext* pass_ = nullptr;
   const Cluster* cluster_ = nullptr;
 
-  int ref_policy_ = LUA_NOREF;   // the table the file returned
-  int ref_ctx_ = LUA_NOREF;      // the ctx table, reused across passes
-  int ref_proxies_ = LUA_NOREF;  // id → read-only job table
-  int ref_data_ = LUA_NOREF;     // id → the data behind it
+  int ref_policy_ = LUA_NOREF;    // the table the file returned
+  int ref_ctx_ = LUA_NOREF;       // the ctx table, reused across passes
+  int ref_jobs_ = LUA_NOREF;      // id → the job's plain table, kept across passes
+  int ref_job_mt_ = LUA_NOREF;    // shared by job tables: new fields fail, prints "job N"
+  int ref_job_keys_ = LUA_NOREF;  // the field names, interned once (push_job_keys)
   int ref_refusal_mt_ = LUA_NOREF;
-  int ref_job_mt_fns_ = LUA_NOREF;        // {__newindex, __pairs, __tostring} shared functions
-  int ref_pending_mt_ = LUA_NOREF;        // metatable of ctx.pending
-  int ref_params_ = LUA_NOREF;            // ctx.params
-  int ref_pending_list_ = LUA_NOREF;      // this pass's ctx.pending
-  int ref_pending_store_ = LUA_NOREF;     // the jobs behind it
-  int ref_stale_pending_mt_ = LUA_NOREF;  // metatable of an earlier pass's ctx.pending
-  const void* pending_list_ = nullptr;    // identity of this pass's ctx.pending
-  lua_Integer pending_filled_ = 0;
-  std::unordered_map<JobId, std::uint64_t> cached_versions_;
+  int ref_params_ = LUA_NOREF;         // ctx.params
+  int ref_pending_list_ = LUA_NOREF;   // ctx.pending, kept across passes
+  std::vector<std::uint64_t> synced_;  // synced_[id - synced_base_]: see synced_version
+  JobId synced_base_ = 0;
+  std::size_t job_tables_ = 0;
+  std::uint64_t touched_seen_ = 0;           // the engine's touched log, read up to here
+  std::vector<PendingSlot> pending_mirror_;  // what ctx.pending holds, in order
+  std::uint64_t pending_seen_ = 0;           // the queue's change log, read up to here
+  bool pending_built_ = false;
+  // Reused by apply_pending_changes, so that patching allocates nothing.
+  struct Delta {
+    PendingQueue::Key key;
+    const Job* job;  // inserted; nullptr: removed
+  };
+  std::vector<Delta> scratch_deltas_, scratch_net_;
+  std::vector<PendingSlot> scratch_tail_;
+  std::vector<std::ptrdiff_t> scratch_src_;
 };
 
 // Registers sched.constraints and sched.log as loadable modules.
 void open_sched_modules(lua_State* L);
 // ctx methods: start, expand, shrink, request_perf, preempt, reserve.
 void push_ctx_methods(lua_State* L);
-// The metatable of ctx.pending, which reads from the store at `store`; the
-// store's own metatable (fills on demand); the metatable an earlier pass's
-// ctx.pending gets (every use fails).
-void push_pending_metatable(lua_State* L, int store);
-void push_pending_store_metatable(lua_State* L);
-void push_stale_pending_metatable(lua_State* L);
+// ctx.pending's metatable: appending fails.
+void push_pending_metatable(lua_State* L);
+// table.sort, insert, remove and move refuse ctx.pending (the global table
+// library must be open).
+void guard_table_library(lua_State* L);
 // Serializes the value at `index` as a Lua constructor expression (plain
 // data only). Returns an error message on functions, cycles, ...
 std::optional<std::string> serialize_lua_value(lua_State* L, int index, std::string& out);

@@ -117,7 +117,21 @@ void Engine::emit(Event event) {
   if (policy_ && !policy_busy_ && event.type != EventType::SchedPass) policy_->on_event(event);
 }
 
-void Engine::touch(Job& job) { ++job.version; }
+void Engine::touch(Job& job) {
+  ++job.version;
+  // Bounded by the jobs that can still change: a consumer further behind
+  // than that checks every view instead.
+  if (touched_.size() >= 4096 + 2 * (pending_.listing_size() + running_.size())) {
+    touched_base_ += touched_.size();
+    touched_.clear();
+  }
+  touched_.push_back(job.id);
+}
+
+std::optional<std::span<const JobId>> Engine::touched_since(std::uint64_t from) const {
+  if (from < touched_base_ || from > touched_end()) return std::nullopt;
+  return std::span<const JobId>(touched_).subspan(from - touched_base_);
+}
 
 void Engine::transition(Job& job, JobState to, EventType type, std::string message) {
   if (!is_valid_transition(job.state, to)) {

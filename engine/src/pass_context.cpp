@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "sched/constraints.hpp"
 #include "sched/engine.hpp"
@@ -60,11 +61,66 @@ const Job* PassContext::job(JobId id) const { return engine_.find_job(id); }
 
 const Cluster& PassContext::cluster() const { return engine_.cluster(); }
 
+const PendingQueue& PassContext::pending_queue() const { return engine_.pending_queue(); }
+
+std::optional<std::span<const JobId>> PassContext::touched_since(std::uint64_t from) const {
+  return engine_.touched_since(from);
+}
+
+std::uint64_t PassContext::touched_end() const { return engine_.touched_end(); }
+
 int PassContext::tentative_size(const Job& job) const {
   auto it = marks_.find(job.id);
   if (it != marks_.end() && it->second.resize_to > 0) return it->second.resize_to;
   if (it != marks_.end() && it->second.preempted) return 0;
   return job.size();
+}
+
+void PassContext::collect_releases() {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  const double t = now();
+  releases_.clear();
+  for (const Job* job : running()) {
+    const int size = tentative_size(*job);
+    if (size <= 0) continue;
+    const double end = job->est_end();
+    releases_.emplace_back(end >= 0 ? std::max(end, t) : kNever, size);
+  }
+  for (const Action& action : actions_) {
+    if (action.type != Action::Type::Start) continue;
+    const Job* job = engine_.find_job(action.job);
+    const double walltime = job ? job->spec.walltime : 0;
+    releases_.emplace_back(walltime > 0 ? t + walltime : kNever, action.nodes);
+  }
+  std::sort(releases_.begin(), releases_.end());
+}
+
+std::vector<PassContext::ReleaseStep> PassContext::release_profile() {
+  collect_releases();
+  std::vector<ReleaseStep> profile{ReleaseStep{now(), idle_}};
+  for (std::size_t i = 0; i < releases_.size();) {
+    const double time = releases_[i].first;
+    int freed = 0;
+    for (; i < releases_.size() && releases_[i].first == time; ++i) freed += releases_[i].second;
+    if (time == profile.back().time) {
+      profile.back().free += freed;  // an end already past: free now
+    } else {
+      profile.push_back(ReleaseStep{time, profile.back().free + freed});
+    }
+  }
+  return profile;
+}
+
+PassContext::ReleaseStep PassContext::earliest_start(int nodes) {
+  if (nodes <= idle_) return ReleaseStep{now(), idle_ - nodes};
+  collect_releases();
+  int free = idle_;
+  for (std::size_t i = 0; i < releases_.size();) {
+    const double time = releases_[i].first;
+    for (; i < releases_.size() && releases_[i].first == time; ++i) free += releases_[i].second;
+    if (free >= nodes) return ReleaseStep{time, free - nodes};
+  }
+  return ReleaseStep{std::numeric_limits<double>::infinity(), 0};
 }
 
 Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std::string detail) {

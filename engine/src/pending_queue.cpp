@@ -12,8 +12,25 @@ std::set<PendingQueue::Entry>& PendingQueue::queue_of(const Job& job) {
   return is_resizable(job.spec.kind) ? elastic_ : rigid_;
 }
 
+void PendingQueue::log(Change change) {
+  if (changes_.size() >= 4096 + 2 * size()) {
+    changes_base_ += changes_.size();
+    changes_.clear();
+  }
+  changes_.push_back(change);
+}
+
+std::optional<std::span<const PendingQueue::Change>> PendingQueue::changes_since(
+    std::uint64_t from) const {
+  if (from < changes_base_ || from > changes_end()) return std::nullopt;
+  return std::span<const Change>(changes_).subspan(from - changes_base_);
+}
+
 void PendingQueue::push(const Job& job) {
-  if (queue_of(job).insert(Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
+  const Key key = key_of(job);
+  if (!queue_of(job).insert(Entry{key, &job}).second) return;
+  ++per_user_[job.spec.user];
+  log(Change{Change::Kind::Insert, key, &job});
 }
 
 void PendingQueue::push_waiting(const Job& job) {
@@ -22,7 +39,11 @@ void PendingQueue::push_waiting(const Job& job) {
 
 void PendingQueue::erase(const Job& job) {
   const Entry entry{key_of(job), &job};
-  if (queue_of(job).erase(entry) == 0 && waiting_.erase(entry) == 0) return;
+  if (queue_of(job).erase(entry) > 0) {
+    log(Change{Change::Kind::Remove, entry.key, nullptr});
+  } else if (waiting_.erase(entry) == 0) {
+    return;
+  }
   const auto it = per_user_.find(job.spec.user);
   if (it != per_user_.end() && --it->second == 0) per_user_.erase(it);
 }
@@ -39,6 +60,7 @@ void PendingQueue::rekey() {
     for (const Entry& entry : entries) sorted.insert(sorted.end(), entry);
     queue->swap(sorted);
   }
+  log(Change{Change::Kind::Reorder, {}, nullptr});
 }
 
 std::size_t PendingQueue::count_of(const std::string& user) const {

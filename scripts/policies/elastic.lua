@@ -444,7 +444,8 @@ function P.schedule(ctx)
   local pass = new_pass(ctx)
   pass.closed = shrinking_closed(pass)
   grant_requests(pass)
-  local started = easy.schedule(ctx, function(job) return size_of(pass, job) end)
+  -- EASY judges running jobs at the sizes grant_requests left them at.
+  local started = easy.schedule(ctx)
   start_by_shrinking(pass, started)
   expand_into_idle(pass)
 end

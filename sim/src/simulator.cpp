@@ -48,6 +48,7 @@ Simulator::Simulator(const Workload &workload, SimConfig config)
   for (std::size_t i = 0; i < workload_.jobs.size(); ++i) {
     const WorkloadJob &job = workload_.jobs[i];
     workload_index_[job.id] = i;
+    if (job.spec.power_max_w > 0 || job.spec.power_min_w > 0) jobs_draw_power_ = true;
     push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id), Kind::Submission,
                  i, job.id, 0});
   }
@@ -176,6 +177,10 @@ void Simulator::sample_power() {
   // Cluster power changes only with the engine's state (allocations, job
   // states, power reports, the corridor, nodes up or down).
   if (!power_.empty() && engine_.state_version() == power_version_) return;
+  // Summing node power costs a walk over the nodes: skipped when nothing
+  // that changes it happened (issue 15).
+  if (!power_.empty() && !jobs_draw_power_ && !timed_event_since_sample_) return;
+  timed_event_since_sample_ = false;
   power_version_ = engine_.state_version();
   const PowerView view = engine_.power();
   const PowerSample sample{clock_.now(), view.current_w, view.lower_w, view.upper_w};
@@ -224,6 +229,7 @@ void Simulator::handle(const Pending &event) {
       return;
     }
     case Kind::Timed: {
+      timed_event_since_sample_ = true;
       const TimedEvent &timed = workload_.events[event.index];
       switch (timed.type) {
         case TimedEvent::Type::Corridor:

@@ -96,9 +96,10 @@ class SwfParser {
     workload.cores_per_node = options_.cores_per_node;
 
     // Records that passed the per-job skip rules (nodes = 0 where one
-    // applied); the cluster-size rule waits until the whole header is known.
-    std::vector<WorkloadJob> candidates;
-    candidates.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    // applied), made in place; the cluster-size rule waits until the whole
+    // header is known. A job is never moved: a JobSpec is large.
+    std::vector<WorkloadJob>& jobs = workload.jobs;
+    jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     long records = 0;
     std::size_t pos = 0;
     while ((options_.max_jobs == 0 || records < options_.max_jobs) && pos < text.size()) {
@@ -114,17 +115,15 @@ class SwfParser {
         continue;
       }
       ++records;
-      candidates.push_back(read_record(trimmed));
+      read_record(trimmed, jobs.emplace_back());
     }
 
     workload.nodes = cluster_nodes();
-    for (auto& candidate : candidates) {
-      if (candidate.spec.nodes > 0 && candidate.spec.nodes <= workload.nodes) {
-        workload.jobs.push_back(std::move(candidate));
-      } else {
-        ++workload.skipped;
-      }
-    }
+    const std::size_t before = jobs.size();
+    std::erase_if(jobs, [&](const WorkloadJob& job) {
+      return job.spec.nodes <= 0 || job.spec.nodes > workload.nodes;
+    });
+    workload.skipped += static_cast<int>(before - jobs.size());
     // Traces are mostly in submit order already.
     const auto earlier = [](const WorkloadJob& a, const WorkloadJob& b) {
       if (a.submit != b.submit) return a.submit < b.submit;
@@ -170,7 +169,7 @@ class SwfParser {
     if (number > 0) *target = number;
   }
 
-  WorkloadJob read_record(std::string_view text) const {
+  void read_record(std::string_view text, WorkloadJob& job) const {
     std::array<std::string_view, kFieldCount> tokens;
     const std::size_t found = split_fields(text, tokens);
     if (found != static_cast<std::size_t>(kFieldCount)) {
@@ -191,7 +190,7 @@ class SwfParser {
         fail_line("field " + std::to_string(integral) + " must be an integer");
       }
     }
-    return make_job(fields);
+    make_job(fields, job);
   }
 
   static double field(const Fields& fields, int number) {
@@ -200,16 +199,15 @@ class SwfParser {
 
   // The job as docs/design.md §7 replays it, or one of 0 nodes when a skip
   // rule applies.
-  WorkloadJob make_job(const Fields& fields) const {
-    WorkloadJob job;
+  void make_job(const Fields& fields, WorkloadJob& job) const {
     const double runtime = field(fields, kRunTime);
     const double requested = field(fields, kRequestedProcs);
     const double size = requested > 0 ? requested : field(fields, kAllocatedProcs);
-    if (runtime < 0 || size <= 0) return skipped(job);
+    if (runtime < 0 || size <= 0) return skip(job);
 
     const double nodes = std::ceil(size / options_.cores_per_node);
     // Too large for any int-sized cluster: certainly larger than ours.
-    if (nodes > static_cast<double>(std::numeric_limits<int>::max())) return skipped(job);
+    if (nodes > static_cast<double>(std::numeric_limits<int>::max())) return skip(job);
 
     job.id = static_cast<JobId>(field(fields, kJobNumber));
     job.submit = field(fields, kSubmitTime);
@@ -223,13 +221,9 @@ class SwfParser {
     const double estimate = field(fields, kRequestedTime);
     job.spec.walltime = std::max(estimate > 0 ? estimate : runtime, runtime);
     if (const auto error = normalize_spec(job.spec)) fail_line(*error);
-    return job;
   }
 
-  static WorkloadJob& skipped(WorkloadJob& job) {
-    job.spec.nodes = 0;
-    return job;
-  }
+  static void skip(WorkloadJob& job) { job.spec.nodes = 0; }
 
   int cluster_nodes() const {
     if (options_.nodes > 0) return options_.nodes;

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -236,6 +237,12 @@ class Engine {
   double cluster_power_w() const;
   const EngineConfig& config() const { return config_; }
   std::uint64_t state_version() const { return state_version_; }
+  // The jobs changed (Job::version moved) from sequence number `from` on, for
+  // a consumer that keeps a view of each job across passes (the Lua host's
+  // job tables) and refreshes only those; nullopt when no longer kept (the
+  // consumer then checks every view). touched_end() is the next number.
+  std::uint64_t touched_end() const { return touched_base_ + touched_.size(); }
+  std::optional<std::span<const JobId>> touched_since(std::uint64_t from) const;
 
  private:
   friend class PassContext;
@@ -336,6 +343,8 @@ class Engine {
 
   std::optional<PassReason> due_;
   std::uint64_t state_version_ = 0;
+  std::vector<JobId> touched_;  // touched_[i] has sequence number touched_base_ + i
+  std::uint64_t touched_base_ = 0;
   std::uint64_t version_at_last_pass_ = ~std::uint64_t{0};
   bool in_pass_ = false;      // a pass (decision and enactment) is under way
   bool policy_busy_ = false;  // a policy's schedule() is running

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -54,8 +55,33 @@ class PassContext {
 
   const Job* job(JobId id) const;
   const Cluster& cluster() const;
+  // For a policy host that keeps views across passes (the Lua host): the
+  // queue with its change log, and the jobs changed since a point (see
+  // Engine::touched_since).
+  const PendingQueue& pending_queue() const;
+  std::optional<std::span<const JobId>> touched_since(std::uint64_t from) const;
+  std::uint64_t touched_end() const;
   // The job's size as this pass has left it (for a pending job: 0).
   int tentative_size(const Job& job) const;
+
+  // ---- helpers every backfilling policy needs (issue 15), computed in C++
+  // The release profile: when nodes free up, judged by estimated ends. Each
+  // step is a time and the nodes free from then on; the first is now, with
+  // the idle nodes (tentative). Later steps add what the running jobs give
+  // back at their estimated ends (at their sizes as this pass has left them;
+  // an end already past counts as now; no estimate: never, +inf) and what
+  // the jobs started earlier in this pass give back (each holds its nodes
+  // until now + walltime, or forever with no walltime). One step per
+  // distinct time, in time order.
+  struct ReleaseStep {
+    double time;
+    int free;
+  };
+  std::vector<ReleaseStep> release_profile();
+  // The first step of the profile with at least `nodes` free: its time and
+  // how many nodes more than `nodes` are free then (the time is +inf when
+  // only jobs without an estimate free enough; {+inf, 0} when never).
+  ReleaseStep earliest_start(int nodes);
 
   Verdict start(JobId id, std::optional<int> nodes = std::nullopt);
   Verdict expand(JobId id, int to_nodes);
@@ -77,6 +103,9 @@ class PassContext {
   };
 
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});
+  // (time, nodes given back) of every running job and every job started in
+  // this pass, sorted by time, into releases_.
+  void collect_releases();
   Verdict check_resize(const Job* job, JobId id, int to, int direction);
 
   Engine& engine_;
@@ -90,6 +119,7 @@ class PassContext {
   std::optional<PendingQueue::Cursor> pending_cursor_;
   bool pending_complete_ = false;
   std::optional<std::vector<const Job*>> running_;
+  std::vector<std::pair<double, int>> releases_;  // collect_releases' scratch
   // Nodes given to placed jobs in this pass, by index; sized on first use.
   std::vector<bool> placed_;
 };

@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -20,9 +22,28 @@
 namespace sched {
 
 class PendingQueue {
+ public:
   // (not urgent, -priority, submit time, id): the smallest key has the
   // highest priority.
   using Key = std::tuple<bool, std::int64_t, double, JobId>;
+  static Key key_of(const Job& job);
+
+  // A change to the offered order, for a consumer that keeps a copy of the
+  // queue across passes (the Lua host's ctx.pending) and patches it instead
+  // of walking the whole queue again. Reorder (a rekey) asks it to rebuild.
+  struct Change {
+    enum class Kind : std::uint8_t { Insert, Remove, Reorder };
+    Kind kind;
+    Key key;         // the job's place in the order
+    const Job* job;  // valid while the job is queued (Insert only)
+  };
+  // The sequence number just past the last change; a consumer remembers it.
+  std::uint64_t changes_end() const { return changes_base_ + changes_.size(); }
+  // The changes from sequence number `from` on, or nullopt when they are no
+  // longer kept (the consumer then rebuilds its copy).
+  std::optional<std::span<const Change>> changes_since(std::uint64_t from) const;
+
+ private:
   struct Entry {
     Key key;
     const Job* job;
@@ -78,13 +99,17 @@ class PendingQueue {
   std::vector<const Job*> merged() const;
 
  private:
-  static Key key_of(const Job& job);
   std::set<Entry>& queue_of(const Job& job);
+  void log(Change change);
 
   std::set<Entry> rigid_;
   std::set<Entry> elastic_;
   std::set<Entry> waiting_;  // both kinds
   std::unordered_map<std::string, std::size_t> per_user_;
+  // The change log: changes_[i] has sequence number changes_base_ + i. It is
+  // dropped when it outgrows the queue (a consumer that far behind rebuilds).
+  std::vector<Change> changes_;
+  std::uint64_t changes_base_ = 0;
 };
 
 }  // namespace sched

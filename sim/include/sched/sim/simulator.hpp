@@ -136,6 +136,10 @@ class Simulator : private Enactor, private EventSink {
   std::vector<ResizeRecord> resizes_;
   std::vector<PowerSample> power_;
   std::uint64_t power_version_ = 0;  // the engine's state_version() at the last sample
+  // Whether any job draws more than an idle node (has a power model): if
+  // none does, cluster power moves only with timed events (nodes, corridor).
+  bool jobs_draw_power_ = false;
+  bool timed_event_since_sample_ = true;
   void sample_power();
   std::size_t submitted_ = 0;
   int rejected_ = 0;

@@ -1,0 +1,458 @@
+// What a pass shows the policy, kept cheap (issue 15): one plain Lua table
+// per job, made once and refreshed in place when the job changes (the
+// engine's touched log says which); ctx.pending, a plain sequence kept
+// across passes and patched from the pending queue's change log; ctx.running,
+// a fresh plain table of the running jobs' tables per pass.
+//
+// Plain tables cost a policy nothing to read (a proxy with a metatable cost
+// it several times more per field). Their price: assigning an existing
+// field of a job table, or a position of ctx.pending, is not caught (new
+// fields, appending, table.sort/insert/remove/move on ctx.pending are).
+#include <algorithm>
+
+#include "lua_runtime.hpp"
+#include "sched/cluster.hpp"
+#include "sched/pass_context.hpp"
+
+namespace sched {
+
+// ---------------------------------------------------------------- job tables
+
+namespace {
+
+// The field names of a job table, interned once in a registry array
+// (LuaRuntime::ref_job_keys_) at these 1-based positions: writing a field
+// then costs no string hashing.
+constexpr const char* kJobFields[] = {"id",
+                                      "name",
+                                      "user",
+                                      "kind",
+                                      "nodes",
+                                      "min_nodes",
+                                      "max_nodes",
+                                      "node_constraint",
+                                      "tasks_per_node",
+                                      "walltime",
+                                      "power_min_w",
+                                      "power_max_w",
+                                      "urgent",
+                                      "submit_time",
+                                      "account",
+                                      "qos",
+                                      "nice",
+                                      "state",
+                                      "size",
+                                      "priority",
+                                      "start_time",
+                                      "est_end",
+                                      "adapting",
+                                      "resize_held_until",
+                                      "mtct",
+                                      "power_w",
+                                      "expected_start",
+                                      "expansions",
+                                      "shrinks",
+                                      "gain",
+                                      "elapsed",
+                                      "request",
+                                      "allocation",
+                                      "leader"};
+
+enum JobField : int {
+  k_id = 1,
+  k_name,
+  k_user,
+  k_kind,
+  k_nodes,
+  k_min_nodes,
+  k_max_nodes,
+  k_node_constraint,
+  k_tasks_per_node,
+  k_walltime,
+  k_power_min_w,
+  k_power_max_w,
+  k_urgent,
+  k_submit_time,
+  k_account,
+  k_qos,
+  k_nice,
+  k_state,
+  k_size,
+  k_priority,
+  k_start_time,
+  k_est_end,
+  k_adapting,
+  k_resize_held_until,
+  k_mtct,
+  k_power_w,
+  k_expected_start,
+  k_expansions,
+  k_shrinks,
+  k_gain,
+  k_elapsed,
+  k_request,
+  k_allocation,
+  k_leader
+};
+
+}  // namespace
+
+std::uint64_t& LuaRuntime::synced_version(JobId id) {
+  // Job ids are dense and increasing: a vector from the lowest seen.
+  if (synced_.empty()) synced_base_ = id;
+  if (id < synced_base_) {
+    synced_.insert(synced_.begin(), static_cast<std::size_t>(synced_base_ - id), 0);
+    synced_base_ = id;
+  }
+  const auto index = static_cast<std::size_t>(id - synced_base_);
+  if (index >= synced_.size()) synced_.resize(index + 1, 0);
+  return synced_[index];
+}
+
+void LuaRuntime::push_job_keys() {
+  lua_createtable(L_, static_cast<int>(std::size(kJobFields)), 0);
+  for (std::size_t i = 0; i < std::size(kJobFields); ++i) {
+    lua_pushstring(L_, kJobFields[i]);
+    lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+  }
+}
+
+void LuaRuntime::fill_job(int table, const Job& job, bool created) {
+  table = lua_absindex(L_, table);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_keys_);
+  const int keys = lua_gettop(L_);
+  // t[key] = the value at the top of the stack, past the job metatable's
+  // __newindex (which refuses the policy's new fields, not the engine's).
+  const auto set_raw = [&](JobField key) {
+    lua_rawgeti(L_, keys, key);
+    lua_insert(L_, -2);
+    lua_rawset(L_, table);
+  };
+  auto set_int = [&](JobField key, lua_Integer v) {
+    lua_pushinteger(L_, v);
+    set_raw(key);
+  };
+  auto set_num = [&](JobField key, double v) {
+    lua_pushnumber(L_, v);
+    set_raw(key);
+  };
+  auto set_str = [&](JobField key, std::string_view v) {
+    lua_pushlstring(L_, v.data(), v.size());
+    set_raw(key);
+  };
+  auto set_opt = [&](JobField key, const std::optional<double>& v) {
+    if (v) {
+      lua_pushnumber(L_, *v);
+    } else {
+      lua_pushnil(L_);
+    }
+    set_raw(key);
+  };
+  const JobSpec& spec = job.spec;
+  if (created) {
+    // A job's spec does not change once submitted: written once.
+    set_int(k_id, job.id);
+    set_str(k_name, spec.name);
+    set_str(k_user, spec.user);
+    set_str(k_kind, to_string(spec.kind));
+    set_int(k_nodes, spec.nodes);
+    set_int(k_min_nodes, spec.min_nodes);
+    set_int(k_max_nodes, spec.max_nodes);
+    set_str(k_node_constraint, to_string(spec.constraint));
+    set_int(k_tasks_per_node, spec.tasks_per_node);
+    set_num(k_walltime, spec.walltime);
+    set_num(k_power_min_w, spec.power_min_w);
+    set_num(k_power_max_w, spec.power_max_w);
+    lua_pushboolean(L_, spec.urgent);
+    set_raw(k_urgent);
+    set_num(k_submit_time, job.submit_time);
+    set_str(k_account, spec.account);
+    set_str(k_qos, spec.qos);
+    set_int(k_nice, spec.nice);
+  }
+  set_str(k_state, to_string(job.state));
+  set_int(k_size, job.size());
+  set_int(k_priority, job.priority);
+  set_opt(k_start_time, job.start_time >= 0 ? std::optional<double>(job.start_time) : std::nullopt);
+  const double est_end = job.est_end();
+  set_opt(k_est_end, est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);
+  lua_pushboolean(L_, job.state == JobState::Adapting);
+  set_raw(k_adapting);
+  set_opt(k_resize_held_until,
+          job.resize_held_until >= 0 ? std::optional<double>(job.resize_held_until) : std::nullopt);
+  set_opt(k_mtct, job.mtct);
+  set_opt(k_power_w, job.power_w);
+  set_opt(k_expected_start, job.expected_start);
+  set_int(k_expansions, job.expansions);
+  set_int(k_shrinks, job.shrinks);
+  set_int(k_gain, job.gain);
+  // elapsed moves with the clock: set here and on every push into ctx.running.
+  set_opt(k_elapsed, job.start_time >= 0 && pass_
+                         ? std::optional<double>(pass_->now() - job.start_time)
+                         : std::nullopt);
+  if (job.request) {
+    lua_createtable(L_, 0, 2);
+    lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
+    lua_setfield(L_, -2, "op");
+    lua_pushinteger(L_, job.request->nodes);
+    lua_setfield(L_, -2, "nodes");
+  } else {
+    lua_pushnil(L_);
+  }
+  set_raw(k_request);
+  // Built on first read (the job metatable's __index, below): a list of node
+  // names costs more than the rest of the table, and few policies read it.
+  lua_pushnil(L_);
+  set_raw(k_allocation);
+  lua_pushnil(L_);
+  set_raw(k_leader);
+  lua_pop(L_, 1);  // keys
+}
+
+// The job metatable's __index: `allocation` and `leader`, made on first
+// read in a pass and kept in the table until the job changes.
+int LuaRuntime::job_lazy_field(lua_State* L) {
+  const char* key = lua_tostring(L, 2);
+  const bool allocation = key && std::string_view(key) == "allocation";
+  if (!allocation && !(key && std::string_view(key) == "leader")) return 0;
+  LuaRuntime& rt = of(L);
+  lua_pushliteral(L, "id");
+  lua_rawget(L, 1);
+  const JobId id = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  const Job* job = rt.pass_ ? rt.pass_->job(id) : nullptr;
+  if (!job || !rt.cluster_) return 0;
+  lua_createtable(L, static_cast<int>(job->allocation.size()), 0);
+  for (std::size_t i = 0; i < job->allocation.size(); ++i) {
+    const std::string& name = rt.cluster_->node(job->allocation[i]).name;
+    lua_pushlstring(L, name.data(), name.size());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_rawgeti(L, -1, 1);
+  lua_pushliteral(L, "leader");
+  lua_insert(L, -2);
+  lua_rawset(L, 1);  // leader: nil for a job on no nodes
+  lua_pushliteral(L, "allocation");
+  lua_pushvalue(L, -2);
+  lua_rawset(L, 1);
+  if (!allocation) lua_rawgeti(L, -1, 1);
+  return 1;
+}
+
+void LuaRuntime::push_job(const Job& job, int jobs) {
+  std::uint64_t& synced = synced_version(job.id);
+  if (synced == 0) {
+    lua_createtable(L_, 0, 36);
+    fill_job(-1, job, /*created=*/true);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_);
+    lua_setmetatable(L_, -2);
+    lua_pushvalue(L_, -1);
+    lua_rawseti(L_, jobs, job.id);
+    synced = job.version;
+    ++job_tables_;
+    return;
+  }
+  lua_rawgeti(L_, jobs, job.id);
+  if (synced != job.version) {
+    fill_job(-1, job, /*created=*/false);
+    synced = job.version;
+  }
+}
+
+void LuaRuntime::refresh_touched_jobs(PassContext& ctx) {
+  // Only jobs that have a table and changed since the last pass.
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
+  const int jobs = lua_gettop(L_);
+  const auto refresh = [&](JobId id) {
+    if (id < synced_base_ || id - synced_base_ >= static_cast<JobId>(synced_.size())) return;
+    const std::uint64_t synced = synced_[static_cast<std::size_t>(id - synced_base_)];
+    if (synced == 0) return;
+    const Job* job = ctx.job(id);
+    // A job that has ended is no longer in any list a pass shows.
+    if (!job || job->version == synced || is_terminal(job->state)) return;
+    push_job(*job, jobs);
+    lua_pop(L_, 1);
+  };
+  if (const auto touched = ctx.touched_since(touched_seen_)) {
+    for (JobId id : *touched) refresh(id);
+  } else {
+    for (std::size_t i = 0; i < synced_.size(); ++i) refresh(synced_base_ + static_cast<JobId>(i));
+  }
+  touched_seen_ = ctx.touched_end();
+  lua_pop(L_, 1);
+}
+
+void LuaRuntime::sweep_job_tables(PassContext& ctx) {
+  // Forget the tables of jobs that left the system, once they pile up. Runs
+  // outside the protected call: nothing here allocates.
+  const std::size_t live = ctx.pending_count() + ctx.running_count();
+  if (job_tables_ <= 2 * live + 256) return;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
+  for (std::size_t i = 0; i < synced_.size(); ++i) {
+    if (synced_[i] == 0) continue;
+    const JobId id = synced_base_ + static_cast<JobId>(i);
+    const Job* job = ctx.job(id);
+    if (job && !is_terminal(job->state)) continue;
+    lua_pushnil(L_);
+    lua_rawseti(L_, -2, id);
+    synced_[i] = 0;
+    --job_tables_;
+  }
+  lua_pop(L_, 1);
+  // Drop the leading run of forgotten ids.
+  const auto first = std::find_if(synced_.begin(), synced_.end(), [](auto v) { return v != 0; });
+  synced_base_ += static_cast<JobId>(first - synced_.begin());
+  synced_.erase(synced_.begin(), first);
+}
+
+// ---------------------------------------------------------------- ctx.running
+
+void LuaRuntime::push_running_list(PassContext& ctx) {
+  const auto& running = ctx.running();
+  lua_createtable(L_, static_cast<int>(running.size()), 0);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
+  const int jobs = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_keys_);
+  const int keys = lua_gettop(L_);
+  const double now = ctx.now();
+  lua_Integer i = 0;
+  for (const Job* job : running) {
+    push_job(*job, jobs);
+    lua_rawgeti(L_, keys, k_elapsed);
+    lua_pushnumber(L_, now - job->start_time);
+    lua_rawset(L_, -3);
+    lua_rawseti(L_, -4, ++i);
+  }
+  lua_pop(L_, 2);
+}
+
+// ---------------------------------------------------------------- ctx.pending
+
+using Key = PendingQueue::Key;
+
+void LuaRuntime::write_pending(int list, int jobs, std::size_t from,
+                               const std::vector<PendingSlot>& old_tail) {
+  // Positions from `from` on that now hold another job (old_tail[k] is what
+  // position from + k held), and the tail the queue no longer has.
+  const auto id_of = [](const PendingSlot& slot) { return std::get<3>(slot.key); };
+  for (std::size_t i = from; i < pending_mirror_.size(); ++i) {
+    const std::size_t k = i - from;
+    if (k < old_tail.size() && id_of(old_tail[k]) == id_of(pending_mirror_[i])) continue;
+    push_job(*pending_mirror_[i].job, jobs);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
+  }
+  for (std::size_t i = std::max(pending_mirror_.size(), from); i < from + old_tail.size(); ++i) {
+    lua_pushnil(L_);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
+  }
+}
+
+void LuaRuntime::push_pending_list(PassContext& ctx) {
+  const PendingQueue& queue = ctx.pending_queue();
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  const int list = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
+  const int jobs = lua_gettop(L_);
+  const auto changes = pending_built_ ? queue.changes_since(pending_seen_) : std::nullopt;
+  const bool rebuild = !changes || std::any_of(changes->begin(), changes->end(), [](const auto& c) {
+    return c.kind == PendingQueue::Change::Kind::Reorder;
+  });
+  if (rebuild) {
+    std::vector<PendingSlot> before = std::move(pending_mirror_);
+    pending_mirror_.clear();
+    pending_mirror_.reserve(queue.size());
+    auto cursor = queue.cursor();
+    while (const Job* job = cursor.next()) {
+      pending_mirror_.push_back(PendingSlot{PendingQueue::key_of(*job), job});
+    }
+    write_pending(list, jobs, 0, before);
+  } else if (!changes->empty()) {
+    apply_pending_changes(*changes, list, jobs);
+  }
+  pending_seen_ = queue.changes_end();
+  pending_built_ = true;
+  lua_pop(L_, 1);  // leaves the list
+}
+
+void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> changes, int list,
+                                       int jobs) {
+  // The net effect by key: a job inserted and removed (or the reverse)
+  // since the last look is where it was.
+  std::vector<Delta>& deltas = scratch_deltas_;
+  std::vector<Delta>& net = scratch_net_;
+  deltas.clear();
+  net.clear();
+  for (const auto& change : changes) {
+    deltas.push_back(Delta{
+        change.key, change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr});
+  }
+  std::stable_sort(deltas.begin(), deltas.end(),
+                   [](const Delta& a, const Delta& b) { return a.key < b.key; });
+  for (std::size_t i = 0; i < deltas.size();) {
+    std::size_t j = i;
+    int count = 0;
+    while (j < deltas.size() && deltas[j].key == deltas[i].key) {
+      count += deltas[j].job ? 1 : -1;
+      ++j;
+    }
+    if (count > 0) net.push_back(Delta{deltas[i].key, deltas[j - 1].job});
+    if (count < 0) net.push_back(Delta{deltas[i].key, nullptr});
+    i = j;
+  }
+  if (net.empty()) return;
+  const auto by_key = [](const PendingSlot& slot, const Key& key) { return slot.key < key; };
+  const std::size_t from = static_cast<std::size_t>(
+      std::lower_bound(pending_mirror_.begin(), pending_mirror_.end(), net.front().key, by_key) -
+      pending_mirror_.begin());
+  // Merge the mirror's tail from `from` with the net changes; src[k] is the
+  // old position of what new position from + k holds (-1: inserted).
+  std::vector<PendingSlot>& before = scratch_tail_;
+  before.assign(pending_mirror_.begin() + static_cast<std::ptrdiff_t>(from), pending_mirror_.end());
+  pending_mirror_.resize(from);
+  std::vector<std::ptrdiff_t>& src = scratch_src_;
+  src.clear();
+  std::size_t b = 0;
+  const auto keep = [&] {
+    src.push_back(static_cast<std::ptrdiff_t>(from + b));
+    pending_mirror_.push_back(before[b++]);
+  };
+  for (const Delta& delta : net) {
+    while (b < before.size() && before[b].key < delta.key) keep();
+    const bool present = b < before.size() && before[b].key == delta.key;
+    if (delta.job) {
+      if (present) {
+        keep();  // the same key is the same job: already there
+      } else {
+        src.push_back(-1);
+        pending_mirror_.push_back(PendingSlot{delta.key, delta.job});
+      }
+    } else if (present) {
+      ++b;  // removed
+    }
+  }
+  while (b < before.size()) keep();
+  // Move the kept jobs within the list (a left shift front to back, a right
+  // shift back to front: src is increasing, so neither overwrites what the
+  // other still reads), then write the new ones and clear the old tail.
+  const auto move = [&](std::size_t k) {
+    lua_rawgeti(L_, list, static_cast<lua_Integer>(src[k] + 1));
+    lua_rawseti(L_, list, static_cast<lua_Integer>(from + k + 1));
+  };
+  for (std::size_t k = 0; k < src.size(); ++k) {
+    if (src[k] > static_cast<std::ptrdiff_t>(from + k)) move(k);
+  }
+  for (std::size_t k = src.size(); k-- > 0;) {
+    if (src[k] >= 0 && src[k] < static_cast<std::ptrdiff_t>(from + k)) move(k);
+  }
+  for (std::size_t k = 0; k < src.size(); ++k) {
+    if (src[k] >= 0) continue;
+    push_job(*pending_mirror_[from + k].job, jobs);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(from + k + 1));
+  }
+  for (std::size_t i = pending_mirror_.size(); i < from + before.size(); ++i) {
+    lua_pushnil(L_);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
+  }
+}
+
+}  // namespace sched
