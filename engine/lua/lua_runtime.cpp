@@ -217,9 +217,11 @@ void LuaRuntime::open_sandbox() {
   open_sched_modules(L_);
 
   // Every job table shares one metatable.
-  lua_createtable(L_, 0, 4);
-  lua_pushcfunction(L_, job_lazy_field);
+  lua_createtable(L_, 0, 5);
+  lua_pushcfunction(L_, job_cold_field);
   lua_setfield(L_, -2, "__index");
+  lua_pushcfunction(L_, job_pairs);
+  lua_setfield(L_, -2, "__pairs");
   lua_pushcfunction(L_, readonly_write);
   lua_setfield(L_, -2, "__newindex");
   lua_pushcfunction(L_, job_tostring);

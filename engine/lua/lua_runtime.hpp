@@ -89,10 +89,14 @@ class LuaRuntime {
   };
   // The Job::version the job's table shows; 0: it has none.
   std::uint64_t& synced_version(JobId id);
-  // Writes the job's fields into its table: all of them when `created`,
-  // else those that can change after submit.
+  // Writes the job's stored fields into its table: all of them when
+  // `created`, else those that can change after submit.
   void fill_job(int table, const Job& job, bool created);
-  static int job_lazy_field(lua_State* L);
+  // Pushes one of the fields a job table does not store (name, user,
+  // allocation, ...); false when `key` is none of them or has no value.
+  bool push_cold_field(const Job& job, std::string_view key);
+  static int job_cold_field(lua_State* L);
+  static int job_pairs(lua_State* L);
   // Pushes the array of job field names fill_job writes by index.
   void push_job_keys();
   // Pushes the job's table, made or refreshed as needed; `jobs` is the

@@ -128,21 +128,21 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
     lua_insert(L_, -2);
     lua_rawset(L_, table);
   };
-  auto set_int = [&](JobField key, lua_Integer v) {
+  const auto set_int = [&](JobField key, lua_Integer v) {
     lua_pushinteger(L_, v);
     set_raw(key);
   };
-  auto set_num = [&](JobField key, double v) {
+  const auto set_num = [&](JobField key, double v) {
     lua_pushnumber(L_, v);
     set_raw(key);
   };
-  auto set_str = [&](JobField key, std::string_view v) {
+  const auto set_str = [&](JobField key, std::string_view v) {
     lua_pushlstring(L_, v.data(), v.size());
     set_raw(key);
   };
-  auto set_opt = [&](JobField key, const std::optional<double>& v) {
-    if (v) {
-      lua_pushnumber(L_, *v);
+  const auto set_opt = [&](JobField key, double v, bool present) {
+    if (present) {
+      lua_pushnumber(L_, v);
     } else {
       lua_pushnil(L_);
     }
@@ -150,46 +150,35 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
   };
   const JobSpec& spec = job.spec;
   if (created) {
-    // A job's spec does not change once submitted: written once.
+    // What policies read in their loops is stored; a job's spec does not
+    // change once submitted, so these are written once. The rest is read
+    // through the metatable (push_cold_field).
     set_int(k_id, job.id);
-    set_str(k_name, spec.name);
-    set_str(k_user, spec.user);
     set_str(k_kind, to_string(spec.kind));
     set_int(k_nodes, spec.nodes);
     set_int(k_min_nodes, spec.min_nodes);
     set_int(k_max_nodes, spec.max_nodes);
     set_str(k_node_constraint, to_string(spec.constraint));
-    set_int(k_tasks_per_node, spec.tasks_per_node);
     set_num(k_walltime, spec.walltime);
     set_num(k_power_min_w, spec.power_min_w);
     set_num(k_power_max_w, spec.power_max_w);
     lua_pushboolean(L_, spec.urgent);
     set_raw(k_urgent);
     set_num(k_submit_time, job.submit_time);
-    set_str(k_account, spec.account);
-    set_str(k_qos, spec.qos);
-    set_int(k_nice, spec.nice);
   }
   set_str(k_state, to_string(job.state));
   set_int(k_size, job.size());
   set_int(k_priority, job.priority);
-  set_opt(k_start_time, job.start_time >= 0 ? std::optional<double>(job.start_time) : std::nullopt);
+  set_opt(k_start_time, job.start_time, job.start_time >= 0);
   const double est_end = job.est_end();
-  set_opt(k_est_end, est_end >= 0 ? std::optional<double>(est_end) : std::nullopt);
+  set_opt(k_est_end, est_end, est_end >= 0);
   lua_pushboolean(L_, job.state == JobState::Adapting);
   set_raw(k_adapting);
-  set_opt(k_resize_held_until,
-          job.resize_held_until >= 0 ? std::optional<double>(job.resize_held_until) : std::nullopt);
-  set_opt(k_mtct, job.mtct);
-  set_opt(k_power_w, job.power_w);
-  set_opt(k_expected_start, job.expected_start);
-  set_int(k_expansions, job.expansions);
-  set_int(k_shrinks, job.shrinks);
-  set_int(k_gain, job.gain);
+  set_opt(k_mtct, job.mtct.value_or(0), job.mtct.has_value());
+  set_opt(k_power_w, job.power_w.value_or(0), job.power_w.has_value());
+  set_opt(k_expected_start, job.expected_start.value_or(0), job.expected_start.has_value());
   // elapsed moves with the clock: set here and on every push into ctx.running.
-  set_opt(k_elapsed, job.start_time >= 0 && pass_
-                         ? std::optional<double>(pass_->now() - job.start_time)
-                         : std::nullopt);
+  set_opt(k_elapsed, pass_ ? pass_->now() - job.start_time : 0, job.start_time >= 0 && pass_);
   if (job.request) {
     lua_createtable(L_, 0, 2);
     lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
@@ -200,49 +189,118 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
     lua_pushnil(L_);
   }
   set_raw(k_request);
-  // Built on first read (the job metatable's __index, below): a list of node
-  // names costs more than the rest of the table, and few policies read it.
-  lua_pushnil(L_);
-  set_raw(k_allocation);
-  lua_pushnil(L_);
-  set_raw(k_leader);
+  if (!created) {
+    // A kept allocation is made again on its next read.
+    lua_pushnil(L_);
+    set_raw(k_allocation);
+  }
   lua_pop(L_, 1);  // keys
 }
 
-// The job metatable's __index: `allocation` and `leader`, made on first
-// read in a pass and kept in the table until the job changes.
-int LuaRuntime::job_lazy_field(lua_State* L) {
-  const char* key = lua_tostring(L, 2);
-  const bool allocation = key && std::string_view(key) == "allocation";
-  if (!allocation && !(key && std::string_view(key) == "leader")) return 0;
-  LuaRuntime& rt = of(L);
+bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
+  const JobSpec& spec = job.spec;
+  const auto str = [&](std::string_view v) { lua_pushlstring(L_, v.data(), v.size()); };
+  if (key == "name") {
+    str(spec.name);
+  } else if (key == "user") {
+    str(spec.user);
+  } else if (key == "account") {
+    str(spec.account);
+  } else if (key == "qos") {
+    str(spec.qos);
+  } else if (key == "nice") {
+    lua_pushinteger(L_, spec.nice);
+  } else if (key == "tasks_per_node") {
+    lua_pushinteger(L_, spec.tasks_per_node);
+  } else if (key == "expansions") {
+    lua_pushinteger(L_, job.expansions);
+  } else if (key == "shrinks") {
+    lua_pushinteger(L_, job.shrinks);
+  } else if (key == "gain") {
+    lua_pushinteger(L_, job.gain);
+  } else if (key == "resize_held_until") {
+    if (job.resize_held_until < 0) return false;
+    lua_pushnumber(L_, job.resize_held_until);
+  } else if (key == "allocation" || key == "leader") {
+    if (!cluster_) return false;
+    if (key == "leader") {
+      if (job.allocation.empty()) return false;
+      const std::string& name = cluster_->node(job.allocation.front()).name;
+      str(name);
+      return true;
+    }
+    lua_createtable(L_, static_cast<int>(job.allocation.size()), 0);
+    for (std::size_t i = 0; i < job.allocation.size(); ++i) {
+      const std::string& name = cluster_->node(job.allocation[i]).name;
+      lua_pushlstring(L_, name.data(), name.size());
+      lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+const Job* job_of_table(lua_State* L, const LuaRuntime& rt, int table) {
   lua_pushliteral(L, "id");
-  lua_rawget(L, 1);
+  lua_rawget(L, table);
   const JobId id = lua_tointeger(L, -1);
   lua_pop(L, 1);
-  const Job* job = rt.pass_ ? rt.pass_->job(id) : nullptr;
-  if (!job || !rt.cluster_) return 0;
-  lua_createtable(L, static_cast<int>(job->allocation.size()), 0);
-  for (std::size_t i = 0; i < job->allocation.size(); ++i) {
-    const std::string& name = rt.cluster_->node(job->allocation[i]).name;
-    lua_pushlstring(L, name.data(), name.size());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  return rt.pass() ? rt.pass()->job(id) : nullptr;
+}
+
+}  // namespace
+
+// The job metatable's __index: the fields a job table does not store, read
+// during passes. The allocation, a list of names, is kept in the table once
+// made, until the job changes.
+int LuaRuntime::job_cold_field(lua_State* L) {
+  const char* key = lua_tostring(L, 2);
+  if (!key) return 0;
+  LuaRuntime& rt = of(L);
+  const Job* job = job_of_table(L, rt, 1);
+  if (!job || !rt.push_cold_field(*job, key)) return 0;
+  if (std::string_view(key) == "allocation") {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
   }
-  lua_rawgeti(L, -1, 1);
-  lua_pushliteral(L, "leader");
-  lua_insert(L, -2);
-  lua_rawset(L, 1);  // leader: nil for a job on no nodes
-  lua_pushliteral(L, "allocation");
-  lua_pushvalue(L, -2);
-  lua_rawset(L, 1);
-  if (!allocation) lua_rawgeti(L, -1, 1);
   return 1;
+}
+
+// __pairs: every field, the ones read through __index included (a copy,
+// for dumps and tests).
+int LuaRuntime::job_pairs(lua_State* L) {
+  LuaRuntime& rt = of(L);
+  lua_createtable(L, 0, static_cast<int>(std::size(kJobFields)));
+  const int all = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, 1) != 0) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, all);
+  }
+  if (const Job* job = job_of_table(L, rt, 1)) {
+    for (const char* key : kJobFields) {
+      lua_getfield(L, all, key);
+      const bool present = !lua_isnil(L, -1);
+      lua_pop(L, 1);
+      if (present || !rt.push_cold_field(*job, key)) continue;
+      lua_setfield(L, all, key);
+    }
+  }
+  lua_getglobal(L, "next");
+  lua_pushvalue(L, all);
+  lua_pushnil(L);
+  return 3;
 }
 
 void LuaRuntime::push_job(const Job& job, int jobs) {
   std::uint64_t& synced = synced_version(job.id);
   if (synced == 0) {
-    lua_createtable(L_, 0, 36);
+    lua_createtable(L_, 0, 16);
     fill_job(-1, job, /*created=*/true);
     lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_);
     lua_setmetatable(L_, -2);
