@@ -16,7 +16,8 @@
 namespace sched {
 namespace {
 
-// The count hook fires every kHookStep VM instructions.
+// The count hook, once a call has run long enough to be watched
+// (lua_watchdog.hpp), fires every kHookStep VM instructions.
 constexpr int kHookStep = 1000;
 
 void* bounded_alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
@@ -51,6 +52,9 @@ void count_hook(lua_State* L, lua_Debug* /*ar*/) {
     luaL_error(L, "%s", rt.bound_message().c_str());
   }
 }
+
+// CallWatch's arm: runs in a signal handler on the thread of the call.
+void arm_count_hook(lua_State* L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookStep); }
 
 int message_handler(lua_State* L) {
   if (lua_type(L, 1) == LUA_TSTRING) return 1;
@@ -166,10 +170,12 @@ LuaRuntime::LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& o
         PolicyFailureCode::Memory, "cannot create a Lua state (memory limit too low?)", "", 0});
   }
   *static_cast<LuaRuntime**>(lua_getextraspace(L_)) = this;
+  watch_ = std::make_unique<CallWatch>(L_, arm_count_hook);
   open_sandbox();
 }
 
 LuaRuntime::~LuaRuntime() {
+  watch_.reset();
   if (L_) lua_close(L_);
 }
 
@@ -262,8 +268,6 @@ void LuaRuntime::open_sandbox() {
   // while a policy state lives).
   push_params(L_, params_);
   ref_params_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-
-  lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
 }
 
 void LuaRuntime::lock_globals() {
@@ -282,11 +286,15 @@ std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
   bound_exceeded_ = false;
   if (time_limit_s_ > 0) deadline_ = clock_->monotonic() + time_limit_s_;
   memory_.exceeded = false;
-  lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
+  // No hook until the call has run for a while: the watch sets it then.
+  lua_sethook(L_, nullptr, 0, 0);
   const int base = lua_gettop(L_) - nargs;
   lua_pushcfunction(L_, message_handler);
   lua_insert(L_, base);
+  watch_->begin();
   const int status = lua_pcall(L_, nargs, nresults, base);
+  watch_->end();
+  lua_sethook(L_, nullptr, 0, 0);
   lua_remove(L_, base);
   std::optional<PolicyFailure> error;
   if (status != LUA_OK) {
@@ -313,7 +321,6 @@ std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
       }
     }
   }
-  lua_sethook(L_, count_hook, LUA_MASKCOUNT, kHookStep);
   if (error) lua_gc(L_, LUA_GCCOLLECT);
   return error;
 }

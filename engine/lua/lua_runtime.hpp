@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <lua.hpp>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "lua_watchdog.hpp"
 #include "sched/env.hpp"
 #include "sched/job.hpp"
 #include "sched/lua_policy.hpp"
@@ -110,6 +112,7 @@ class LuaRuntime {
                      const std::vector<PendingSlot>& old_tail);
 
   lua_State* L_ = nullptr;
+  std::unique_ptr<CallWatch> watch_;  // arms the count hook of a long call
   MemoryBudget memory_;
   std::string path_;
   std::string display_name_;
