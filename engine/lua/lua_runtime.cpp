@@ -429,6 +429,12 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "nodes_idle");
   lua_pushboolean(L_, ctx.dry());
   lua_setfield(L_, -2, "dry");
+  if (const auto first = ctx.appended()) {
+    lua_pushinteger(L_, static_cast<lua_Integer>(*first) + 1);
+  } else {
+    lua_pushnil(L_);
+  }
+  lua_setfield(L_, -2, "appended");
   lua_pushnil(L_);  // built on first read: summing node power costs
   lua_setfield(L_, -2, "power");
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);

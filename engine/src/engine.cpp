@@ -221,6 +221,7 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
 
 JobId Engine::add_submitted(JobSpec spec, JobId id) {
   last_id_ = std::max(last_id_, id);
+  const bool only_appended = state_version_ == appended_version_;
 
   auto job = std::make_unique<Job>();
   job->id = id;
@@ -242,6 +243,12 @@ JobId Engine::add_submitted(JobSpec spec, JobId id) {
   emit(std::move(event));
   // A dependency already broken at submit: cancelled now if the config says so.
   refresh_eligibility(ref);
+  // Still nothing but appends since the last pass: after every job offered
+  // before, or not offered at all (held, waiting for a dependency).
+  if (only_appended && ref.state == JobState::Pending &&
+      (pending_.is_last_offered(ref) || pending_.is_waiting(ref))) {
+    appended_version_ = state_version_;
+  }
   request_pass(PassReason::Submit);
   return id;
 }

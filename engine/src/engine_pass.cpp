@@ -32,6 +32,10 @@ void Engine::run_pass(PassReason reason) {
   in_pass_ = true;
   const double t0 = clock_.monotonic();
   PassContext ctx(*this, reason, /*dry=*/false);
+  if (policy_.get() == last_pass_policy_ && state_version_ == appended_version_ &&
+      no_estimate_passed()) {
+    ctx.set_appended(pending_after_pass_);
+  }
   const std::optional<PolicyFailure> error = call_schedule(*policy_, ctx);
   std::size_t enacted = 0;
   if (!error) {
@@ -79,7 +83,26 @@ void Engine::run_pass(PassReason reason) {
   emit(std::move(pass));
   // A failed pass decided nothing: the next tick tries again even when the
   // policy is not time-dependent (and so counts towards a revert).
-  if (!error) version_at_last_pass_ = state_version_;
+  if (!error) {
+    version_at_last_pass_ = appended_version_ = state_version_;
+    pending_after_pass_ = pending_.size();
+    last_pass_policy_ = policy_.get();
+  } else {
+    last_pass_policy_ = nullptr;
+  }
+}
+
+bool Engine::no_estimate_passed() const {
+  // A running job past its estimated end (one still adapting, not yet
+  // stopped at its limit) counts as ending now: what a policy worked out
+  // from the estimates then moves with the clock.
+  const double now = clock_.now();
+  for (const auto &[start, id] : running_) {
+    const Job *job = find_job(id);
+    const double end = job ? job->est_end() : -1;
+    if (end >= 0 && end < now) return false;
+  }
+  return true;
 }
 
 void Engine::note_pass_failure(const PolicyFailure &failure) {

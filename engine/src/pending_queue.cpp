@@ -37,6 +37,13 @@ void PendingQueue::push_waiting(const Job& job) {
   if (waiting_.insert(Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
 }
 
+bool PendingQueue::is_last_offered(const Job& job) const {
+  const std::set<Entry>& queue = is_resizable(job.spec.kind) ? elastic_ : rigid_;
+  const std::set<Entry>& other = is_resizable(job.spec.kind) ? rigid_ : elastic_;
+  return !queue.empty() && queue.rbegin()->job == &job &&
+         (other.empty() || other.rbegin()->key < queue.rbegin()->key);
+}
+
 void PendingQueue::erase(const Job& job) {
   const Entry entry{key_of(job), &job};
   if (queue_of(job).erase(entry) > 0) {

@@ -15,8 +15,11 @@ local P = { name = "easy_backfill", api = 1 }
 -- tick that changed nothing changes nothing.
 P.time_dependent = false
 
+-- A pass after one that started nothing, with only new submissions since,
+-- looks at the new jobs only (lib/easy.lua); set params.incremental = false
+-- to make every pass whole.
 function P.schedule(ctx)
-  easy.schedule(ctx)
+  easy.schedule(ctx, { incremental = ctx.params.incremental ~= false })
 end
 
 return P

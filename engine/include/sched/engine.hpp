@@ -346,6 +346,14 @@ class Engine {
   std::vector<JobId> touched_;  // touched_[i] has sequence number touched_base_ + i
   std::uint64_t touched_base_ = 0;
   std::uint64_t version_at_last_pass_ = ~std::uint64_t{0};
+  // Incremental passes (issue 15): the state after the last successful pass
+  // of `last_pass_policy_`, moved on by each submission that only appended
+  // to the offered queue since; a pass that finds it unchanged tells the
+  // policy which jobs are new (PassContext::appended).
+  std::uint64_t appended_version_ = ~std::uint64_t{0};
+  std::size_t pending_after_pass_ = 0;
+  const Policy* last_pass_policy_ = nullptr;
+  bool no_estimate_passed() const;
   bool in_pass_ = false;      // a pass (decision and enactment) is under way
   bool policy_busy_ = false;  // a policy's schedule() is running
   PassStats stats_;

@@ -37,6 +37,13 @@ class PassContext {
   double now() const;
   PassReason reason() const { return reason_; }
   bool dry() const { return dry_; }
+  // Incremental passes: when the only changes since this policy's last
+  // successful pass are submissions appended to the offered queue (and no
+  // running job's estimated end has passed), the position (0-based) of the
+  // first of them in pending(); pending_count() when there are none.
+  // nullopt when anything else changed.
+  std::optional<std::size_t> appended() const { return appended_; }
+  void set_appended(std::size_t first) { appended_ = first; }
   int nodes_total() const;
   // Tentative: falls as the pass starts or grows jobs, rises as it shrinks
   // or preempts them.
@@ -120,6 +127,7 @@ class PassContext {
   bool pending_complete_ = false;
   std::optional<std::vector<const Job*>> running_;
   std::vector<std::pair<double, int>> releases_;  // collect_releases' scratch
+  std::optional<std::size_t> appended_;
   // Nodes given to placed jobs in this pass, by index; sized on first use.
   std::vector<bool> placed_;
 };

@@ -61,6 +61,8 @@ class PendingQueue {
   // them (a sort of the whole queue; the priority calc period's work).
   void rekey();
   bool is_waiting(const Job& job) const { return waiting_.count(Entry{key_of(job), &job}) > 0; }
+  // Offered, and after every other offered job (a submission that appended).
+  bool is_last_offered(const Job& job) const;
   // The jobs a pass offers to the policy.
   std::size_t size() const { return rigid_.size() + elastic_.size(); }
   std::size_t waiting_size() const { return waiting_.size(); }

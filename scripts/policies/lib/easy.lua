@@ -11,42 +11,18 @@ local M = {}
 
 local huge = math.huge
 
--- One EASY pass over ctx.pending. A caller may have resized running jobs
--- earlier in the same pass: ctx:earliest_start judges them at the sizes the
--- pass left them at. Returns the set of jobs it started (job table → true).
-function M.schedule(ctx)
+-- What a pass that started nothing leaves for the next one (incremental
+-- mode): when only submissions at the end of the queue came since
+-- (ctx.appended), the old jobs would be refused again, for the same reasons,
+-- so the next pass looks at the new ones only. nil: the next pass is whole.
+local last
+
+-- Phase 3 from position `from`: backfill behind the head without delaying
+-- it. Returns what is left of idle and extra.
+local function backfill(ctx, started, from, shadow, extra, idle)
   local pending = ctx.pending
   local now = ctx.now
-  local n = #pending
-  local started = {}
-  local i = 1
-
-  -- Phase 1: first come, first served while jobs fit.
-  while i <= n do
-    local job = pending[i]
-    if job.nodes > ctx.nodes_idle or not ctx:start(job) then
-      break
-    end
-    started[job] = true
-    i = i + 1
-  end
-  if i > n then
-    return started
-  end
-
-  -- Phase 2: reserve for the head the earliest time enough nodes are free,
-  -- by the running jobs' estimated ends (est_end includes what adaptations
-  -- added to a job's limit) and the ends of the jobs phase 1 started; extra:
-  -- the nodes free then beyond the head's.
-  local head = pending[i]
-  local shadow, extra = ctx:earliest_start(head.nodes)
-  if shadow < huge then
-    ctx:reserve(head, shadow)
-  end
-
-  -- Phase 3: backfill behind the head without delaying it.
-  local idle = ctx.nodes_idle
-  for k = i + 1, n do
+  for k = from, #pending do
     if idle == 0 then
       break
     end
@@ -66,7 +42,78 @@ function M.schedule(ctx)
       end
     end
   end
+  return idle, extra
+end
+
+-- The last pass's memo still stands for this one: nothing but appends since
+-- (ctx.appended: the engine also checks that no running job's estimated end
+-- has passed, which would move the reservation) and the same idle nodes.
+local function memo_holds(ctx, memo)
+  return memo and ctx.appended and ctx.nodes_idle == memo.idle
+    and (memo.shadow or ctx.appended == 1)
+end
+
+-- One EASY pass over ctx.pending. A caller may have resized running jobs
+-- earlier in the same pass: ctx:earliest_start judges them at the sizes the
+-- pass left them at. `opts.incremental`: the caller's pass does nothing but
+-- this, so a pass after one that started nothing may look at the new jobs
+-- only (the same decisions as a whole pass; tests/policies check it).
+-- Returns the set of jobs it started (job table → true).
+function M.schedule(ctx, opts)
+  local incremental = opts and opts.incremental and not ctx.dry
+  local memo = incremental and last or nil
+  if incremental then
+    last = nil
+  end
+  local started = {}
+  if memo_holds(ctx, memo) then
+    if memo.shadow then
+      backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle)
+    else
+      M.whole(ctx, started)  -- the queue was empty: only new jobs in it
+    end
+  else
+    memo = M.whole(ctx, started)
+  end
+  if incremental and next(started) == nil then
+    last = memo
+  end
   return started
+end
+
+-- The whole pass; returns its memo (see `last`).
+function M.whole(ctx, started)
+  local pending = ctx.pending
+  local n = #pending
+  local i = 1
+
+  -- Phase 1: first come, first served while jobs fit.
+  while i <= n do
+    local job = pending[i]
+    if job.nodes > ctx.nodes_idle or not ctx:start(job) then
+      break
+    end
+    started[job] = true
+    i = i + 1
+  end
+  if i > n then
+    return { idle = ctx.nodes_idle }
+  end
+
+  -- Phase 2: reserve for the head the earliest time enough nodes are free,
+  -- by the running jobs' estimated ends (est_end includes what adaptations
+  -- added to a job's limit) and the ends of the jobs phase 1 started; extra:
+  -- the nodes free then beyond the head's.
+  local head = pending[i]
+  local shadow, extra = ctx:earliest_start(head.nodes)
+  if shadow < huge then
+    ctx:reserve(head, shadow)
+  end
+
+  -- Phase 3.
+  local idle = ctx.nodes_idle
+  local left_idle, left_extra = backfill(ctx, started, i + 1, shadow, extra, idle)
+  return { idle = left_idle, extra = left_extra, shadow = shadow }
 end
 
 return M
