@@ -50,6 +50,9 @@ class LuaRuntime {
   std::optional<PolicyFailure> run_restore(const std::string& source);
 
   std::size_t memory_used() const { return memory_.used; }
+  // Every file loaded: the policy file, then lib modules as required.
+  const std::vector<PolicySource>& sources() const { return sources_; }
+  void note_source(PolicySource source) { sources_.push_back(std::move(source)); }
 
   // ---- used by the C functions bound into Lua
   PassContext* pass() const { return pass_; }
@@ -126,6 +129,7 @@ class LuaRuntime {
   const void* pending_list_ = nullptr;    // identity of this pass's ctx.pending
   lua_Integer pending_filled_ = 0;
   std::unordered_map<JobId, std::uint64_t> cached_versions_;
+  std::vector<PolicySource> sources_;
 };
 
 // Registers sched.constraints and sched.log as loadable modules.

@@ -69,6 +69,7 @@ int PassContext::tentative_size(const Job& job) const {
 
 Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std::string detail) {
   ++refusal_counts_[static_cast<std::size_t>(code)];
+  if (dry_) refusals_.push_back(Refusal{code, id, want, have, detail});
   return Refusal{code, id, want, have, std::move(detail)};
 }
 
