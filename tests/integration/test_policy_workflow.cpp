@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cluster.hpp"
+#include "users.hpp"
 
 namespace sched::testing {
 namespace {
@@ -203,6 +204,36 @@ TEST(PolicyWorkflow, SetHistoryAndRollbackAcrossARestart) {
   run = run_sched(cluster, {"policy", "rollback", "99"});
   EXPECT_EQ(run.status, 1) << describe(run);
   EXPECT_NE(run.err.find("no policy version 99"), std::string::npos) << run.err;
+}
+
+TEST(PolicyWorkflow, OnlyAdminsCheckSetOrRollBackAnyoneListsHistory) {
+  const auto bob = ensure_user("sched_bob");
+  if (!bob) GTEST_SKIP() << "needs root, to create a test user and run as them";
+  LocalCluster cluster;
+  const auto as_bob = [&](std::string_view type, const auto& body) {
+    return answer_as(*bob, cluster, [&](proto::Client& client) {
+      client.call<proto::Empty>(type, body);
+      return std::string("ok");
+    });
+  };
+  proto::PolicyFileRequest request;
+  request.policy = "fcfs";
+  EXPECT_EQ(as_bob(proto::type::kPolicyCheck, request),
+            "permission_denied: permission denied: checking a policy is for administrators "
+            "(sched_bob is not one)");
+  EXPECT_EQ(as_bob(proto::type::kPolicySet, request),
+            "permission_denied: permission denied: setting the policy is for administrators "
+            "(sched_bob is not one)");
+  EXPECT_EQ(as_bob(proto::type::kPolicyRollback, proto::PolicyRollbackRequest{}),
+            "permission_denied: permission denied: rolling the policy back is for administrators "
+            "(sched_bob is not one)");
+  const std::string history = answer_as(*bob, cluster, [](proto::Client& client) {
+    return std::to_string(
+        client.call<proto::PolicyHistoryReply>(proto::type::kPolicyHistory, proto::Empty{})
+            .versions.size());
+  });
+  EXPECT_EQ(history, "1");
+  EXPECT_EQ(policy_info(cluster).name, "fcfs");
 }
 
 }  // namespace
