@@ -80,14 +80,33 @@ std::uint64_t PolicyVersions::note(const PolicyHost& host, const std::string& us
   if (!versions.empty()) {
     const PolicyVersionRecord& last = versions.back();
     // A restart loads the last version again: the same version, not a new one.
-    if (last.hash == record.hash && last.params == record.params && how == "load") return current_;
-    if (last.hash == record.hash && last.params == record.params && last.path == record.path &&
-        how == "reload") {
+    const bool same = last.hash == record.hash && last.params == record.params;
+    if ((same && how == "load") || (same && last.path == record.path && how == "reload")) {
+      version_of_[policy.get()] = current_;
       return current_;
     }
   }
   current_ = store_.append_policy_version(std::move(record));
+  version_of_[policy.get()] = current_;
   return current_;
+}
+
+std::uint64_t PolicyVersions::note_revert(const PolicyHost& host, double now) {
+  const auto policy = host.current();
+  if (!policy) return current_;
+  const auto known = version_of_.find(policy.get());
+  if (known == version_of_.end()) return note(host, "schedd", "revert", now);
+  if (known->second == current_) return current_;
+  for (PolicyVersionRecord record : store_.policy_versions()) {
+    if (record.version != known->second) continue;
+    record.time = now;
+    record.user = "schedd";
+    record.how = "revert to " + std::to_string(known->second);
+    current_ = store_.append_policy_version(std::move(record));
+    version_of_[policy.get()] = current_;
+    return current_;
+  }
+  return note(host, "schedd", "revert", now);
 }
 
 std::string PolicyVersions::materialize(const PolicyVersionRecord& version) const {

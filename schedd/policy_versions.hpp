@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ class PolicyVersions {
   // (0 when no policy runs).
   std::uint64_t note(const PolicyHost& host, const std::string& user, const std::string& how,
                      double now);
+  // After the engine went back to the last good policy (policy.reverted):
+  // journals the version it runs again ("revert to N", as journaled when it
+  // was installed), so that a restart runs it and not the one given up.
+  std::uint64_t note_revert(const PolicyHost& host, double now);
   std::vector<PolicyVersionRecord> history() const { return store_.policy_versions(); }
   // The current version: the last one journaled (0: none).
   std::uint64_t current() const { return current_; }
@@ -43,6 +48,9 @@ class PolicyVersions {
   StateStore& store_;
   std::string versions_dir_;
   std::uint64_t current_ = 0;
+  // The version each installed policy was journaled as (the engine keeps the
+  // last good one alive, so its entry is valid when a revert asks).
+  std::map<const LuaPolicy*, std::uint64_t> version_of_;
 };
 
 // A version's parameters as the policy reads them.

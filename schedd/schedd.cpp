@@ -336,8 +336,11 @@ void Daemon::on_timers(double now) {
   }
   if (now >= next_policy_check_) {
     next_policy_check_ = now + config_.policy_check_s;
-    if (policy_->reload_if_changed()) {
-      policy_versions_->note(*policy_, "schedd", "reload", now);  // a file edit (issue 22)
+    // ---- issue 22: a file edit, or the engine's revert, is a version too
+    if (policy_->reload_if_changed()) policy_versions_->note(*policy_, "schedd", "reload", now);
+    if (engine_.stats().reverts != policy_reverts_seen_) {
+      policy_reverts_seen_ = engine_.stats().reverts;
+      policy_versions_->note_revert(*policy_, now);
     }
     if (auto error = agent_keys_->reload_if_changed()) {
       spdlog::error("{} (the keys read before stay)", *error);

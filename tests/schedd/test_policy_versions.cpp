@@ -102,6 +102,42 @@ TEST_F(PolicyVersionsTest, AVersionWhoseFilesChangedLoadsFromItsJournaledText) {
   EXPECT_EQ(versions.history().at(1).hash, first.hash) << "the same text, the same hash";
 }
 
+TEST(PolicyVersionsRevert, TheEnginesRevertIsJournaledAsTheVersionItRunsAgain) {
+  TempDir dir;
+  auto store = StateStore::open(":memory:");
+  EngineConfig config;
+  config.revert_after_failures = 2;
+  Harness h(2, config);
+  PolicyHost host(h.engine, luatest::quick_options());
+  PolicyVersions versions(*store, (dir.path() / "versions").string());
+  dir.write("lib/helper.lua", "return { name = 'one' }\n");
+  const std::string good = dir.write("p.lua", kPolicy);
+  ASSERT_TRUE(host.load(good).ok());
+  versions.note(host, "schedd", "load", 1);
+  h.ok_pass();  // the good one completed a live pass: something to go back to
+  const std::string bad =
+      dir.write("bad.lua",
+                "local P = { name = 'bad', api = 1 }\n"
+                "function P.schedule(ctx) if not ctx.dry then error('live passes fail') end end\n"
+                "return P\n");
+  ASSERT_TRUE(host.deploy(bad, {{"k", ParamValue{2LL}}}).ok());
+  EXPECT_EQ(versions.note(host, "alice", "set", 2), 2u);
+  EXPECT_EQ(versions.note_revert(host, 3), 2u) << "no revert yet: nothing to journal";
+  h.engine.run_pass(PassReason::Manual);
+  h.engine.run_pass(PassReason::Manual);
+  ASSERT_EQ(h.engine.stats().reverts, 1u);
+  EXPECT_EQ(versions.note_revert(host, 4), 3u);
+  const auto history = versions.history();
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[2].how, "revert to 1");
+  EXPECT_EQ(history[2].name, "one");
+  EXPECT_EQ(history[2].path, good);
+  EXPECT_EQ(history[2].hash, history[0].hash);
+  EXPECT_TRUE(history[2].params.empty()) << "the version's own parameters, not the failing one's";
+  EXPECT_EQ(history[2].time, 4);
+  EXPECT_EQ(versions.note_revert(host, 5), 3u) << "journaled once";
+}
+
 TEST(PolicyHash, CoversNamesAndTexts) {
   const std::vector<PolicySource> a{{"/x/p.lua", "p.lua", "ab"}};
   const std::vector<PolicySource> b{{"/y/p.lua", "p.lua", "ab"}};
