@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cluster.hpp"
+#include "policy_source.hpp"
 #include "users.hpp"
 
 namespace sched::testing {
@@ -204,6 +205,41 @@ TEST(PolicyWorkflow, SetHistoryAndRollbackAcrossARestart) {
   run = run_sched(cluster, {"policy", "rollback", "99"});
   EXPECT_EQ(run.status, 1) << describe(run);
   EXPECT_NE(run.err.find("no policy version 99"), std::string::npos) << run.err;
+}
+
+TEST(PolicyWorkflow, AVersionTheEngineGaveUpIsNotTheOneARestartRuns) {
+  TempDir dir("sched-policy-revert");
+  const std::string good = dir.str() + "/good.lua";
+  const std::string bad = dir.str() + "/bad.lua";
+  write(good, luatest::policy("good"));
+  // Passes its dry pass, fails every live one.
+  write(bad, luatest::policy("bad", "if not ctx.dry then error('live passes fail') end"));
+  ClusterOptions options;
+  options.policy = good;
+  LocalCluster cluster(options);
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  ASSERT_TRUE(cluster.wait_state(cluster.submit("#!/bin/sh\ntrue\n"), "COMPLETED"))
+      << cluster.logs();
+
+  const auto run = run_sched(cluster, {"policy", "set", bad});
+  ASSERT_EQ(run.status, 0) << describe(run);
+  ASSERT_TRUE(cluster.wait_state(cluster.submit("#!/bin/sh\ntrue\n"), "COMPLETED"))
+      << "the engine went back to good\n"
+      << cluster.logs();
+  const auto history = [&] {
+    return cluster.client().call<proto::PolicyHistoryReply>(proto::type::kPolicyHistory,
+                                                            proto::Empty{});
+  };
+  ASSERT_TRUE(eventually([&] { return history().versions.back().how == "revert to 1"; }))
+      << "the revert was not journaled\n"
+      << cluster.logs();
+  EXPECT_EQ(history().versions.back().name, "good");
+
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  EXPECT_EQ(policy_info(cluster).name, "good");
+  EXPECT_EQ(history().versions.size(), 3u);
 }
 
 TEST(PolicyWorkflow, OnlyAdminsCheckSetOrRollBackAnyoneListsHistory) {
