@@ -55,7 +55,7 @@ struct PolicyVersionRecord {
   std::uint64_t version = 0;  // set by append_policy_version: 1, 2, ...
   double time = 0;
   std::string user;  // who deployed it
-  std::string how;   // load, reload, set, rollback
+  std::string how;   // load, reload, set, rollback to N, revert to N
   std::string name;  // the policy's name
   std::string path;  // the policy file it was loaded from
   std::string hash;  // over every file's name and text

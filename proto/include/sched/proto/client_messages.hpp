@@ -575,7 +575,7 @@ struct PolicyVersionInfo {  // one deployed version in the journal
   std::uint64_t version = 0;
   double time = 0;
   std::string user;  // who deployed it ("schedd" for the one loaded at start, or a file edit)
-  std::string how;   // load, reload, set, rollback
+  std::string how;   // load, reload, set, rollback to N, revert to N
   std::string name;
   std::string path;
   std::string hash;  // SHA-256 over the file and its lib modules
