@@ -164,5 +164,8 @@ nlohmann::json to_json(const proto::NodeInfo& node) { return body_json(node); }
 nlohmann::json to_json(const proto::EventMsg& event) { return body_json(event); }
 nlohmann::json to_json(const proto::StatsReply& stats) { return body_json(stats); }
 nlohmann::json to_json(const proto::PolicyInfoReply& info) { return body_json(info); }
+// ---- issue 22
+nlohmann::json to_json(const proto::PolicyCheckReply& check) { return body_json(check); }
+nlohmann::json to_json(const proto::PolicyHistoryReply& history) { return body_json(history); }
 
 }  // namespace sched::cli

@@ -54,5 +54,8 @@ nlohmann::json to_json(const proto::NodeInfo& node);
 nlohmann::json to_json(const proto::EventMsg& event);
 nlohmann::json to_json(const proto::StatsReply& stats);
 nlohmann::json to_json(const proto::PolicyInfoReply& info);
+// ---- issue 22
+nlohmann::json to_json(const proto::PolicyCheckReply& check);
+nlohmann::json to_json(const proto::PolicyHistoryReply& history);
 
 }  // namespace sched::cli

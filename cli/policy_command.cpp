@@ -1,12 +1,22 @@
 // `sched policy [info]`: which scheduling policy runs, from where, how its
 // reloads went, its last failure (file, line, when), whether its live passes
 // fail and whether the engine went back to the last good policy, and its
-// parameters; `sched policy reload` reads its file again.
+// parameters; `sched policy reload` reads its file again. The
+// administrator's workflow (issue 22, docs/admin.md): `check FILE` (what a
+// candidate would do now), `set FILE|NAME` (deploy it live), `history` and
+// `rollback [VERSION]`; `test FILE TESTS.lua` runs a policy's tests offline.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "admin_commands.hpp"
 #include "connection.hpp"
+#include "policy_tests.hpp"
+#include "sched/policy_host.hpp"
 #include "slurm_time.hpp"
 
 namespace sched::cli {
@@ -46,6 +56,96 @@ void print_policy(const proto::PolicyInfoReply& info) {
   }
   std::cout << "Parameters:" << (info.params.empty() ? "      (none)\n" : "\n");
   for (const auto& [key, value] : info.params) std::cout << "  " << key << " = " << value << "\n";
+}
+
+// ---- issue 22
+
+// A file argument as schedd must read it: a path that exists here is made
+// absolute (schedd's working folder is not ours); anything else is a name
+// in schedd's policy folder, sent as given.
+std::string policy_argument(const std::string& arg) {
+  std::error_code ec;
+  if (arg.find('/') != std::string::npos || arg.ends_with(".lua")) {
+    if (std::filesystem::exists(arg, ec)) return std::filesystem::absolute(arg, ec).string();
+  }
+  return arg;
+}
+
+proto::PolicyFileRequest file_request(const std::string& arg,
+                                      const std::vector<std::string>& params) {
+  proto::PolicyFileRequest request;
+  request.policy = policy_argument(arg);
+  for (const std::string& param : params) {
+    const auto eq = param.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw std::runtime_error("--param " + param + ": expected key=value");
+    }
+    request.params[param.substr(0, eq)] = param.substr(eq + 1);
+  }
+  return request;
+}
+
+std::string action_line(const proto::PolicyActionInfo& action) {
+  std::string line = action.action + " job " + std::to_string(action.job);
+  if (action.action == "start") {
+    line += " on " + std::to_string(action.nodes) + " node(s)";
+  } else if (action.action == "expand" || action.action == "shrink") {
+    line += " from " + (action.from_nodes ? std::to_string(*action.from_nodes) : "?") + " to " +
+            std::to_string(action.nodes) + " node(s)";
+  } else if (action.action == "reserve" && action.time) {
+    line += " at " + format_timestamp(*action.time);
+  } else if (action.action == "preempt" && action.mode) {
+    line += " (" + *action.mode + ")";
+  }
+  return line;
+}
+
+// Exits 1 when the candidate would be refused.
+void print_check(const proto::PolicyCheckReply& check) {
+  std::cout << "Policy:   " << (check.name.empty() ? "(not loaded)" : check.name) << "\n"
+            << "Path:     " << check.path << "\n";
+  if (!check.files.empty()) {
+    std::cout << "Files:   ";
+    for (const auto& file : check.files) std::cout << " " << file;
+    std::cout << "\n";
+  }
+  if (const auto& f = check.failure) {
+    std::cout << "Result:   refused: " << f->message << "\n"
+              << "  Where:  " << (where(*f).empty() ? "(unknown)" : where(*f)) << "\n"
+              << "  Kind:   " << f->code << "\n";
+  } else {
+    std::cout << "Result:   ok (policy set would take it)\n";
+  }
+  std::cout << "Actions:  " << check.actions.size() << (check.failure ? " (dropped)" : "") << "\n";
+  for (const auto& action : check.actions) std::cout << "  " << action_line(action) << "\n";
+  std::cout << "Refusals: " << check.refusals.size() << "\n";
+  for (const auto& refusal : check.refusals) std::cout << "  " << refusal.message << "\n";
+}
+
+void print_history(const proto::PolicyHistoryReply& history) {
+  std::cout << "  VERSION  WHEN                 BY        HOW            POLICY           HASH"
+               "          PATH\n";
+  for (const auto& v : history.versions) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%s %7llu  %-19s  %-8s  %-13s  %-15s  %-12s  %s",
+                  v.current ? "*" : " ", static_cast<unsigned long long>(v.version),
+                  format_timestamp(v.time).c_str(), v.user.c_str(), v.how.c_str(), v.name.c_str(),
+                  v.hash.substr(0, 12).c_str(), v.path.c_str());
+    std::cout << line;
+    for (const auto& [key, value] : v.params) std::cout << " " << key << "=" << value;
+    std::cout << "\n";
+  }
+}
+
+// policy.set and policy.rollback: a refusal says the running policy stays.
+proto::PolicyInfoReply switch_policy(std::string_view type, const auto& body,
+                                     const std::string& what) {
+  try {
+    return client().call<proto::PolicyInfoReply>(type, body);
+  } catch (const proto::ProtoError& e) {
+    if (e.code() != proto::code::kInvalid) throw;
+    throw std::runtime_error(what + " refused, the running policy keeps running: " + e.what());
+  }
 }
 
 }  // namespace
@@ -94,6 +194,103 @@ void add_policy_command(CLI::App& app) {
         std::cout << "Reloaded.\n";
         print_policy(info);
       }
+    });
+  });
+
+  // ---- issue 22
+  auto file = std::make_shared<std::string>();
+  auto params = std::make_shared<std::vector<std::string>>();
+  CLI::App* check_command = policy->add_subcommand(
+      "check", "Load a policy and show what its pass would do now, changing nothing");
+  check_command->add_option("file", *file, "Policy file (or name in schedd's policy folder)")
+      ->required();
+  check_command->add_option("--param", *params, "Policy parameter key=value (repeatable)");
+  check_command->add_flag("--json", *json, "Print JSON");
+  check_command->callback([json, file, params] {
+    run_command([&] {
+      const auto check = client().call<proto::PolicyCheckReply>(proto::type::kPolicyCheck,
+                                                                file_request(*file, *params));
+      if (*json) {
+        std::cout << to_json(check).dump(2) << "\n";
+      } else {
+        print_check(check);
+      }
+      if (!check.ok) std::exit(1);
+    });
+  });
+
+  CLI::App* set_command = policy->add_subcommand(
+      "set", "Switch the running policy live (load, dry pass, swap); a broken one is refused");
+  set_command->add_option("file", *file, "Policy file (or name in schedd's policy folder)")
+      ->required();
+  set_command->add_option("--param", *params,
+                          "Policy parameter key=value (repeatable; none: keep the running ones)");
+  set_command->add_flag("--json", *json, "Print JSON");
+  set_command->callback([json, file, params] {
+    run_command([&] {
+      const auto info = switch_policy(proto::type::kPolicySet, file_request(*file, *params),
+                                      "policy set " + *file);
+      if (*json) {
+        std::cout << to_json(info).dump(2) << "\n";
+      } else {
+        std::cout << "Policy set.\n";
+        print_policy(info);
+      }
+    });
+  });
+
+  CLI::App* history_command =
+      policy->add_subcommand("history", "List the deployed policy versions (* = running)");
+  history_command->add_flag("--json", *json, "Print JSON");
+  history_command->callback([json] {
+    run_command([&] {
+      const auto history =
+          client().call<proto::PolicyHistoryReply>(proto::type::kPolicyHistory, proto::Empty{});
+      if (*json) {
+        std::cout << to_json(history).dump(2) << "\n";
+      } else {
+        print_history(history);
+      }
+    });
+  });
+
+  auto version = std::make_shared<std::uint64_t>(0);
+  CLI::App* rollback_command = policy->add_subcommand(
+      "rollback", "Go back to a deployed version (default: the one before the running one)");
+  rollback_command->add_option("version", *version, "Version (sched policy history)");
+  rollback_command->add_flag("--json", *json, "Print JSON");
+  rollback_command->callback([json, version] {
+    run_command([&] {
+      proto::PolicyRollbackRequest request;
+      if (*version > 0) request.version = *version;
+      const auto info = switch_policy(proto::type::kPolicyRollback, request, "policy rollback");
+      if (*json) {
+        std::cout << to_json(info).dump(2) << "\n";
+      } else {
+        std::cout << "Rolled back.\n";
+        print_policy(info);
+      }
+    });
+  });
+
+  auto tests = std::make_shared<std::string>();
+  CLI::App* test_command = policy->add_subcommand(
+      "test", "Run a policy's tests (a Lua file of test(name, fn)) offline, without schedd");
+  test_command->add_option("file", *file, "Policy file, or the name of a bundled policy")
+      ->required();
+  test_command->add_option("tests", *tests, "The tests (TESTS.lua)")->required();
+  test_command->add_option("--param", *params, "Policy parameter key=value (repeatable)");
+  test_command->callback([file, tests, params] {
+    run_command([&] {
+      const auto path = resolve_policy_path(*file, default_policy_dir());
+      if (!path) throw std::runtime_error("no policy " + *file);
+      PolicyParams values;
+      for (const std::string& param : *params) {
+        const auto parsed = parse_param(param);
+        if (!parsed) throw std::runtime_error("--param " + param + ": expected key=value");
+        values[parsed->first] = parsed->second;
+      }
+      if (!run_policy_tests(*path, *tests, values, std::cout).ok()) std::exit(1);
     });
   });
 }

@@ -29,7 +29,8 @@ DaemonParts Daemon::parts() {
                      [this] { save_nodes(); },
                      access_,
                      agent_keys_->keys(),
-                     [this](Event event) { auth_denied(std::move(event)); }};
+                     [this](Event event) { auth_denied(std::move(event)); },
+                     *policy_versions_};
 }
 
 void Daemon::drain_clients() {

@@ -118,13 +118,38 @@ Daemon::Daemon(DaemonConfig config)
   LuaPolicyOptions options;
   options.params = config_.params;
   options.time_limit_s = config_.policy_time_limit_s;
+  // ---- issue 22: the last deployed version runs again, not the configured
+  // file (docs/admin.md): from its file, as a reload would take an edit made
+  // while schedd was down, or, when that does not load, from the journal's
+  // copy. The first start journals the configured policy.
+  policy_versions_ =
+      std::make_unique<PolicyVersions>(*store_, config_.state_dir + "/policy-versions");
+  std::optional<PolicyVersionRecord> last;
+  if (auto versions = store_->policy_versions(); !versions.empty()) last = versions.back();
+  std::optional<std::string> path;
+  if (last) {
+    path = last->path;
+    options.params = version_params(*last);
+  } else {
+    path = resolve_policy_path(config_.policy, config_.policy_dir);
+  }
   policy_ = std::make_unique<PolicyHost>(engine_, options);
-  const auto path = resolve_policy_path(config_.policy, config_.policy_dir);
   if (!path) {
     throw std::runtime_error("no policy " + config_.policy + " (neither a file nor " +
                              config_.policy_dir + "/" + config_.policy + ".lua)");
   }
-  if (const Status loaded = policy_->load(*path); !loaded.ok()) {
+  Status loaded = policy_->load(*path);
+  if (!loaded.ok() && last) {
+    const std::string copy = policy_versions_->materialize(*last);
+    if (copy != *path) {
+      spdlog::warn("policy {} does not load ({}); running the stored copy of version {}", *path,
+                   loaded.message(), last->version);
+      loaded = policy_->load(copy);
+    }
+  }
+  if (loaded.ok()) {
+    policy_versions_->note(*policy_, "schedd", "load", clock_.now());
+  } else {
     // Jobs in the journal must not be stranded by a bad edit: run without a
     // policy (nothing starts) until the file is fixed.
     const std::string why =
@@ -311,7 +336,12 @@ void Daemon::on_timers(double now) {
   }
   if (now >= next_policy_check_) {
     next_policy_check_ = now + config_.policy_check_s;
-    policy_->reload_if_changed();
+    // ---- issue 22: a file edit, or the engine's revert, is a version too
+    if (policy_->reload_if_changed()) policy_versions_->note(*policy_, "schedd", "reload", now);
+    if (engine_.stats().reverts != policy_reverts_seen_) {
+      policy_reverts_seen_ = engine_.stats().reverts;
+      policy_versions_->note_revert(*policy_, now);
+    }
     if (auto error = agent_keys_->reload_if_changed()) {
       spdlog::error("{} (the keys read before stay)", *error);
     }

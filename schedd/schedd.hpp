@@ -111,6 +111,9 @@ class Daemon : private EventSink {
   Engine engine_;
   std::unique_ptr<PolicyHost> policy_;
   std::unique_ptr<StateStore> store_;
+  // ---- issue 22: deployed policy versions (after store_, which it uses)
+  std::unique_ptr<PolicyVersions> policy_versions_;
+  std::uint64_t policy_reverts_seen_ = 0;  // engine reverts journaled so far
 
   int lock_fd_ = -1;
   double started_at_ = 0;

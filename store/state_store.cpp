@@ -3,6 +3,7 @@
 #include <array>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
 
@@ -30,6 +31,21 @@ CREATE TABLE submissions (
   expires REAL NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX submissions_by_expiry ON submissions (expires);
+)sql";
+// ---- issue 22: deployed policy versions; params (key → text) and files
+// ([{name, path, text}]) are JSON.
+const std::string kPolicyVersionsTable = R"sql(
+CREATE TABLE policy_versions (
+  version INTEGER PRIMARY KEY,
+  time REAL NOT NULL,
+  user TEXT NOT NULL,
+  how TEXT NOT NULL,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  params TEXT NOT NULL,
+  files TEXT NOT NULL
+);
 )sql";
 const std::string kSchema = R"sql(
 CREATE TABLE jobs (
@@ -65,7 +81,7 @@ CREATE TABLE meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) WITHOUT ROWID;
-)sql" + kSubmissionsTable;
+)sql" + kSubmissionsTable + kPolicyVersionsTable;
 
 constexpr const char* kJobColumns =
     "id, name, user, kind, state, submit_time, start_time, end_time, exit_status, nodes, spec, "
@@ -115,6 +131,15 @@ UPDATE events SET fields = json_object('pass_s', COALESCE(value, 0), 'actions', 
 ALTER TABLE events DROP COLUMN value;
 ALTER TABLE events DROP COLUMN value2;
 )sql";
+
+// Schema 3 adds the journal of deployed policy versions.
+const std::string kMigrate2To3 = kPolicyVersionsTable;
+const std::string kInsertPolicyVersion =
+    "INSERT INTO policy_versions (time, user, how, name, path, hash, params, files) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+const std::string kSelectPolicyVersions =
+    "SELECT version, time, user, how, name, path, hash, params, files FROM policy_versions "
+    "ORDER BY version";
 
 const std::string kInsertEvent =
     "INSERT INTO events (seq, time, type, job, from_state, to_state, nodes, prev_nodes, node, "
@@ -279,6 +304,12 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
   }
   if (version == 1) {
     db.exec(kMigrate1To2.c_str());
+    db.exec(kMigrate2To3.c_str());
+    db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
+    return;
+  }
+  if (version == 2) {
+    db.exec(kMigrate2To3.c_str());
     db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
     return;
   }
@@ -498,6 +529,60 @@ void StateStore::set_meta(const std::string& key, const std::string& value) {
     q->bind_text(1, key);
     q->bind_text(2, value);
     q->step();
+  });
+}
+
+std::uint64_t StateStore::append_policy_version(PolicyVersionRecord record) {
+  return impl_->guarded("journaling policy version " + record.name, [&] {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [key, value] : record.params) params[key] = value;
+    nlohmann::json files = nlohmann::json::array();
+    for (const PolicyVersionFile& file : record.files) {
+      files.push_back({{"name", file.name}, {"path", file.path}, {"text", file.text}});
+    }
+    auto q = impl_->db.prepared(kInsertPolicyVersion);
+    q->bind_double(1, record.time);
+    q->bind_text(2, record.user);
+    q->bind_text(3, record.how);
+    q->bind_text(4, record.name);
+    q->bind_text(5, record.path);
+    q->bind_text(6, record.hash);
+    q->bind_text(7, params.dump());
+    q->bind_text(8, files.dump());
+    q->step();
+    return static_cast<std::uint64_t>(impl_->db.query_int("SELECT last_insert_rowid()"));
+  });
+}
+
+std::vector<PolicyVersionRecord> StateStore::policy_versions() const {
+  return impl_->guarded("reading the policy versions", [&] {
+    std::vector<PolicyVersionRecord> versions;
+    auto q = impl_->db.prepared(kSelectPolicyVersions);
+    while (q->step()) {
+      PolicyVersionRecord record;
+      record.version = static_cast<std::uint64_t>(q->column_int(0));
+      record.time = q->column_double(1);
+      record.user = q->column_text(2);
+      record.how = q->column_text(3);
+      record.name = q->column_text(4);
+      record.path = q->column_text(5);
+      record.hash = q->column_text(6);
+      const auto params = nlohmann::json::parse(q->column_text(7), nullptr, false);
+      const auto files = nlohmann::json::parse(q->column_text(8), nullptr, false);
+      if (!params.is_object() || !files.is_array()) {
+        throw store::CodecError("policy version " + std::to_string(record.version) +
+                                ": params or files are not JSON");
+      }
+      for (const auto& [key, value] : params.items()) {
+        record.params[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      }
+      for (const auto& file : files) {
+        record.files.push_back(
+            {file.value("name", ""), file.value("path", ""), file.value("text", "")});
+      }
+      versions.push_back(std::move(record));
+    }
+    return versions;
   });
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,6 +42,25 @@ struct AcctQuery {
   std::vector<JobId> ids;              // empty: any
   std::size_t limit = 1000;            // 0: no limit; the earliest ends are kept
   std::optional<AcctPosition> after;   // only the jobs after this one in (end time, id) order
+};
+
+// ---- issue 22: a deployed policy version, with the text of every file it
+// loaded, so that a rollback works whatever happened to the files since.
+struct PolicyVersionFile {
+  std::string name;  // "fcfs.lua", "lib/easy.lua"
+  std::string path;  // where it was read
+  std::string text;
+};
+struct PolicyVersionRecord {
+  std::uint64_t version = 0;  // set by append_policy_version: 1, 2, ...
+  double time = 0;
+  std::string user;  // who deployed it
+  std::string how;   // load, reload, set, rollback to N, revert to N
+  std::string name;  // the policy's name
+  std::string path;  // the policy file it was loaded from
+  std::string hash;  // over every file's name and text
+  std::map<std::string, std::string> params;
+  std::vector<PolicyVersionFile> files;  // the policy file first
 };
 
 // Every failure: the message names the database file, what was being done and
@@ -98,10 +118,15 @@ class StateStore {
   std::optional<JobId> submission(const std::string& request_id, double now) const;
   void forget_submissions(double now);
 
+  // ---- issue 22: the journal of deployed policy versions (append only; the
+  // last one is the one running). Returns the version number given.
+  std::uint64_t append_policy_version(PolicyVersionRecord record);
+  std::vector<PolicyVersionRecord> policy_versions() const;  // oldest first
+
   // The schema this build writes (PRAGMA user_version). Opening a file of
   // schema 1 upgrades it in place (events' value/value2 become named fields;
-  // the submissions table is added).
-  static constexpr int kSchemaVersion = 2;
+  // the submissions table is added); schema 2 gains the policy_versions table.
+  static constexpr int kSchemaVersion = 3;
 
  private:
   struct Impl;

@@ -132,6 +132,8 @@ bool load_lib(lua_State* L, std::string_view lib_name, const char* module) {
   text << in.rdbuf();
   const std::string source = text.str();
   const std::string chunkname = "@lib/" + rel + ".lua";
+  // Recorded before it is parsed: an edit that breaks it is watched too.
+  LuaRuntime::of(L).note_source({path, chunkname.substr(1), source});
   return luaL_loadbufferx(L, source.data(), source.size(), chunkname.c_str(), "t") == LUA_OK;
 }
 

@@ -55,7 +55,12 @@ LuaPolicy::~LuaPolicy() = default;
 std::unique_ptr<LuaPolicy> LuaPolicy::load(const std::string& path,
                                            const LuaPolicyOptions& options) {
   auto runtime = std::make_unique<LuaRuntime>(path, options);
-  runtime->load_policy();
+  try {
+    runtime->load_policy();
+  } catch (PolicyLoadError& e) {
+    e.set_sources(runtime->sources());  // a broken lib module is watched too
+    throw;
+  }
   return std::unique_ptr<LuaPolicy>(new LuaPolicy(path, std::move(runtime)));
 }
 
@@ -86,6 +91,8 @@ std::optional<SavedPolicyState> LuaPolicy::save(std::optional<PolicyFailure>* fa
 std::optional<PolicyFailure> LuaPolicy::restore(const SavedPolicyState& state) {
   return rt_->run_restore(state.lua_source);
 }
+
+const std::vector<PolicySource>& LuaPolicy::sources() const { return rt_->sources(); }
 
 std::size_t LuaPolicy::memory_used() const { return rt_->memory_used(); }
 

@@ -327,6 +327,7 @@ std::optional<PolicyFailure> LuaRuntime::call_bounded(int nargs, int nresults) {
 
 void LuaRuntime::load_policy() {
   const std::string source = read_file(path_);
+  note_source({path_, display_name_, source});
   const std::string chunkname = "@" + display_name_;
   const int loaded = luaL_loadbufferx(L_, source.data(), source.size(), chunkname.c_str(), "t");
   if (loaded != LUA_OK) {

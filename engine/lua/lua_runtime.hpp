@@ -55,6 +55,9 @@ class LuaRuntime {
   std::optional<PolicyFailure> run_restore(const std::string& source);
 
   std::size_t memory_used() const { return memory_.used; }
+  // Every file loaded: the policy file, then lib modules as required.
+  const std::vector<PolicySource>& sources() const { return sources_; }
+  void note_source(PolicySource source) { sources_.push_back(std::move(source)); }
 
   // ---- used by the C functions bound into Lua
   PassContext* pass() const { return pass_; }
@@ -156,6 +159,7 @@ class LuaRuntime {
   std::vector<Delta> scratch_deltas_, scratch_net_;
   std::vector<PendingSlot> scratch_tail_;
   std::vector<std::ptrdiff_t> scratch_src_;
+  std::vector<PolicySource> sources_;
 };
 
 // Registers sched.constraints and sched.log as loadable modules.

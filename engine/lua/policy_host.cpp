@@ -37,68 +37,127 @@ std::shared_ptr<LuaPolicy> PolicyHost::current() const {
   return std::dynamic_pointer_cast<LuaPolicy>(engine_.shared_policy());
 }
 
-std::string PolicyHost::fingerprint() const {
-  // The content itself: an edit within the same second (same mtime) still counts.
-  std::ifstream in(path_, std::ios::binary);
+namespace {
+
+std::optional<std::string> file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
   std::ostringstream text;
   text << in.rdbuf();
-  return std::to_string(std::hash<std::string>{}(text.str())) + ":" +
-         std::to_string(text.str().size());
+  return text.str();
+}
+
+}  // namespace
+
+void PolicyHost::watch(const std::vector<PolicySource>& sources, bool keep_old) {
+  std::map<std::string, std::string> watched;
+  if (keep_old) {
+    // A refused attempt: the files kept are taken as they are now, so that the
+    // same broken edit is not retried at every check.
+    for (const auto& [path, text] : watched_) watched[path] = file_text(path).value_or("");
+  }
+  for (const PolicySource& source : sources) watched[source.path] = source.text;
+  watched_ = std::move(watched);
+}
+
+bool PolicyHost::changed() const {
+  for (const auto& [path, text] : watched_) {
+    if (file_text(path).value_or("") != text) return true;
+  }
+  return false;
 }
 
 Status PolicyHost::load(const std::string& path) {
   path_ = path;
-  seen_fingerprint_ = fingerprint();
   std::shared_ptr<LuaPolicy> policy;
   try {
     policy = LuaPolicy::load(path_, options_);
   } catch (const PolicyLoadError& e) {
+    watch(e.sources(), false);
+    if (e.sources().empty()) watched_[path_] = file_text(path_).value_or("");
     record(e.failure());
     return Status::invalid(e.what());
   }
+  watch(policy->sources(), false);
   engine_.set_policy(std::move(policy));
   return {};
 }
 
-std::optional<PolicyFailure> PolicyHost::try_replace() {
-  std::shared_ptr<LuaPolicy> fresh;
+PolicyCandidate PolicyHost::prepare(const std::string& path, const LuaPolicyOptions& options) {
+  PolicyCandidate candidate;
   try {
-    fresh = LuaPolicy::load(path_, options_);
+    candidate.policy = LuaPolicy::load(path, options);
   } catch (const PolicyLoadError& e) {
-    return e.failure();
+    candidate.sources = e.sources();
+    candidate.failure = e.failure();
+    return candidate;
   }
+  candidate.sources = candidate.policy->sources();
   if (const auto running = current()) {
     std::optional<PolicyFailure> error;
     auto saved = running->save(&error);
-    if (error) return error->prefixed("old policy: ");
+    if (error) {
+      candidate.failure = error->prefixed("old policy: ");
+      return candidate;
+    }
     if (saved) {
-      if (auto e = fresh->restore(*saved)) return e;
+      if (auto e = candidate.policy->restore(*saved)) {
+        candidate.failure = std::move(e);
+        return candidate;
+      }
     }
   }
-  if (auto e = engine_.dry_pass(*fresh)) return e->prefixed("dry pass: ");
-  engine_.set_policy(std::move(fresh));
-  return std::nullopt;
+  candidate.dry = engine_.dry_pass_report(*candidate.policy);
+  if (candidate.dry.failure) candidate.failure = candidate.dry.failure->prefixed("dry pass: ");
+  return candidate;
+}
+
+PolicyCandidate PolicyHost::check(const std::string& path, const PolicyParams& params) {
+  LuaPolicyOptions options = options_;
+  options.params = params;
+  return prepare(path, options);
+}
+
+void PolicyHost::install(PolicyCandidate candidate, const std::string& how) {
+  watch(candidate.sources, false);
+  engine_.set_policy(candidate.policy);
+  Event event;
+  event.type = EventType::PolicyReloaded;
+  event.message = candidate.policy->name() + " from " + path_;
+  if (how != "reload") event.message += " (" + how + ")";
+  spdlog::info("policy reloaded: {}", event.message);
+  engine_.publish(std::move(event));
+}
+
+Status PolicyHost::refuse(const PolicyFailure& failure, const std::string& what) {
+  ++failed_reloads_;
+  record(failure);
+  const std::string message = what + " refused, keeping " +
+                              (current() ? current()->name() : std::string("no policy")) + ": " +
+                              failure.message;
+  spdlog::warn("{}", message);
+  engine_.publish(policy_error_event(failure, message));
+  return Status::invalid(failure.message);
 }
 
 Status PolicyHost::reload() {
-  seen_fingerprint_ = fingerprint();
-  const auto failure = try_replace();
-  if (failure) {
-    ++failed_reloads_;
-    record(*failure);
-    const std::string message = "reload of " + path_ + " refused, keeping " +
-                                (current() ? current()->name() : std::string("no policy")) + ": " +
-                                failure->message;
-    spdlog::warn("{}", message);
-    engine_.publish(policy_error_event(*failure, message));
-    return Status::invalid(failure->message);
+  PolicyCandidate candidate = prepare(path_, options_);
+  if (candidate.failure) {
+    watch(candidate.sources, true);
+    return refuse(*candidate.failure, "reload of " + path_);
   }
   ++reloads_;
-  Event event;
-  event.type = EventType::PolicyReloaded;
-  event.message = current()->name() + " from " + path_;
-  spdlog::info("policy reloaded: {}", event.message);
-  engine_.publish(std::move(event));
+  install(std::move(candidate), "reload");
+  return {};
+}
+
+Status PolicyHost::deploy(const std::string& path, const PolicyParams& params) {
+  PolicyCandidate candidate = check(path, params);
+  if (candidate.failure) return refuse(*candidate.failure, "policy set " + path);
+  ++reloads_;
+  path_ = path;
+  options_.params = params;
+  install(std::move(candidate), "set");
   return {};
 }
 
@@ -115,7 +174,13 @@ std::optional<PolicyFailure> PolicyHost::last_failure() const {
 }
 
 bool PolicyHost::reload_if_changed() {
-  if (path_.empty() || fingerprint() == seen_fingerprint_) return false;
+  if (path_.empty()) return false;
+  // A module the policy required only in a pass is watched from then on.
+  if (const auto running = current()) {
+    for (const PolicySource& source : running->sources())
+      watched_.emplace(source.path, source.text);
+  }
+  if (!changed()) return false;
   (void)reload();  // a refusal is published as policy.error and kept as last_failure()
   return true;
 }

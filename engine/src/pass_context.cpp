@@ -125,6 +125,7 @@ PassContext::ReleaseStep PassContext::earliest_start(int nodes) {
 
 Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std::string detail) {
   ++refusal_counts_[static_cast<std::size_t>(code)];
+  if (dry_) refusals_.push_back(Refusal{code, id, want, have, detail});
   return Refusal{code, id, want, have, std::move(detail)};
 }
 

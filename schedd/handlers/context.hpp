@@ -16,6 +16,7 @@
 #include "daemon_config.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
+#include "policy_versions.hpp"
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
 #include "sched/policy_host.hpp"
@@ -61,6 +62,8 @@ struct DaemonParts {
   const AuthorizedAgents& agent_keys;
   // Logs and publishes an auth.denied event (rate-limited; its type is set).
   std::function<void(Event)> auth_denied;
+  // ---- issue 22: the journal of deployed policy versions
+  PolicyVersions& versions;
 };
 
 // One message received on a socket.

@@ -26,6 +26,11 @@ void node_update(const Message& m);
 // policy.cpp
 void policy_info(const Message& m);
 void policy_reload(const Message& m);
+// ---- issue 22: check, set, history, rollback
+void policy_check(const Message& m);
+void policy_set(const Message& m);
+void policy_history(const Message& m);
+void policy_rollback(const Message& m);
 
 // cluster.cpp: the power corridor and the daemon's counters.
 void corridor_set(const Message& m);

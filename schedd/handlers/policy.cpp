@@ -1,9 +1,14 @@
-// The scheduling policy: what runs, and a reload on request.
+// The scheduling policy: what runs, a reload on request, and the
+// administrator's workflow (issue 22): check a candidate, set one live, list
+// the deployed versions and roll back to one.
 #include "access.hpp"
 #include "handlers/handlers.hpp"
+#include "policy_check.hpp"
 #include "policy_info.hpp"
+#include "policy_versions.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/error.hpp"
 #include "status_codes.hpp"
 
 namespace sched::daemon::handlers {
@@ -12,8 +17,28 @@ namespace {
 // policy.info's body; policy.reload answers with the same (docs/protocol.md §4).
 proto::PolicyInfoReply info_reply(const DaemonParts& daemon) {
   proto::PolicyInfoReply info = policy_info_reply(daemon.policy);
-  for (const auto& [key, value] : daemon.config.params) info.params[key] = param_text(value);
+  for (const auto& [key, value] : daemon.policy.params()) info.params[key] = param_text(value);
   return info;
+}
+
+// A policy.check or policy.set request's file (a path, or a name in the
+// policy folder) and parameters: those given, else the running policy's.
+std::pair<std::string, PolicyParams> requested_policy(const DaemonParts& daemon,
+                                                      const proto::PolicyFileRequest& request) {
+  const auto path = resolve_policy_path(request.policy, daemon.config.policy_dir);
+  if (!path) {
+    throw proto::ProtoError(proto::code::kNotFound,
+                            "no policy " + request.policy + " (neither a file nor " +
+                                daemon.config.policy_dir + "/" + request.policy + ".lua)");
+  }
+  if (request.params.empty()) return {*path, daemon.policy.params()};
+  PolicyParams params;
+  for (const auto& [key, value] : request.params) {
+    const auto parsed = parse_param(key + "=" + value);
+    if (!parsed) throw proto::ProtoError(proto::code::kInvalid, "bad parameter '" + key + "'");
+    params[parsed->first] = parsed->second;
+  }
+  return {*path, params};
 }
 
 }  // namespace
@@ -23,6 +48,79 @@ void policy_info(const Message& m) { m.reply(info_reply(m.daemon)); }
 void policy_reload(const Message& m) {
   require_admin(m, "reloading the policy");
   if (const Status status = m.daemon.policy.reload(); !status.ok()) throw_status(status);
+  m.daemon.versions.note(m.daemon.policy, caller_of(m).user, "reload", m.daemon.clock.now());
+  m.reply(info_reply(m.daemon));
+}
+
+// ---- issue 22
+
+void policy_check(const Message& m) {
+  // schedd reads the file and its modules with its own rights and runs the
+  // candidate on its loop: for administrators (docs/security.md §4).
+  require_admin(m, "checking a policy");
+  const auto [path, params] = requested_policy(m.daemon, m.body<proto::PolicyFileRequest>());
+  const PolicyCandidate candidate = m.daemon.policy.check(path, params);
+  m.reply(policy_check_reply(candidate, path, m.daemon.engine));
+}
+
+void policy_set(const Message& m) {
+  require_admin(m, "setting the policy");
+  const auto [path, params] = requested_policy(m.daemon, m.body<proto::PolicyFileRequest>());
+  if (const Status status = m.daemon.policy.deploy(path, params); !status.ok()) {
+    throw_status(status);
+  }
+  m.daemon.versions.note(m.daemon.policy, caller_of(m).user, "set", m.daemon.clock.now());
+  m.reply(info_reply(m.daemon));
+}
+
+// Anyone, as policy.info: names, paths and hashes, no file text.
+void policy_history(const Message& m) {
+  proto::PolicyHistoryReply reply;
+  for (const PolicyVersionRecord& version : m.daemon.versions.history()) {
+    proto::PolicyVersionInfo info;
+    info.version = version.version;
+    info.time = version.time;
+    info.user = version.user;
+    info.how = version.how;
+    info.name = version.name;
+    info.path = version.path;
+    info.hash = version.hash;
+    info.params = version.params;
+    for (const PolicyVersionFile& file : version.files) info.files.push_back(file.name);
+    info.current = version.version == m.daemon.versions.current();
+    reply.versions.push_back(std::move(info));
+  }
+  m.reply(reply);
+}
+
+void policy_rollback(const Message& m) {
+  require_admin(m, "rolling the policy back");
+  const auto request = m.body<proto::PolicyRollbackRequest>();
+  const auto versions = m.daemon.versions.history();
+  const std::uint64_t current = m.daemon.versions.current();
+  const PolicyVersionRecord* target = nullptr;
+  for (const PolicyVersionRecord& version : versions) {
+    if (request.version ? version.version == *request.version : version.version < current) {
+      target = &version;  // without a version: the last one before the current
+    }
+  }
+  if (!target) {
+    throw proto::ProtoError(proto::code::kNotFound,
+                            request.version
+                                ? "no policy version " + std::to_string(*request.version)
+                                : std::string("no policy version before the current one"));
+  }
+  std::string path;
+  try {
+    path = m.daemon.versions.materialize(*target);
+  } catch (const std::exception& e) {
+    throw proto::ProtoError(proto::code::kInvalid, e.what());
+  }
+  if (const Status status = m.daemon.policy.deploy(path, version_params(*target)); !status.ok()) {
+    throw_status(status);
+  }
+  m.daemon.versions.note(m.daemon.policy, caller_of(m).user,
+                         "rollback to " + std::to_string(target->version), m.daemon.clock.now());
   m.reply(info_reply(m.daemon));
 }
 

@@ -26,7 +26,12 @@ RouteTable client_routes() {
       .add(type::kCorridorShow, handlers::corridor_show)
       .add(type::kStats, handlers::stats)
       .add(type::kStepRun, handlers::step_run)
-      .add(type::kStepAttach, handlers::step_attach);
+      .add(type::kStepAttach, handlers::step_attach)
+      // ---- issue 22
+      .add(type::kPolicyCheck, handlers::policy_check)
+      .add(type::kPolicySet, handlers::policy_set)
+      .add(type::kPolicyHistory, handlers::policy_history)
+      .add(type::kPolicyRollback, handlers::policy_rollback);
   return routes;
 }
 

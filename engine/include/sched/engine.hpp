@@ -86,6 +86,14 @@ struct PassStats {
   std::optional<PolicyRevert> last_revert;
 };
 
+// What a dry pass would do (sched policy check): the actions it would
+// enact, in call order, and the actions the engine refused.
+struct DryPassReport {
+  std::optional<PolicyFailure> failure;  // the pass failed: its actions would be dropped
+  std::vector<Action> actions;
+  std::vector<Refusal> refusals;
+};
+
 class Engine {
  public:
   Engine(Clock& clock, Enactor& enactor, EngineConfig config = {});
@@ -220,6 +228,8 @@ class Engine {
   void run_pass(PassReason reason);
   // A pass that checks but never enacts: the reload check of a new policy.
   std::optional<PolicyFailure> dry_pass(Policy& policy);
+  // The same, with what the pass would have done (engine_dry_pass.cpp).
+  DryPassReport dry_pass_report(Policy& policy);
 
   // ---- queries
   double now() const { return clock_.now(); }

@@ -19,6 +19,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "sched/env.hpp"
 #include "sched/policy.hpp"
@@ -55,16 +56,28 @@ struct LuaPolicyOptions {
   PolicyParams params;
 };
 
+// A file a policy loaded: the policy file itself or a lib module it
+// required. The policy host watches all of them for edits, and a deployed
+// version is journaled with all of them.
+struct PolicySource {
+  std::string path;  // as opened
+  std::string name;  // as Lua names it: "fcfs.lua", "lib/easy.lua"
+  std::string text;  // the content loaded
+};
+
 // A policy that cannot be loaded: what() says file, line and why; failure()
-// is the same, typed.
+// is the same, typed. sources() are the files read before it failed.
 class PolicyLoadError : public std::runtime_error {
  public:
   explicit PolicyLoadError(PolicyFailure failure)
       : std::runtime_error(failure.message), failure_(std::move(failure)) {}
   const PolicyFailure& failure() const { return failure_; }
+  const std::vector<PolicySource>& sources() const { return sources_; }
+  void set_sources(std::vector<PolicySource> sources) { sources_ = std::move(sources); }
 
  private:
   PolicyFailure failure_;
+  std::vector<PolicySource> sources_;
 };
 
 // Plain data a policy hands over across a reload (P.save → P.restore),
@@ -92,6 +105,10 @@ class LuaPolicy : public Policy {
   std::optional<SavedPolicyState> save(std::optional<PolicyFailure>* failure);
   // Hands saved state to P.restore (when present). Returns why it failed.
   std::optional<PolicyFailure> restore(const SavedPolicyState& state);
+
+  // The files it loaded so far: the policy file first, then each lib module
+  // in the order required (a require inside schedule adds one later).
+  const std::vector<PolicySource>& sources() const;
 
   // Bytes the Lua state holds now.
   std::size_t memory_used() const;

@@ -100,6 +100,8 @@ class PassContext {
   const std::vector<Action>& actions() const { return actions_; }
   // Refusals seen in this pass, by code (for statistics).
   const std::vector<int>& refusal_counts() const { return refusal_counts_; }
+  // The refusals themselves: kept in a dry pass only (sched policy check).
+  const std::vector<Refusal>& refusals() const { return refusals_; }
 
  private:
   struct Mark {
@@ -122,6 +124,7 @@ class PassContext {
   std::unordered_map<JobId, Mark> marks_;
   std::vector<Action> actions_;
   std::vector<int> refusal_counts_;
+  std::vector<Refusal> refusals_;
   std::vector<const Job*> pending_;  // the part of the queue walked so far
   std::optional<PendingQueue::Cursor> pending_cursor_;
   bool pending_complete_ = false;

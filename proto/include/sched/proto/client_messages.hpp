@@ -37,6 +37,11 @@ inline constexpr std::string_view kStepAttach = "step.attach";
 inline constexpr std::string_view kJobHold = "job.hold";
 inline constexpr std::string_view kJobRelease = "job.release";
 inline constexpr std::string_view kJobRequeue = "job.requeue";
+// ---- issue 22: the administrator's policy workflow (check, set, history, rollback)
+inline constexpr std::string_view kPolicyCheck = "policy.check";
+inline constexpr std::string_view kPolicySet = "policy.set";
+inline constexpr std::string_view kPolicyHistory = "policy.history";
+inline constexpr std::string_view kPolicyRollback = "policy.rollback";
 // schedd → the client that ran a step (no reply); step.output and
 // step.exited too (step_messages.hpp).
 inline constexpr std::string_view kStepResized = "step.resized";
@@ -498,6 +503,113 @@ struct PolicyInfoReply {
     v("fallback", fallback);
     v("reverts", reverts);
     v("last_revert", last_revert);
+  }
+};
+
+// ---- issue 22: the administrator's policy workflow
+
+// policy.check and policy.set request: a policy file on schedd's host, or
+// the name of one in its policy folder, with its parameters (key=value as
+// `--param` reads them).
+struct PolicyFileRequest {
+  std::string policy;
+  std::map<std::string, std::string> params;
+  template <class V>
+  void fields(V& v) {
+    v("policy", policy);
+    v("params", params);
+  }
+};
+
+struct PolicyActionInfo {  // one action a dry pass would enact
+  std::string action;      // start, expand, shrink, request_perf, preempt, reserve
+  std::uint64_t job = 0;
+  int nodes = 0;                    // start: size; expand/shrink: target size
+  std::optional<int> from_nodes;    // expand/shrink: the size now
+  std::optional<double> time;       // reserve: expected start
+  std::optional<std::string> mode;  // preempt: requeue, cancel
+  template <class V>
+  void fields(V& v) {
+    v("action", action);
+    v("job", job);
+    v("nodes", nodes);
+    v("from_nodes", from_nodes);
+    v("time", time);
+    v("mode", mode);
+  }
+};
+
+struct PolicyRefusalInfo {  // one action the engine refused in a dry pass
+  std::string code;         // as in stats' refusals: over_allocation, below_min, ...
+  std::uint64_t job = 0;
+  std::string message;
+  template <class V>
+  void fields(V& v) {
+    v("code", code);
+    v("job", job);
+    v("message", message);
+  }
+};
+
+struct PolicyCheckReply {
+  std::string name;  // the policy's name ("" when it did not load)
+  std::string path;
+  bool ok = false;  // loaded, restored and dry-passed: `policy set` would take it
+  std::optional<PolicyFailureInfo> failure;
+  std::vector<std::string> files;  // what it loaded: the file, then its lib modules
+  std::vector<PolicyActionInfo> actions;
+  std::vector<PolicyRefusalInfo> refusals;
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("path", path);
+    v("ok", ok);
+    v("failure", failure);
+    v("files", files);
+    v("actions", actions);
+    v("refusals", refusals);
+  }
+};
+
+struct PolicyVersionInfo {  // one deployed version in the journal
+  std::uint64_t version = 0;
+  double time = 0;
+  std::string user;  // who deployed it ("schedd" for the one loaded at start, or a file edit)
+  std::string how;   // load, reload, set, rollback to N, revert to N
+  std::string name;
+  std::string path;
+  std::string hash;  // SHA-256 over the file and its lib modules
+  std::map<std::string, std::string> params;
+  std::vector<std::string> files;
+  bool current = false;
+  template <class V>
+  void fields(V& v) {
+    v("version", version);
+    v("time", time);
+    v("user", user);
+    v("how", how);
+    v("name", name);
+    v("path", path);
+    v("hash", hash);
+    v("params", params);
+    v("files", files);
+    v("current", current);
+  }
+};
+
+struct PolicyHistoryReply {
+  std::vector<PolicyVersionInfo> versions;  // oldest first
+  template <class V>
+  void fields(V& v) {
+    v("versions", versions);
+  }
+};
+
+struct PolicyRollbackRequest {
+  std::optional<std::uint64_t> version;  // none: the one before the current
+  template <class V>
+  void fields(V& v) {
+    v("version", version);
   }
 };
 

@@ -1,0 +1,88 @@
+// The journal of deployed policy versions (issue 22 item 4): append only,
+// with every file's text, kept across a reopen; a schema-2 file gains it.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "state_store.hpp"
+
+namespace sched {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PolicyVersionsStore : public ::testing::Test {
+ protected:
+  PolicyVersionsStore() {
+    dir_ = fs::temp_directory_path() /
+           ("sched-policy-versions-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "state.db").string();
+  }
+  ~PolicyVersionsStore() override { fs::remove_all(dir_); }
+
+  static PolicyVersionRecord record(const std::string& name, const std::string& text) {
+    PolicyVersionRecord r;
+    r.time = 100.5;
+    r.user = "root";
+    r.how = "set";
+    r.name = name;
+    r.path = "/etc/sched/" + name + ".lua";
+    r.hash = "abc" + name;
+    r.params = {{"depth", "3"}, {"mode", "fast"}};
+    r.files = {{name + ".lua", r.path, text},
+               {"lib/easy.lua", "/etc/sched/lib/easy.lua", "-- lib\n"}};
+    return r;
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+TEST_F(PolicyVersionsStore, AppendsAndReadsBackInOrder) {
+  {
+    auto store = StateStore::open(path_);
+    EXPECT_TRUE(store->policy_versions().empty());
+    EXPECT_EQ(store->append_policy_version(record("fcfs", "return {'\"quotes\"'}\n")), 1u);
+    EXPECT_EQ(store->append_policy_version(record("easy", "-- easy\n")), 2u);
+  }
+  auto store = StateStore::open(path_);
+  const auto versions = store->policy_versions();
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[0].version, 1u);
+  EXPECT_EQ(versions[0].name, "fcfs");
+  EXPECT_EQ(versions[0].user, "root");
+  EXPECT_EQ(versions[0].how, "set");
+  EXPECT_EQ(versions[0].time, 100.5);
+  EXPECT_EQ(versions[0].hash, "abcfcfs");
+  EXPECT_EQ(versions[0].path, "/etc/sched/fcfs.lua");
+  EXPECT_EQ(versions[0].params.at("depth"), "3");
+  EXPECT_EQ(versions[0].params.at("mode"), "fast");
+  ASSERT_EQ(versions[0].files.size(), 2u);
+  EXPECT_EQ(versions[0].files[0].text, "return {'\"quotes\"'}\n");
+  EXPECT_EQ(versions[0].files[1].name, "lib/easy.lua");
+  EXPECT_EQ(versions[1].version, 2u);
+  EXPECT_EQ(versions[1].files[0].text, "-- easy\n");
+}
+
+TEST_F(PolicyVersionsStore, ASchema2FileGainsTheTable) {
+  StateStore::open(path_);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE policy_versions; PRAGMA user_version = 2;", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = StateStore::open(path_);
+  EXPECT_TRUE(store->policy_versions().empty());
+  EXPECT_EQ(store->append_policy_version(record("fcfs", "x")), 1u);
+  EXPECT_EQ(store->policy_versions().size(), 1u);
+}
+
+}  // namespace
+}  // namespace sched
