@@ -26,7 +26,9 @@ RouteTable client_routes() {
       .add(type::kCorridorShow, handlers::corridor_show)
       .add(type::kStats, handlers::stats)
       .add(type::kStepRun, handlers::step_run)
-      .add(type::kStepAttach, handlers::step_attach);
+      .add(type::kStepAttach, handlers::step_attach)
+      // ---- issue 19
+      .add(type::kEventsReplay, handlers::events_replay);
   return routes;
 }
 
