@@ -70,6 +70,8 @@ TEST(OpsLogs, APolicyFailingOnLivePassesIsLoggedWithFileAndLineAndShownBySchedPo
   ClusterOptions options;
   options.policy = path;
   LocalCluster cluster(options);
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
   cluster.submit("#!/bin/sh\ntrue\n");  // pending: the pass has a job to fail on
   ASSERT_TRUE(eventually([&] { return policy_info(cluster).failed_passes >= 1; }))
       << cluster.logs();
@@ -95,18 +97,21 @@ TEST(OpsLogs, APolicyFailingOnLivePassesIsLoggedWithFileAndLineAndShownBySchedPo
 TEST(OpsLogs, SighupAppliesLiveKeysNamesThoseWaitingForARestartAndRefusesABrokenConfig) {
   ClusterOptions options;
   options.log_level = "info";
-  LocalCluster cluster(options);  // no agent: jobs stay pending
-  const std::string script = "#!/bin/sh\ntrue\n";
+  LocalCluster cluster(options);
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  // One job holds the node; the others wait.
+  const std::string script = "#!/bin/sh\nsleep 60\n";
+  ASSERT_TRUE(cluster.wait_state(cluster.submit(script), "RUNNING")) << cluster.logs();
   cluster.submit(script);
-  cluster.submit(script);
-  cluster.submit(script);  // no limit yet
+  cluster.submit(script);  // no limit yet: two pending
 
   const std::string original = [&] {
     std::ifstream in(config_path(cluster));
     return std::string(std::istreambuf_iterator<char>(in), {});
   }();
   std::ofstream(config_path(cluster))
-      << original << "\n[limits]\nmax_pending_jobs_per_user = 3\n[power]\nidle_w_per_node = 50.0\n";
+      << original << "\n[limits]\nmax_pending_jobs_per_user = 2\n[power]\nidle_w_per_node = 50.0\n";
   cluster.signal_schedd(SIGHUP);
   ASSERT_TRUE(eventually([&] {
     return cluster.logs().find(
@@ -114,7 +119,7 @@ TEST(OpsLogs, SighupAppliesLiveKeysNamesThoseWaitingForARestartAndRefusesABroken
                "restart=power.idle_w_per_node") != std::string::npos;
   })) << cluster.logs();
   const std::string refused = error_of([&] { cluster.submit(script); });
-  EXPECT_NE(refused.find("max_pending_jobs_per_user = 3"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("max_pending_jobs_per_user = 2"), std::string::npos) << refused;
   // Logged once, as its auth.denied event; another refusal as itself.
   EXPECT_NE(cluster.logs().find("event=auth.denied seq="), std::string::npos) << cluster.logs();
   EXPECT_NE(cluster.logs().find("request=submit code=limit"), std::string::npos) << cluster.logs();
@@ -137,7 +142,7 @@ TEST(OpsLogs, SighupAppliesLiveKeysNamesThoseWaitingForARestartAndRefusesABroken
   })) << cluster.logs();
   EXPECT_NE(cluster.logs().find("limits.max_pending: unknown key"), std::string::npos)
       << cluster.logs();
-  EXPECT_NE(error_of([&] { cluster.submit(script); }).find("max_pending_jobs_per_user = 3"),
+  EXPECT_NE(error_of([&] { cluster.submit(script); }).find("max_pending_jobs_per_user = 2"),
             std::string::npos);
 }
 
