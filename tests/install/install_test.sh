@@ -83,6 +83,12 @@ grep -q "agent.toml: secret-key-file: no such file: $work/none.key" check.out \
 "$stage/sbin/nodeagent" --check-config --config agent.toml --secret-key-file "$work/keys/n1.key" \
   --server-public-key-file "$work/keys/schedd.pub" --spool-dir "$work/spool" >check.out 2>&1 \
   || fail "nodeagent check-config: $(cat check.out)"
+# The installed nodeagent looks for plugins in its own prefix.
+if "$stage/sbin/nodeagent" --check-config --config agent.toml --power-meter no_such \
+  --secret-key-file "$work/keys/n1.key" --server-public-key-file "$work/keys/schedd.pub" \
+  >check.out 2>&1; then fail "an unknown power meter passed"; fi
+grep -q "power-meter: .*not found: no libsched_power_no_such.so in $stage/lib[^,]*/sched/plugins" \
+  check.out || fail "nodeagent does not look in the installed plugins: $(cat check.out)"
 
 # A local cluster of the installed daemons runs a job; the policy is the
 # installed one, not the source tree's.
