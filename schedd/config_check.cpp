@@ -32,11 +32,15 @@ std::vector<std::string> check_config(const DaemonConfig& config, const std::str
     }
   }
 
-  // The state folder is made at start: it or its parent must be there.
-  const fs::path state = config.state_dir;
-  if (fs::exists(state, ec) ? !fs::is_directory(state, ec)
-                            : !fs::is_directory(fs::absolute(state).parent_path(), ec)) {
-    problem("server.state_dir", config.state_dir + " is neither a folder nor can be made in one");
+  // The state folder is made at start, with its missing parents: what of
+  // its path exists must be a folder.
+  fs::path existing = fs::absolute(config.state_dir);
+  while (!fs::exists(existing, ec) && existing.has_relative_path()) {
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, ec)) {
+    problem("server.state_dir",
+            config.state_dir + " cannot be made: " + existing.string() + " is no folder");
   }
   // Key files at their default places are made on first start; configured
   // elsewhere they must exist.

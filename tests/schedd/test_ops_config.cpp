@@ -45,13 +45,20 @@ TEST(CheckConfig, AUsableConfigHasNoProblemAndNothingIsMade) {
   luatest::TempDir dir;
   EXPECT_EQ(check_config(usable(dir), "s.toml"), std::vector<std::string>{});
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "state"));
+  // schedd makes missing parents too.
+  DaemonConfig deeper = usable(dir);
+  deeper.state_dir = (dir.path() / "a/b/state").string();
+  deeper.authorized_agents_file = default_authorized_agents_file(deeper);
+  deeper.secret_key_file = default_secret_key_file(deeper);
+  EXPECT_EQ(check_config(deeper, "s.toml"), std::vector<std::string>{});
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "a"));
 }
 
 TEST(CheckConfig, EachProblemNamesFileAndKey) {
   luatest::TempDir dir;
   DaemonConfig c = usable(dir);
   c.policy = "no_such";
-  c.state_dir = "/no/such/parent/state";
+  c.state_dir = dir.write("a-file", "") + "/sub/state";          // under a file: cannot be made
   c.authorized_agents_file = default_authorized_agents_file(c);  // made at start: no problem
   c.secret_key_file = "/no/such.key";
   c.client_endpoint = "127.0.0.1:7100";
@@ -59,7 +66,8 @@ TEST(CheckConfig, EachProblemNamesFileAndKey) {
   const auto problems = check_config(c, "s.toml");
   ASSERT_EQ(problems.size(), 5u) << ::testing::PrintToString(problems);
   EXPECT_EQ(problems[0].rfind("s.toml: scheduler.policy: no file no_such", 0), 0u);
-  EXPECT_EQ(problems[1].rfind("s.toml: server.state_dir: ", 0), 0u);
+  EXPECT_EQ(problems[1], "s.toml: server.state_dir: " + c.state_dir + " cannot be made: " +
+                             (dir.path() / "a-file").string() + " is no folder");
   EXPECT_EQ(problems[2], "s.toml: security.secret_key_file: no such file: /no/such.key");
   EXPECT_EQ(problems[3].rfind("s.toml: log.file: ", 0), 0u);
   EXPECT_EQ(problems[4].rfind("s.toml: server.client_endpoint: expected", 0), 0u);
