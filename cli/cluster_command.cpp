@@ -35,15 +35,16 @@ fs::path default_state_dir() {
   return fs::current_path() / "sched-state";
 }
 
-// schedd and nodeagent: beside this program when installed, or where the
-// build tree puts them.
+// schedd and nodeagent: beside this program or in the prefix's sbin when
+// installed, or where the build tree puts them.
 fs::path find_program(const std::string& name, const std::string& build_subdir) {
   if (const char* dir = std::getenv("SCHED_BIN_DIR"); dir && *dir) {
     if (fs::exists(fs::path(dir) / name)) return fs::path(dir) / name;
   }
   const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
   for (const fs::path& candidate :
-       {self / name, self.parent_path() / build_subdir / name, self.parent_path() / "bin" / name}) {
+       {self / name, self.parent_path() / "sbin" / name, self.parent_path() / build_subdir / name,
+        self.parent_path() / "bin" / name}) {
     if (fs::exists(candidate)) return candidate;
   }
   throw std::runtime_error("cannot find " + name + " (looked beside " + self.string() +

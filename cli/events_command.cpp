@@ -3,10 +3,12 @@
 // keys (docs/protocol.md §9).
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <msgpack.hpp>
 #include <optional>
@@ -57,8 +59,9 @@ std::string reachable(const std::string& event_endpoint, const std::string& clie
 
 struct EventsArgs {
   std::vector<std::string> topics;
-  long count = 0;      // 0: no limit
-  double timeout = 0;  // seconds without an event; 0: none
+  long long since = -1;  // >= 0: the journal's events after this seq first
+  long count = 0;        // 0: no limit
+  double timeout = 0;    // seconds without an event; 0: none
 };
 
 // The next event, waiting up to `wait`; nothing on timeout or interruption.
@@ -91,6 +94,63 @@ std::optional<proto::EventMsg> next_event(zmq::socket_t& sub, std::chrono::milli
   }
 }
 
+// Prints events in order, each once: with --since, the journal's after
+// that seq, then the live ones (docs/protocol.md §9.8). The subscription is
+// made first and its events wait in the socket while the journal is read; a
+// live event at or below what was printed is a duplicate and dropped, and
+// one past the next expected seq means the subscription took hold after the
+// journal was read: the gap is read from the journal before it is printed.
+class Printer {
+ public:
+  explicit Printer(const EventsArgs& args)
+      : args_(args), last_(static_cast<std::uint64_t>(std::max(args.since, 0LL))) {}
+
+  bool done() const { return args_.count > 0 && printed_ >= args_.count; }
+
+  // A live event.
+  void live(const proto::EventMsg& event) {
+    if (args_.since < 0) {
+      print(event);
+      return;
+    }
+    if (event.seq <= last_) return;  // already printed from the journal
+    if (event.seq > last_ + 1) replay(event.seq - 1);
+    if (!done() && event.seq > last_) emit(event);
+  }
+
+  // The journal's events after what was printed, up to `until` (inclusive).
+  void replay(std::uint64_t until) {
+    while (!done() && last_ < until) {
+      proto::EventsReplayRequest request;
+      request.since = last_;
+      const auto page =
+          client().call<proto::EventsReplayReply>(proto::type::kEventsReplay, request);
+      for (const auto& event : page.events) {
+        if (event.seq > until || done()) return;
+        emit(event);
+      }
+      if (page.events.empty() || last_ >= page.last_seq) return;
+    }
+  }
+
+ private:
+  void emit(const proto::EventMsg& event) {
+    last_ = event.seq;
+    // The subscription takes every topic so that gaps show; the filter is here.
+    bool wanted = args_.topics.empty();
+    for (const auto& topic : args_.topics) wanted = wanted || event.topic.rfind(topic, 0) == 0;
+    if (wanted) print(event);
+  }
+  void print(const proto::EventMsg& event) {
+    std::cout << to_json(event).dump() << std::endl;  // flushed: a pipe's reader sees it now
+    ++printed_;
+  }
+
+  const EventsArgs& args_;
+  std::uint64_t last_;
+  long printed_ = 0;
+};
+
 void watch(const EventsArgs& args) {
   const auto stats = client().call<proto::StatsReply>(proto::type::kStats, proto::Empty{});
   if (stats.event_endpoint.empty()) {
@@ -103,20 +163,23 @@ void watch(const EventsArgs& args) {
   // Encrypted when schedd bound its event socket off loopback.
   secure_socket(sub, stats.event_endpoint);
   sub.connect(endpoint);
-  if (args.topics.empty()) sub.set(zmq::sockopt::subscribe, "");
-  for (const auto& topic : args.topics) sub.set(zmq::sockopt::subscribe, topic);
+  const bool replaying = args.since >= 0;
+  if (args.topics.empty() || replaying) sub.set(zmq::sockopt::subscribe, "");
+  if (!replaying) {
+    for (const auto& topic : args.topics) sub.set(zmq::sockopt::subscribe, topic);
+  }
   install_stop_handlers();
 
+  Printer printer(args);
+  if (replaying) printer.replay(std::numeric_limits<std::uint64_t>::max());
   using Clock = std::chrono::steady_clock;
   const auto idle_limit = std::chrono::duration<double>(args.timeout);
   auto last = Clock::now();
-  long printed = 0;
-  while (!stop_requested && (args.count == 0 || printed < args.count)) {
+  while (!stop_requested && !printer.done()) {
     if (args.timeout > 0 && Clock::now() - last >= idle_limit) break;
     // Short waits, so that the idle timeout is checked often enough.
     if (auto event = next_event(sub, std::chrono::milliseconds(100))) {
-      std::cout << to_json(*event).dump() << std::endl;  // flushed: a pipe's reader sees it now
-      ++printed;
+      printer.live(*event);
       last = Clock::now();
     }
   }
@@ -133,6 +196,11 @@ void add_events_command(CLI::App& app) {
                    "Only topics starting with this (job., node., power., ...); repeatable")
       ->delimiter(',');
   events->add_option("--count", args->count, "Stop after N events")->check(positive_number());
+  events
+      ->add_option("--since", args->since,
+                   "First the journal's events after this sequence number (0: all), then "
+                   "the live ones: none missed, none twice")
+      ->check(CLI::NonNegativeNumber);
   events
       ->add_option("--timeout", args->timeout,
                    "Stop after SECONDS without an event (default: run until interrupted)")

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "sched/install_layout.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/policy_host.hpp"
 #include "sched/sim/elastic_workload.hpp"
@@ -133,7 +134,7 @@ void run_sim(const SimOptions& options) {
   }
 
   // Resolve and load every policy before spending time on the workload.
-  const std::string dir = default_policy_dir();
+  const std::string dir = layout::policy_dir_or(default_policy_dir());
   std::vector<std::string> paths;
   for (const std::string& name : options.policies) {
     auto path = resolve_policy_path(name, dir);

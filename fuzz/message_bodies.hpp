@@ -25,7 +25,9 @@ using Bodies = std::tuple<
     ProcInit, ProcInitReply, ProcPhase, ProcFinalize, ProcAdaptNotice, ProcAdaptBegin,
     ProcAdaptBeginReply, ProcAdaptCommit, StepOutput, StepExited, EventMsg,
     // added later, at the end so that the corpus's first bytes keep their bodies
-    JobTaskRef>;
+    JobTaskRef,
+    // ---- issue 19: events.replay
+    EventsReplayRequest, EventsReplayReply>;
 
 constexpr std::size_t kBodies = std::tuple_size_v<Bodies>;
 

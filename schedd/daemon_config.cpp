@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sched/daemon_log.hpp"
+#include "sched/install_layout.hpp"
 #include "sched/policy_host.hpp"
 
 namespace sched::daemon {
@@ -244,6 +246,21 @@ DaemonConfig load_config(const std::string& path) {
                 {"corridor_lower_w", number(c.corridor_lower_w, f, 0)},
                 {"corridor_upper_w", number(c.corridor_upper_w, f, 0)}});
   };
+  // ---- issue 19
+  sections["log"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"level",
+                 [&](const toml::node& v, const std::string& vkey) {
+                   const auto level = v.value<std::string>();
+                   if (!level || !layout::valid_log_level(*level)) {
+                     fail(f, vkey,
+                          "expected \"trace\", \"debug\", \"info\", \"warn\" or \"error\"");
+                   }
+                   c.log_level = *level;
+                 }},
+                {"file", text(c.log_file, f)}});
+  };
   for (const auto& [key, node] : root) {
     const std::string name(key.str());
     auto it = sections.find(name);
@@ -269,7 +286,8 @@ void complete_config(DaemonConfig& config) {
       config.state_dir = "./sched-state";
     }
   }
-  if (config.policy_dir.empty()) config.policy_dir = default_policy_dir();
+  // ---- issue 19: an installed schedd defaults to its prefix's policies
+  if (config.policy_dir.empty()) config.policy_dir = layout::policy_dir_or(default_policy_dir());
   if (config.secret_key_file.empty()) config.secret_key_file = default_secret_key_file(config);
   if (config.authorized_agents_file.empty()) {
     config.authorized_agents_file = default_authorized_agents_file(config);

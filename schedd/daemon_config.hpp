@@ -94,6 +94,12 @@ struct DaemonConfig {
   double idle_w_per_node = 71;
   double corridor_lower_w = 0;  // 0/0: no corridor
   double corridor_upper_w = 0;
+
+  // ---- issue 19
+  // [log] level (trace, debug, info, warn, error) and file ("": stderr, the
+  // journal under systemd); --log-level and --log-file win.
+  std::string log_level = "info";
+  std::string log_file;
 };
 
 // Reads a config file. Unknown keys and wrong types are errors that name the

@@ -1,6 +1,7 @@
 #include "schedd.hpp"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -14,11 +15,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "config_reload.hpp"
+#include "event_log.hpp"
+#include "event_wire.hpp"
 #include "sched/convert/wire_convert.hpp"
 
 namespace sched::daemon {
-
-using convert::event_msg;
 
 namespace {
 
@@ -219,11 +221,7 @@ void Daemon::auth_denied(Event event) {
                  LogLimiter::kLines, LogLimiter::kIntervalS);
   }
   if (!admitted) return;
-  if (event.user.empty()) {
-    spdlog::warn("auth.denied: {}", event.message);
-  } else {
-    spdlog::warn("auth.denied: {} ({}): {}", event.user, event.reason, event.message);
-  }
+  // Logged once, as every event is, by on_event.
   event.type = EventType::AuthDenied;
   engine_.publish(std::move(event));
 }
@@ -273,6 +271,7 @@ void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
       if (reload && reload->exchange(false)) {
         if (auto error = agent_keys_->reload())
           spdlog::error("{} (the keys read before stay)", *error);
+        reload_config();
       }
       // Connections wait for their answer: before the messages.
       if (items[2].revents & ZMQ_POLLIN) zap_->answer();
@@ -349,8 +348,7 @@ void Daemon::on_timers(double now) {
 }
 
 void Daemon::node_lost(const std::string& node, const std::string& why) {
-  node_reasons_[node] = why;
-  spdlog::warn("node {} is down: {}", node, why);
+  node_reasons_[node] = why;  // logged with node.down (on_event)
   // Adaptations it took part in end first: an expansion rolled back gives
   // the node back before it goes down, so its job keeps running.
   enactor_.adaptations().node_lost(node);
@@ -445,8 +443,22 @@ void Daemon::save_counters() {
   saved_counters_ = counters;
 }
 
-void Daemon::on_event(const Event& event) {
+void Daemon::on_event(const Event& engine_event) {
+  // ---- issue 19: a drain's or a loss's reason travels with its event, to
+  // the journal, the wire and the log.
+  Event event = engine_event;
+  if ((event.type == EventType::NodeDown || event.type == EventType::NodeDrain) &&
+      event.message.empty()) {
+    if (auto it = node_reasons_.find(event.node); it != node_reasons_.end()) {
+      event.message = it->second;
+    }
+  }
   store_->append_event(event);
+  // ---- issue 19: the one log line of each event (event_log.hpp)
+  if (const auto level = event_log_level(event); spdlog::should_log(level)) {
+    spdlog::log(level, "{}",
+                event_log_line(event, is_job_event(event) ? engine_.find_job(event.job) : nullptr));
+  }
   // auth.denied names the job a refused request was about: nothing of it changed.
   if (event.job != 0 && event.type != EventType::AuthDenied) {
     if (const Job* job = engine_.find_job(event.job)) {
@@ -468,9 +480,30 @@ void Daemon::on_event(const Event& event) {
     store_->set_meta(kCorridorMeta, nlohmann::json::array({event.lower_w, event.upper_w}).dump());
   }
   const std::string topic(sched::topic(event.type));
-  const std::string body = proto::encode_body(event_msg(event));
+  // ---- issue 19: with its job's name, user, partition, exit code (event_wire.hpp)
+  const std::string body = proto::encode_body(
+      published_event(event, is_job_event(event) ? engine_.find_job(event.job) : nullptr));
   events_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
   events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
+}
+
+// ---- issue 19
+void Daemon::reload_config() {
+  if (!config_source_) return;
+  try {
+    const DaemonConfig fresh = config_source_();
+    std::vector<std::string> restart;
+    const auto applied = apply_live_config(config_, fresh, restart);
+    spdlog::info("config=reloaded applied={} restart={}",
+                 applied.empty() ? "-" : fmt::format("{}", fmt::join(applied, ",")),
+                 restart.empty() ? "-" : fmt::format("{}", fmt::join(restart, ",")));
+    if (!restart.empty()) {
+      spdlog::warn("config: {} changed; schedd takes that at its next start",
+                   fmt::join(restart, ", "));
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("config=refused message={}", log_value(e.what()));
+  }
 }
 
 void Daemon::rebuild_fair_share() {

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,6 +53,15 @@ class Daemon : private EventSink {
   // and it is set back to false.
   void run(const std::atomic<bool>& stop, std::atomic<bool>* reload = nullptr);
 
+  // ---- issue 19
+  // What SIGHUP also does: `source` reads the config again (with the command
+  // line's overrides, and sets up the log from it), throwing when it cannot;
+  // the keys schedd can take live are applied (config_reload.hpp), the others
+  // logged as waiting for a restart.
+  void set_config_source(std::function<DaemonConfig()> source) {
+    config_source_ = std::move(source);
+  }
+
   // schedd's CURVE public key (Z85), which agents and remote clients need.
   const std::string& public_key() const { return key_.public_key; }
 
@@ -82,7 +92,8 @@ class Daemon : private EventSink {
   void auth_denied(Event event);
 
   // ---- journal and events
-  void on_event(const Event& event) override;
+  void on_event(const Event& engine_event) override;
+  void reload_config();  // ---- issue 19
   void save_job(const Job& job);
   void save_nodes();
   void save_counters();  // jobs_submitted, messages, bad_messages, when changed
@@ -145,6 +156,7 @@ class Daemon : private EventSink {
   const RouteTable client_routes_ = client_routes();
   const RouteTable agent_routes_ = agent_routes();
   Access access_{config_, [this](Event event) { auth_denied(std::move(event)); }};
+  std::function<DaemonConfig()> config_source_;  // ---- issue 19
 };
 
 }  // namespace sched::daemon

@@ -1,7 +1,6 @@
 // schedd: the scheduler daemon. `schedd [--config FILE] [--state-dir DIR]`;
 // with no config it runs on built-in defaults (loopback endpoints).
 #include <malloc.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -9,7 +8,9 @@
 #include <csignal>
 #include <iostream>
 
+#include "config_check.hpp"
 #include "daemon_config.hpp"
+#include "sched/daemon_log.hpp"
 #include "schedd.hpp"
 
 namespace {
@@ -31,11 +32,12 @@ int main(int argc, char** argv) {
   std::string config_path;
   std::string state_dir;
   std::string policy;
-  std::string log_level = "info";
+  std::string log_level, log_file;
   std::string client_endpoint, agent_endpoint, event_endpoint;
   std::string munge_socket;
   std::string secret_key_file, authorized_agents_file;
   bool allow_root_jobs = false;
+  bool check_only = false;
   app.add_option("-c,--config", config_path, "Configuration file (TOML); default: built-in")
       ->check(CLI::ExistingFile);
   app.add_option("--state-dir", state_dir, "Where the journal lives (overrides the config)");
@@ -49,16 +51,22 @@ int main(int argc, char** argv) {
                  "Overrides security.authorized_agents_file");
   app.add_flag("--allow-root-jobs", allow_root_jobs,
                "Sets jobs.allow_root_jobs (the local cluster's)");
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error (overrides log.level)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  app.add_option("--log-file", log_file,
+                 "Log to this file, appended (overrides log.file; default: stderr, which "
+                 "systemd sends to the journal)");
+  app.add_flag("--check-config", check_only,
+               "Check the config (with the options above) and exit: 0 when usable, 1 with "
+               "what is wrong, by file and key; nothing is started");
   app.set_version_flag("--version", std::string("schedd 0.1.0"));
   CLI11_PARSE(app, argc, argv);
 
-  // Logs go to stderr; stdout carries only the endpoints.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("schedd"));
-  spdlog::set_level(spdlog::level::from_str(log_level));
-  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [schedd] [%^%l%$] %v");
-  try {
+  // Logs go to stderr until the config says otherwise; stdout carries only
+  // the endpoints.
+  sched::layout::setup_daemon_log("schedd", {});
+  // The config file with the command line over it: at start and on SIGHUP.
+  auto read_config = [&] {
     sched::daemon::DaemonConfig config = config_path.empty()
                                              ? sched::daemon::DaemonConfig{}
                                              : sched::daemon::load_config(config_path);
@@ -71,13 +79,32 @@ int main(int argc, char** argv) {
     if (!secret_key_file.empty()) config.secret_key_file = secret_key_file;
     if (!authorized_agents_file.empty()) config.authorized_agents_file = authorized_agents_file;
     if (allow_root_jobs) config.allow_root_jobs = true;
+    if (!log_level.empty()) config.log_level = log_level;
+    if (!log_file.empty()) config.log_file = log_file;
     sched::daemon::complete_config(config);
+    return config;
+  };
+  try {
+    sched::daemon::DaemonConfig config = read_config();
+    if (check_only) {
+      const std::string source = config_path.empty() ? "built-in defaults" : config_path;
+      const auto problems = sched::daemon::check_config(config, source);
+      for (const std::string& problem : problems) std::cerr << problem << "\n";
+      if (problems.empty()) std::cout << source << ": ok\n";
+      return problems.empty() ? 0 : 1;
+    }
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     std::signal(SIGPIPE, SIG_IGN);
-    std::signal(SIGHUP, on_hangup);  // reads the authorised agent keys again
+    sched::layout::setup_daemon_log("schedd", {config.log_level, config.log_file});
+    std::signal(SIGHUP, on_hangup);  // reads the authorised agent keys and the config again
     sched::daemon::Daemon daemon(std::move(config));
+    daemon.set_config_source([&] {
+      sched::daemon::DaemonConfig fresh = read_config();
+      sched::layout::setup_daemon_log("schedd", {fresh.log_level, fresh.log_file});
+      return fresh;
+    });
     // Tools that start schedd on port 0 read the endpoints from here.
     std::cout << "clients " << daemon.client_endpoint() << "\nagents " << daemon.agent_endpoint()
               << "\nevents " << daemon.event_endpoint() << std::endl;

@@ -17,6 +17,7 @@ packages=(
   libsqlite3-dev           # state journal
   libcli11-dev             # command line
   libspdlog-dev            # logging
+  help2man                 # man pages from the programs' --help (dist/)
   libtomlplusplus-dev      # config and native workloads
   nlohmann-json3-dev       # JSON output
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,13 +1,16 @@
 // nodeagent: one per compute node (or several per machine as virtual nodes
 // with --node-name and --cores).
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
+#include <filesystem>
+#include <iostream>
 
 #include "agent.hpp"
+#include "config_check.hpp"
+#include "sched/daemon_log.hpp"
 
 namespace {
 std::atomic<bool> stop_requested{false};
@@ -17,7 +20,8 @@ void on_signal(int) { stop_requested.store(true); }
 int main(int argc, char** argv) {
   CLI::App app{"nodeagent: runs a node's jobs for schedd"};
   sched::agent::AgentOptions options;
-  std::string log_level = "info";
+  sched::layout::LogOptions log;
+  bool check_only = false;
   app.add_option("--engine", options.engine_endpoint, "schedd's agent endpoint")
       ->capture_default_str();
   app.add_option("--node-name", options.node_name, "Name of this node (default: the host name)");
@@ -52,8 +56,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--cgroup-root", options.cgroup_root, "Where the cgroup hierarchies are mounted")
       ->capture_default_str();
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+  app.add_option("--log-level", log.level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  app.add_option(
+      "--log-file", log.file,
+      "Log to this file, appended (default: stderr, which systemd sends to the journal)");
+  app.add_flag("--check-config", check_only,
+               "Check the options (and --config file) and exit: 0 when usable, 1 with what is "
+               "wrong, by key; nothing is started");
   app.set_version_flag("--version", std::string("nodeagent 0.1.0"));
   // The same options from a file (conf/nodeagent.toml: `power-meter = "rapl"`);
   // the command line wins, and a key that is no option is an error.
@@ -61,9 +71,24 @@ int main(int argc, char** argv) {
   app.allow_config_extras(CLI::config_extras_mode::error);
   CLI11_PARSE(app, argc, argv);
 
-  spdlog::set_default_logger(spdlog::stderr_color_mt("nodeagent"));
-  spdlog::set_level(spdlog::level::from_str(log_level));
-  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [nodeagent] [%^%l%$] %v");
+  if (check_only) {
+    const std::string file = app.get_config_ptr()->as<std::string>();
+    const std::string source = file.empty() ? "options" : file;
+    auto problems = sched::agent::check_options(options, source);
+    if (!log.file.empty() &&
+        !std::filesystem::is_directory(std::filesystem::absolute(log.file).parent_path())) {
+      problems.push_back(source + ": log-file: no folder for " + log.file);
+    }
+    for (const std::string& problem : problems) std::cerr << problem << "\n";
+    if (problems.empty()) std::cout << source << ": ok\n";
+    return problems.empty() ? 0 : 1;
+  }
+  try {
+    sched::layout::setup_daemon_log("nodeagent", log);
+  } catch (const std::exception& e) {
+    std::cerr << "nodeagent: " << e.what() << "\n";
+    return 1;
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sched/install_layout.hpp"
+
 namespace sched::plugins {
 namespace {
 
@@ -139,6 +141,8 @@ std::unique_ptr<PowerMeter> open_default_power_meter(const std::vector<std::stri
 std::vector<std::string> default_plugin_dirs() {
   std::vector<std::string> dirs;
   if (const char* dir = std::getenv("SCHED_PLUGIN_DIR"); dir && *dir) dirs.emplace_back(dir);
+  // An installed nodeagent uses its own prefix's plugins, not a build tree's.
+  if (auto installed = layout::installed_plugin_dir()) dirs.push_back(*installed);
   dirs.emplace_back(SCHED_PLUGIN_BUILD_DIR);
   return dirs;
 }

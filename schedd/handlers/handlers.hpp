@@ -57,6 +57,9 @@ void task_exited(const Message& m);
 void perf_report(const Message& m);
 void power_report(const Message& m);
 
+// ---- issue 19: events.cpp: the journal's events (replay).
+void events_replay(const Message& m);
+
 // Whether `job` (null: no such job) is not over and holds node `index`:
 // what an agent runs of it on that node belongs there (defined in agents.cpp).
 bool holds_node(const Job* job, NodeIndex index);

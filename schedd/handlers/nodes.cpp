@@ -1,4 +1,6 @@
 // Nodes: what clients see of them, and an administrator's drain and resume.
+#include <optional>
+
 #include "access.hpp"
 #include "handlers/handlers.hpp"
 #include "handlers/pages.hpp"
@@ -49,15 +51,24 @@ void node_update(const Message& m) {
                             "reason: at most " + std::to_string(kMaxReasonBytes) +
                                 " bytes of UTF-8 ('" + proto::excerpt(*body.reason) + "')");
   }
+  // The reason before the drain, so that its node.drain event carries it.
+  auto& reasons = m.daemon.node_reasons;
+  const auto before = reasons.find(body.name) != reasons.end()
+                          ? std::optional<std::string>(reasons[body.name])
+                          : std::nullopt;
+  if (body.state == "drain") {
+    reasons[body.name] = body.reason.value_or("drained by an administrator");
+  }
   if (const Status status = m.daemon.engine.set_node_draining(body.name, body.state == "drain");
       !status.ok()) {
+    if (before) {
+      reasons[body.name] = *before;
+    } else {
+      reasons.erase(body.name);
+    }
     throw_status(status);
   }
-  if (body.state == "drain") {
-    m.daemon.node_reasons[body.name] = body.reason.value_or("drained by an administrator");
-  } else {
-    m.daemon.node_reasons.erase(body.name);
-  }
+  if (body.state != "drain") reasons.erase(body.name);
   m.daemon.save_nodes();  // the drain and its reason outlive a restart
   m.reply(proto::Empty{});
 }

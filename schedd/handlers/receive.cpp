@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "event_log.hpp"
 #include "sched/auth/credential.hpp"
 #include "sched/proto/text.hpp"
 #include "sched/proto/transport.hpp"
@@ -81,8 +82,13 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
           e.code() == proto::code::kUnknownType || e.code() == proto::code::kUnauthenticated) {
         ++daemon.bad_messages;
       }
-      log_limited(log, daemon.clock.now(), rules.refused, rules.peers, "{} message {} refused: {}",
-                  rules.peers, proto::excerpt(envelope.type), e.what());
+      // Permission and limit refusals are logged with their auth.denied event.
+      if (e.code() != proto::code::kPermissionDenied && e.code() != proto::code::kLimit) {
+        log_limited(log, daemon.clock.now(), rules.refused, rules.peers,
+                    "refused peer={} type={} code={} user={} message={}", rules.peers,
+                    log_value(proto::excerpt(envelope.type)), e.code(),
+                    log_value(caller ? caller->user : std::string("-")), log_value(e.what()));
+      }
       message.reply_error(e.code(), e.what());
     }
   }

@@ -20,9 +20,9 @@ namespace sched::daemon {
 struct ReceiveRules {
   std::string_view peers;  // "client" or "agent", in the log
   // Log levels of a message that does not decode, and of one its handler
-  // refuses.
+  // refuses (docs/admin.md "Logs": a refused request is logged once).
   spdlog::level::level_enum undecodable = spdlog::level::info;
-  spdlog::level::level_enum refused = spdlog::level::debug;
+  spdlog::level::level_enum refused = spdlog::level::info;
   // Replies are dropped unread (agents answer nothing schedd needs).
   bool drop_replies = false;
   // Every refusal counts in stats.bad_messages, not only those of messages

@@ -31,7 +31,9 @@ RouteTable client_routes() {
       .add(type::kPolicyCheck, handlers::policy_check)
       .add(type::kPolicySet, handlers::policy_set)
       .add(type::kPolicyHistory, handlers::policy_history)
-      .add(type::kPolicyRollback, handlers::policy_rollback);
+      .add(type::kPolicyRollback, handlers::policy_rollback)
+      // ---- issue 19
+      .add(type::kEventsReplay, handlers::events_replay);
   return routes;
 }
 

@@ -37,7 +37,8 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
         type::kCorridorSet, type::kCorridorShow, type::kStats, type::kStepRun, type::kStepAttach,
         type::kJobHold, type::kJobRelease, type::kJobRequeue,
         // ---- issue 22
-        type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback}) {
+        type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback,
+        type::kEventsReplay}) {  // ---- issue 19
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

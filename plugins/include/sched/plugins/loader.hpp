@@ -29,7 +29,8 @@ std::unique_ptr<PowerMeter> open_default_power_meter(const std::vector<std::stri
                                                      std::string* why);
 
 // Where plugins are looked for unless the config says otherwise:
-// $SCHED_PLUGIN_DIR when set, then the build tree's plugins folder.
+// $SCHED_PLUGIN_DIR when set, then the installed prefix's lib/sched/plugins
+// when this program is installed, then the build tree's plugins folder.
 std::vector<std::string> default_plugin_dirs();
 
 // "libsched_power_<name>.so".

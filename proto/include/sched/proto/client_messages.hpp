@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sched/proto/event_messages.hpp"
 #include "sched/proto/step_messages.hpp"
 
 namespace sched::proto {
@@ -46,6 +47,8 @@ inline constexpr std::string_view kPolicyRollback = "policy.rollback";
 // step.exited too (step_messages.hpp).
 inline constexpr std::string_view kStepResized = "step.resized";
 inline constexpr std::string_view kStepDone = "step.done";
+// ---- issue 19: the journal's events after a sequence number (replay).
+inline constexpr std::string_view kEventsReplay = "events.replay";
 }  // namespace type
 
 // ------------------------------------------------------------------ jobs
@@ -725,6 +728,31 @@ struct StepResized {
     v("step", step);
     v("tasks", tasks);
     v("joined", joined);
+  }
+};
+
+// ---- issue 19
+// events.replay: the journal's events with seq > `since`, oldest first, at
+// most `limit` (and at most kMaxReplayEvents) a reply, each as published
+// (docs/protocol.md §9). `last_seq` is the journal's newest: a reader has
+// caught up when it has seen it.
+inline constexpr std::uint64_t kMaxReplayEvents = 1000;
+struct EventsReplayRequest {
+  std::uint64_t since = 0;
+  std::uint64_t limit = kMaxReplayEvents;
+  template <class V>
+  void fields(V& v) {
+    v("since", since);
+    v("limit", limit);
+  }
+};
+struct EventsReplayReply {
+  std::vector<EventMsg> events;
+  std::uint64_t last_seq = 0;
+  template <class V>
+  void fields(V& v) {
+    v("events", events);
+    v("last_seq", last_seq);
   }
 };
 

@@ -32,7 +32,13 @@ struct EventMsg {
   std::optional<std::string> file;
   std::optional<int> line;
   std::optional<std::string> message;
-  std::optional<std::string> user;  // auth.denied: who was refused
+  std::optional<std::string> user;  // auth.denied: who was refused; job.*: the job's user
+  // ---- issue 19: job.*: the job's name and partition; job.completed,
+  // job.failed, job.cancelled, job.timeout: its exit code (or minus the
+  // signal); the failure reason is in `reason`, as a node event's is.
+  std::optional<std::string> name;
+  std::optional<std::string> partition;
+  std::optional<int> exit_code;
   template <class V>
   void fields(V& v) {
     v("seq", seq);
@@ -56,6 +62,10 @@ struct EventMsg {
     v("line", line);
     v("message", message);
     v("user", user);
+    // ---- issue 19
+    v("name", name);
+    v("partition", partition);
+    v("exit_code", exit_code);
   }
 };
 
