@@ -7,7 +7,11 @@
 //      (the script's first command stamps the time).
 // Prints a table; never fails on time.
 //
+//   4. (--prefill N) submissions per second from one client while N jobs
+//      already wait, under --policy (issue 15: easy_backfill, 100,000).
+//
 //   build/bench/live_bench [--jobs N] [--cli-jobs N] [--latency-runs N]
+//                          [--prefill N --policy NAME]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -24,9 +28,9 @@ namespace {
 using sched::testing::LocalCluster;
 using Clock = std::chrono::steady_clock;
 
-sched::testing::ClusterOptions quiet() {
+sched::testing::ClusterOptions quiet(const std::string& policy = "fcfs") {
   sched::testing::ClusterOptions options;
-  options.policy = "fcfs";
+  options.policy = policy;
   options.log_level = "warn";
   return options;
 }
@@ -75,6 +79,16 @@ double cli_rate(LocalCluster& cluster, int jobs) {
   return jobs / seconds_since(start);
 }
 
+// One client's rate once `prefill` jobs wait behind a busy node (submitted
+// by four clients first, not timed).
+double rate_behind(const std::string& policy, int prefill, int jobs) {
+  LocalCluster cluster(quiet(policy));
+  cluster.start_agent("n1");
+  if (!cluster.wait_nodes_up(1)) throw std::runtime_error("the node did not come up");
+  api_rate(cluster, prefill, 4);
+  return api_rate(cluster, jobs, 1);
+}
+
 std::vector<double> latencies(int runs) {
   LocalCluster cluster(quiet());
   cluster.start_agent("n1");
@@ -106,8 +120,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--latency-runs", latency_runs, "Jobs timed from submission to start")
       ->capture_default_str();
+  int prefill = 0;
+  std::string policy = "easy_backfill";
+  app.add_option("--prefill", prefill,
+                 "Only this: one client's rate (--jobs submissions) while this many jobs wait");
+  app.add_option("--policy", policy, "The policy for --prefill")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
+    if (prefill > 0) {
+      const double rate = rate_behind(policy, prefill, jobs);
+      std::printf("| submissions/s, client API, 1 client, %d waiting, %s (%d jobs) | %.0f |\n",
+                  prefill, policy.c_str(), jobs, rate);
+      return 0;
+    }
     double one = 0, four = 0, cli = 0;
     {
       // One node busy with a long job: everything after it waits, as a
