@@ -128,7 +128,7 @@ int ctx_reserve(lua_State* L) {
 
 // ctx.running is a fresh plain table of the running jobs, made on first
 // read in a pass (a policy may sort it). ctx.pending is a plain sequence kept
-// across passes and patched on first read in a pass (lua_views.cpp): read-only
+// across passes and patched on first read in a pass (lua_pending_list.cpp): read-only
 // by contract, with the common ways of changing it refused.
 int ctx_index(lua_State* L) {
   const char* key = lua_tostring(L, 2);

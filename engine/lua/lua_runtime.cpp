@@ -117,7 +117,7 @@ int undefined_global_write(lua_State* L) {
 }
 
 // A job table is the engine's view: a new field is an error (an existing
-// one cannot be guarded without a proxy; see lua_views.cpp).
+// one cannot be guarded without a proxy; see lua_job_tables.cpp).
 int readonly_write(lua_State* L) {
   return luaL_error(L, "job tables are read-only (field '%s')", luaL_tolstring(L, 2, nullptr));
 }
@@ -257,7 +257,7 @@ void LuaRuntime::open_sandbox() {
   lua_setmetatable(L_, -2);
   ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
-  // ctx.pending: one plain sequence for the life of the state (lua_views.cpp).
+  // ctx.pending: one plain sequence for the life of the state (lua_pending_list.cpp).
   lua_newtable(L_);
   push_pending_metatable(L_);
   lua_setmetatable(L_, -2);

@@ -67,7 +67,7 @@ class LuaRuntime {
   // ctx.running: a fresh plain table of the running jobs' tables.
   void push_running_list(PassContext& ctx);
   // ctx.pending: the plain sequence kept across passes, brought up to date
-  // with the queue (lua_views.cpp).
+  // with the queue (lua_pending_list.cpp).
   void push_pending_list(PassContext& ctx);
   // The registry's ctx.pending, for the guards of table.sort & co.
   int pending_list_ref() const { return ref_pending_list_; }
@@ -87,7 +87,7 @@ class LuaRuntime {
   void set_pass_fields(PassContext& ctx);
   // The named fields of an event's topic, into the table at the top of the stack.
   void push_event_fields(const Event& event);
-  // ---- views (lua_views.cpp)
+  // ---- views (lua_job_tables.cpp, lua_pending_list.cpp)
   struct PendingSlot {
     PendingQueue::Key key;
     const Job* job;  // valid while the job is queued
