@@ -176,10 +176,42 @@ int guarded(lua_State* L) {
   return lua_gettop(L);
 }
 
+// A position of ctx.pending not filled yet (lua_pending_list.cpp).
+int pending_index(lua_State* L) {
+  if (!lua_isinteger(L, 2)) return 0;
+  const lua_Integer index = lua_tointeger(L, 2);
+  LuaRuntime& rt = LuaRuntime::of(L);
+  if (!rt.pass() || index < 1 || static_cast<std::size_t>(index) > rt.pending_size()) return 0;
+  rt.fill_pending(static_cast<std::size_t>(index));
+  lua_rawgeti(L, 1, index);
+  return 1;
+}
+
+int pending_len(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(LuaRuntime::of(L).pending_size()));
+  return 1;
+}
+
+// pairs(ctx.pending) sees the whole queue: filled first.
+int pending_pairs(lua_State* L) {
+  LuaRuntime& rt = LuaRuntime::of(L);
+  if (rt.pass()) rt.fill_pending(rt.pending_size());
+  lua_getglobal(L, "next");
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
 }  // namespace
 
 void push_pending_metatable(lua_State* L) {
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 5);
+  lua_pushcfunction(L, pending_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, pending_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushcfunction(L, pending_pairs);
+  lua_setfield(L, -2, "__pairs");
   lua_pushcfunction(L, pending_write);
   lua_setfield(L, -2, "__newindex");
   lua_pushliteral(L, "sched.pending");

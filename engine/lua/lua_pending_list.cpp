@@ -1,8 +1,11 @@
 // ctx.pending (issue 15): one plain Lua sequence for the life of the policy
 // state, brought up to date before a pass reads it from the pending queue's
 // change log: an append costs O(1), a removal shifts the list in place, a
-// reorder (a priority rekey) rebuilds it. Read-only by contract; the common
-// ways of changing it are refused (lua_ctx.cpp).
+// reorder (a priority rekey) starts it again. Its positions are filled on
+// first read, in order (the metatable's __index, doubling), so a pass that
+// looks at the head of a long queue makes the tables of the head only.
+// Read-only by contract; the common ways of changing it are refused
+// (lua_ctx.cpp).
 #include <algorithm>
 
 #include "lua_runtime.hpp"
@@ -11,23 +14,6 @@
 namespace sched {
 
 using Key = PendingQueue::Key;
-
-void LuaRuntime::write_pending(int list, int jobs, std::size_t from,
-                               const std::vector<PendingSlot>& old_tail) {
-  // Positions from `from` on that now hold another job (old_tail[k] is what
-  // position from + k held), and the tail the queue no longer has.
-  const auto id_of = [](const PendingSlot& slot) { return std::get<3>(slot.key); };
-  for (std::size_t i = from; i < pending_mirror_.size(); ++i) {
-    const std::size_t k = i - from;
-    if (k < old_tail.size() && id_of(old_tail[k]) == id_of(pending_mirror_[i])) continue;
-    push_job(*pending_mirror_[i].job, jobs);
-    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
-  }
-  for (std::size_t i = std::max(pending_mirror_.size(), from); i < from + old_tail.size(); ++i) {
-    lua_pushnil(L_);
-    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
-  }
-}
 
 void LuaRuntime::push_pending_list(PassContext& ctx) {
   const PendingQueue& queue = ctx.pending_queue();
@@ -40,20 +26,41 @@ void LuaRuntime::push_pending_list(PassContext& ctx) {
     return c.kind == PendingQueue::Change::Kind::Reorder;
   });
   if (rebuild) {
-    std::vector<PendingSlot> before = std::move(pending_mirror_);
+    // Filled again on demand.
+    for (std::size_t i = 0; i < pending_filled_; ++i) {
+      lua_pushnil(L_);
+      lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
+    }
+    pending_filled_ = 0;
     pending_mirror_.clear();
     pending_mirror_.reserve(queue.size());
     auto cursor = queue.cursor();
     while (const Job* job = cursor.next()) {
       pending_mirror_.push_back(PendingSlot{PendingQueue::key_of(*job), job});
     }
-    write_pending(list, jobs, 0, before);
   } else if (!changes->empty()) {
     apply_pending_changes(*changes, list, jobs);
   }
   pending_seen_ = queue.changes_end();
   pending_built_ = true;
   lua_pop(L_, 1);  // leaves the list
+}
+
+void LuaRuntime::fill_pending(std::size_t count) {
+  // Reading position i usually means reading i+1 next: fill ahead, doubling.
+  const std::size_t last =
+      std::min(pending_mirror_.size(), std::max({count, 2 * pending_filled_, std::size_t{4}}));
+  if (last <= pending_filled_) return;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
+  const int list = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
+  const int jobs = lua_gettop(L_);
+  for (std::size_t i = pending_filled_; i < last; ++i) {
+    push_job(*pending_mirror_[i].job, jobs);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
+    pending_filled_ = i + 1;  // what is filled stays true even after an error
+  }
+  lua_pop(L_, 2);
 }
 
 void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> changes, int list,
@@ -113,28 +120,38 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
     }
   }
   while (b < before.size()) keep();
-  // Move the kept jobs within the list (a left shift front to back, a right
-  // shift back to front: src is increasing, so neither overwrites what the
-  // other still reads), then write the new ones and clear the old tail.
+  // Only the filled prefix of the list is kept up to date (the rest is
+  // filled on demand). Within it, move the kept jobs (a left shift front to
+  // back, a right shift back to front: src is increasing, so neither
+  // overwrites what the other still reads), then write the jobs that were
+  // not in it before, and clear what falls out of it.
+  const std::size_t old_filled = pending_filled_;
+  const std::size_t new_filled = std::min(old_filled, pending_mirror_.size());
+  if (from >= new_filled && from >= old_filled) return;  // all past the filled part
+  const auto filled_before = [&](std::size_t k) {
+    return src[k] >= 0 && static_cast<std::size_t>(src[k]) < old_filled;
+  };
   const auto move = [&](std::size_t k) {
     lua_rawgeti(L_, list, static_cast<lua_Integer>(src[k] + 1));
     lua_rawseti(L_, list, static_cast<lua_Integer>(from + k + 1));
   };
-  for (std::size_t k = 0; k < src.size(); ++k) {
-    if (src[k] > static_cast<std::ptrdiff_t>(from + k)) move(k);
+  const std::size_t end = new_filled > from ? new_filled - from : 0;  // new positions to keep
+  for (std::size_t k = 0; k < end; ++k) {
+    if (filled_before(k) && src[k] > static_cast<std::ptrdiff_t>(from + k)) move(k);
   }
-  for (std::size_t k = src.size(); k-- > 0;) {
-    if (src[k] >= 0 && src[k] < static_cast<std::ptrdiff_t>(from + k)) move(k);
+  for (std::size_t k = end; k-- > 0;) {
+    if (filled_before(k) && src[k] < static_cast<std::ptrdiff_t>(from + k)) move(k);
   }
-  for (std::size_t k = 0; k < src.size(); ++k) {
-    if (src[k] >= 0) continue;
+  for (std::size_t k = 0; k < end; ++k) {
+    if (filled_before(k)) continue;
     push_job(*pending_mirror_[from + k].job, jobs);
     lua_rawseti(L_, list, static_cast<lua_Integer>(from + k + 1));
   }
-  for (std::size_t i = pending_mirror_.size(); i < from + before.size(); ++i) {
+  for (std::size_t i = new_filled; i < old_filled; ++i) {
     lua_pushnil(L_);
     lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
   }
+  pending_filled_ = new_filled;
 }
 
 }  // namespace sched

@@ -71,6 +71,10 @@ class LuaRuntime {
   void push_pending_list(PassContext& ctx);
   // The registry's ctx.pending, for the guards of table.sort & co.
   int pending_list_ref() const { return ref_pending_list_; }
+  // ctx.pending's length, and filling it up to at least position `count`
+  // (its metatable's __index and __pairs; only during a pass).
+  std::size_t pending_size() const { return pending_mirror_.size(); }
+  void fill_pending(std::size_t count);
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction, time and memory bounds.
@@ -111,8 +115,6 @@ class LuaRuntime {
   void refresh_touched_jobs(PassContext& ctx);
   void sweep_job_tables(PassContext& ctx);
   void apply_pending_changes(std::span<const PendingQueue::Change> changes, int list, int jobs);
-  void write_pending(int list, int jobs, std::size_t from,
-                     const std::vector<PendingSlot>& old_tail);
 
   lua_State* L_ = nullptr;
   std::unique_ptr<CallWatch> watch_;  // arms the count hook of a long call
@@ -150,6 +152,7 @@ class LuaRuntime {
   std::uint64_t touched_seen_ = 0;           // the engine's touched log, read up to here
   std::vector<PendingSlot> pending_mirror_;  // what ctx.pending holds, in order
   std::uint64_t pending_seen_ = 0;           // the queue's change log, read up to here
+  std::size_t pending_filled_ = 0;           // positions 1..this of the Lua list are set
   bool pending_built_ = false;
   // Reused by apply_pending_changes, so that patching allocates nothing.
   struct Delta {

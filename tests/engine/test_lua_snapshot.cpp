@@ -628,6 +628,76 @@ return P
   }
 }
 
+// The same when passes read only part of the list: positions are filled on
+// first read, and patches keep the filled part true (a pass that reads the
+// first two, one that reads them all, in turn).
+TEST(LuaSnapshot, APartlyReadPendingListFollowsTheQueue) {
+  TempDir dir;
+  Harness h(3);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+local n = 0
+function P.schedule(ctx)
+  n = n + 1
+  local ids = {}
+  if n % 2 == 1 then
+    for i = 1, 2 do ids[i] = ctx.pending[i] and ctx.pending[i].id or 0 end
+    ids[3] = #ctx.pending
+  else
+    for i, job in ipairs(ctx.pending) do ids[i] = job.id end
+    local count = 0
+    for _ in pairs(ctx.pending) do count = count + 1 end
+    ids[#ids + 1] = count
+  end
+  seen[#seen + 1] = table.concat(ids, ",")
+  local head = ctx.pending[1]
+  if n % 3 == 0 and head and head.nodes <= ctx.nodes_idle then ctx:start(head) end
+end
+function P.save() return seen end
+return P
+)lua"));
+  std::vector<std::string> expected;
+  int n = 0;
+  const auto pass = [&] {
+    ++n;
+    const auto jobs = h.engine.pending_jobs();
+    std::string ids;
+    const auto add = [&](long long v) { ids += (ids.empty() ? "" : ",") + std::to_string(v); };
+    if (n % 2 == 1) {
+      for (std::size_t i = 0; i < 2; ++i) add(i < jobs.size() ? jobs[i]->id : 0);
+      add(static_cast<long long>(jobs.size()));
+    } else {
+      for (const Job* job : jobs) add(job->id);
+      add(static_cast<long long>(jobs.size()));
+    }
+    expected.push_back(ids);
+    h.ok_pass();
+  };
+  for (int i = 0; i < 12; ++i) h.submit(luatest::rigid(1 + i % 2));
+  pass();
+  pass();
+  ASSERT_TRUE(h.engine.cancel(2).ok());
+  ASSERT_TRUE(h.engine.cancel(9).ok());
+  pass();  // starts the head
+  JobSpec urgent = luatest::rigid(1);
+  urgent.urgent = true;
+  h.submit(urgent);
+  pass();
+  ASSERT_TRUE(h.engine.cancel(5).ok());
+  h.submit(luatest::rigid(1));
+  pass();
+  pass();  // starts the head
+  ASSERT_TRUE(h.engine.cancel(3).ok());
+  pass();
+  pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), static_cast<int>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(seen.str(std::to_string(i + 1)), expected[i]) << "pass " << i + 1;
+  }
+}
+
 TEST(LuaSnapshot, RunningIsAFreshSortableTableEachPass) {
   TempDir dir;
   Harness h(4);
