@@ -217,7 +217,7 @@ void queue(const QueueArgs& args) {
         run = std::move(row);
         run_array = *job.array_job_id;
         run_indices = {*job.array_task_id};
-        auto parsed = parse_job_array(job.array.value_or(""), std::numeric_limits<int>::max());
+        auto parsed = parse_job_array(job.array.value_or(""), kMaxArraySizeCeiling);
         run_throttle = parsed.ok() ? parsed->throttle : 0;
         continue;
       }
@@ -251,7 +251,7 @@ void show(const JobIdRef& ref, bool json) {
   // ---- job arrays (issue 18 item 1): scontrol's words for a task
   if (job.array_job_id && job.array_task_id) {
     std::cout << " ArrayJobId=" << *job.array_job_id << " ArrayTaskId=" << *job.array_task_id;
-    if (auto parsed = parse_job_array(job.array.value_or(""), std::numeric_limits<int>::max());
+    if (auto parsed = parse_job_array(job.array.value_or(""), kMaxArraySizeCeiling);
         parsed.ok() && parsed->throttle > 0) {
       std::cout << " ArrayTaskThrottle=" << parsed->throttle;
     }

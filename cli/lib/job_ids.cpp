@@ -63,7 +63,7 @@ std::vector<JobIdRef> parse_job_refs(const std::vector<std::string>& words) {
       } else if (tasks.find_first_not_of("0123456789") != std::string::npos) {
         throw bad();
       }
-      auto indices = parse_job_array(tasks, std::numeric_limits<int>::max());
+      auto indices = parse_job_array(tasks, kMaxArraySizeCeiling);
       if (!indices.ok() || indices->throttle != 0) {
         throw std::runtime_error(
             "'" + item + "' is not a job id" +

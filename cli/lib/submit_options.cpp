@@ -305,7 +305,7 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     o.dependency = to_string(parsed.value());
   } else if (name == "array") {
     // The syntax here; schedd checks the indices against its max_array_size.
-    auto parsed = parse_job_array(value, std::numeric_limits<int>::max());
+    auto parsed = parse_job_array(value, kMaxArraySizeCeiling);
     if (!parsed.ok()) return parsed.status().message();
     o.array = std::string(value);
   } else if (name == "begin") {

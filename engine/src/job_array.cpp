@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
-#include <set>
+#include <vector>
 
 namespace sched {
 namespace {
@@ -18,7 +18,9 @@ std::optional<int> parse_int(std::string_view text) {
 
 }  // namespace
 
-Result<JobArraySpec> parse_job_array(std::string_view text, int max_array_size) {
+Result<JobArraySpec> parse_job_array(std::string_view text, int limit) {
+  // Never above Slurm's ceiling, whatever a config says.
+  const int max_array_size = std::min(limit, kMaxArraySizeCeiling);
   const std::string quoted = "array '" + std::string(text) + "': ";
   const auto bad = [&](const std::string& why) { return Status::invalid(quoted + why); };
   if (text.empty()) return bad("empty");
@@ -34,7 +36,9 @@ Result<JobArraySpec> parse_job_array(std::string_view text, int max_array_size) 
     body = text.substr(0, percent);
   }
   if (body.empty()) return bad("no indices");
-  std::set<int> seen;
+  // Every index lies below max_array_size: a bit per possible index finds
+  // the duplicates in time linear in the indices listed.
+  std::vector<bool> seen(static_cast<std::size_t>(std::max(max_array_size, 0)));
   int parts = 0;
   int range_step = 0;
   while (true) {
@@ -63,15 +67,18 @@ Result<JobArraySpec> parse_job_array(std::string_view text, int max_array_size) 
                  std::to_string(max_array_size - 1) + ")");
     }
     for (long long i = *first; i <= *last; i += step) {
-      if (!seen.insert(static_cast<int>(i)).second) {
+      if (seen[static_cast<std::size_t>(i)]) {
         return bad("index " + std::to_string(i) + " appears twice");
       }
+      seen[static_cast<std::size_t>(i)] = true;
     }
     range_step = step;
     if (comma == std::string_view::npos) break;
     body = body.substr(comma + 1);
   }
-  spec.indices.assign(seen.begin(), seen.end());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    if (seen[i]) spec.indices.push_back(static_cast<int>(i));
+  }
   spec.step = parts == 1 ? range_step : 0;
   return spec;
 }

@@ -57,6 +57,18 @@ TEST(JobArrayParse, BadSpecsNameTheBadPart) {
   EXPECT_NE(error("%4").find("no indices"), std::string::npos);
 }
 
+// A client checks against Slurm's largest limit, listing at most that many
+// indices (a fuzzer once found `--array=0-2000000000` listing two billion).
+TEST(JobArrayParse, AClientChecksAgainstSlurmsCeiling) {
+  auto big = parse_job_array("0-4000000:2,1", kMaxArraySizeCeiling);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(big->count(), 2000002);
+  EXPECT_EQ(big->indices[1], 1);
+  auto over = parse_job_array("0-2000000000", kMaxArraySizeCeiling);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("above the limit"), std::string::npos);
+}
+
 class JobArrays : public EngineFixture {
  protected:
   void SetUp() override { init(8); }

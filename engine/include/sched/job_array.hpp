@@ -16,6 +16,9 @@ namespace sched {
 
 // Slurm's MaxArraySize default: indices 0..10000.
 inline constexpr int kDefaultMaxArraySize = 10001;
+// The largest MaxArraySize Slurm accepts: what a client that does not know
+// the site's limit checks against (schedd checks its own).
+inline constexpr int kMaxArraySizeCeiling = 4'000'001;
 
 struct JobArraySpec {
   std::vector<int> indices;  // ascending, each once
@@ -29,7 +32,8 @@ struct JobArraySpec {
   int step = 0;
 };
 
-// Parses sbatch's --array text. Every index must be below `max_array_size`.
+// Parses sbatch's --array text. Every index must be below `max_array_size`
+// (and kMaxArraySizeCeiling).
 // Invalid names the bad part ("array '5-1': range 5-1 is reversed").
 Result<JobArraySpec> parse_job_array(std::string_view text, int max_array_size);
 
