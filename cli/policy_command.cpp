@@ -5,7 +5,6 @@
 // administrator's workflow (issue 22, docs/admin.md): `check FILE` (what a
 // candidate would do now), `set FILE|NAME` (deploy it live), `history` and
 // `rollback [VERSION]`; `test FILE TESTS.lua` runs a policy's tests offline.
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -16,8 +15,10 @@
 #include "admin_commands.hpp"
 #include "connection.hpp"
 #include "policy_tests.hpp"
+#include "sched/install_layout.hpp"
 #include "sched/policy_host.hpp"
 #include "slurm_time.hpp"
+#include "table.hpp"
 
 namespace sched::cli {
 namespace {
@@ -123,18 +124,23 @@ void print_check(const proto::PolicyCheckReply& check) {
 }
 
 void print_history(const proto::PolicyHistoryReply& history) {
-  std::cout << "  VERSION  WHEN                 BY        HOW            POLICY           HASH"
-               "          PATH\n";
+  Table table({{""},
+               {"VERSION", Align::Right},
+               {"WHEN"},
+               {"BY"},
+               {"HOW"},
+               {"POLICY"},
+               {"HASH"},
+               {"PATH"},
+               {"PARAMS"}});
   for (const auto& v : history.versions) {
-    char line[512];
-    std::snprintf(line, sizeof line, "%s %7llu  %-19s  %-8s  %-13s  %-15s  %-12s  %s",
-                  v.current ? "*" : " ", static_cast<unsigned long long>(v.version),
-                  format_timestamp(v.time).c_str(), v.user.c_str(), v.how.c_str(), v.name.c_str(),
-                  v.hash.substr(0, 12).c_str(), v.path.c_str());
-    std::cout << line;
-    for (const auto& [key, value] : v.params) std::cout << " " << key << "=" << value;
-    std::cout << "\n";
+    std::string params;
+    for (const auto& [key, value] : v.params)
+      params += (params.empty() ? "" : " ") + key + "=" + value;
+    table.add_row({v.current ? "*" : "", std::to_string(v.version), format_timestamp(v.time),
+                   v.user, v.how, v.name, v.hash.substr(0, 12), v.path, params});
   }
+  std::cout << table.render();
 }
 
 // policy.set and policy.rollback: a refusal says the running policy stays.
@@ -282,7 +288,7 @@ void add_policy_command(CLI::App& app) {
   test_command->add_option("--param", *params, "Policy parameter key=value (repeatable)");
   test_command->callback([file, tests, params] {
     run_command([&] {
-      const auto path = resolve_policy_path(*file, default_policy_dir());
+      const auto path = resolve_policy_path(*file, layout::policy_dir_or(default_policy_dir()));
       if (!path) throw std::runtime_error("no policy " + *file);
       PolicyParams values;
       for (const std::string& param : *params) {

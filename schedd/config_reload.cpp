@@ -43,9 +43,10 @@ std::vector<std::string> apply_live_config(DaemonConfig& running, const DaemonCo
   later("server.event_endpoint", running.event_endpoint != fresh.event_endpoint);
   later("server.state_dir", running.state_dir != fresh.state_dir);
   later("server.max_message_bytes", running.max_message_bytes != fresh.max_message_bytes);
-  later("scheduler.policy", running.policy != fresh.policy);
+  // scheduler.policy and scheduler.params name the policy of the very first
+  // start only: after it the journal's last deployed version runs
+  // (`sched policy set`), so a change to them waits for nothing.
   later("scheduler.policy_dir", running.policy_dir != fresh.policy_dir);
-  later("scheduler.params", running.params != fresh.params);
   later("scheduler.adapt_timeout_s", running.adapt_timeout_s != fresh.adapt_timeout_s);
   later("scheduler.adapt_backoff_s", running.adapt_backoff_s != fresh.adapt_backoff_s);
   later("scheduler.kill_invalid_depend", running.kill_invalid_depend != fresh.kill_invalid_depend);

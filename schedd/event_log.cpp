@@ -1,5 +1,7 @@
 #include "event_log.hpp"
 
+#include "event_wire.hpp"
+
 #include <fmt/format.h>
 
 namespace sched::daemon {
@@ -15,7 +17,7 @@ std::string log_value(std::string_view value) {
   return out + "\"";
 }
 
-std::string event_log_line(const Event& event, const Job* job, std::string_view node_reason) {
+std::string event_log_line(const Event& event, const Job* job) {
   std::string line = fmt::format("event={} seq={}", topic(event.type), event.seq);
   auto add = [&line](std::string_view key, std::string_view value) {
     if (!value.empty()) line += fmt::format(" {}={}", key, log_value(value));
@@ -23,8 +25,7 @@ std::string event_log_line(const Event& event, const Job* job, std::string_view 
   auto add_number = [&line](std::string_view key, auto value) {
     line += fmt::format(" {}={}", key, value);
   };
-  const bool about_job = event.job != 0 && event.type != EventType::AuthDenied;
-  if (about_job) {
+  if (is_job_event(event)) {
     add_number("job", event.job);
     if (job) {
       add("user", job->spec.user);
@@ -70,9 +71,7 @@ std::string event_log_line(const Event& event, const Job* job, std::string_view 
     case EventType::NodeDown:
     case EventType::NodeDrain:
       add("node", event.node);
-      add("reason", !event.message.empty()            ? std::string_view(event.message)
-                    : event.type != EventType::NodeUp ? node_reason
-                                                      : std::string_view());
+      add("reason", event.message);
       return line;
     case EventType::PowerCorridor:
     case EventType::PowerViolation:

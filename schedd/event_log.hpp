@@ -19,9 +19,8 @@
 namespace sched::daemon {
 
 // `job`: the event's job when it has one and the engine knows it (name,
-// user, exit status, end reason). `node_reason`: why a node went down or
-// was drained, when the event does not say.
-std::string event_log_line(const Event& event, const Job* job, std::string_view node_reason = {});
+// user, exit status, end reason).
+std::string event_log_line(const Event& event, const Job* job);
 
 // info for job and node state changes; warn for failures, timeouts, nodes
 // down, reverts and auth refusals; error for policy errors; debug for

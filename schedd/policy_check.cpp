@@ -3,27 +3,6 @@
 #include "policy_info.hpp"
 
 namespace sched::daemon {
-namespace {
-
-const char* action_name(Action::Type type) {
-  switch (type) {
-    case Action::Type::Start:
-      return "start";
-    case Action::Type::Expand:
-      return "expand";
-    case Action::Type::Shrink:
-      return "shrink";
-    case Action::Type::RequestPerf:
-      return "request_perf";
-    case Action::Type::Preempt:
-      return "preempt";
-    case Action::Type::Reserve:
-      return "reserve";
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 proto::PolicyCheckReply policy_check_reply(const PolicyCandidate& candidate,
                                            const std::string& path, const Engine& engine) {
@@ -35,7 +14,7 @@ proto::PolicyCheckReply policy_check_reply(const PolicyCandidate& candidate,
   for (const PolicySource& source : candidate.sources) reply.files.push_back(source.path);
   for (const Action& action : candidate.dry.actions) {
     proto::PolicyActionInfo info;
-    info.action = action_name(action.type);
+    info.action = std::string(to_string(action.type));
     info.job = static_cast<std::uint64_t>(action.job);
     info.nodes = action.nodes;
     if (action.type == Action::Type::Expand || action.type == Action::Type::Shrink) {

@@ -132,6 +132,12 @@ Daemon::Daemon(DaemonConfig config)
   if (last) {
     path = last->path;
     options.params = version_params(*last);
+    if (resolve_policy_path(config_.policy, config_.policy_dir) != path) {
+      spdlog::warn(
+          "the config names policy {}, but version {} ({}) runs: after the first start the last "
+          "deployed version runs; `sched policy set {}` deploys the config's",
+          config_.policy, last->version, last->path, config_.policy);
+    }
   } else {
     path = resolve_policy_path(config_.policy, config_.policy_dir);
   }
@@ -337,10 +343,6 @@ void Daemon::on_timers(double now) {
     next_policy_check_ = now + config_.policy_check_s;
     // ---- issue 22: a file edit, or the engine's revert, is a version too
     if (policy_->reload_if_changed()) policy_versions_->note(*policy_, "schedd", "reload", now);
-    if (engine_.stats().reverts != policy_reverts_seen_) {
-      policy_reverts_seen_ = engine_.stats().reverts;
-      policy_versions_->note_revert(*policy_, now);
-    }
     if (auto error = agent_keys_->reload_if_changed()) {
       spdlog::error("{} (the keys read before stay)", *error);
     }
@@ -443,33 +445,25 @@ void Daemon::save_counters() {
   saved_counters_ = counters;
 }
 
-void Daemon::on_event(const Event& engine_event) {
-  // ---- issue 19: a drain's or a loss's reason travels with its event, to
-  // the journal, the wire and the log.
-  Event event = engine_event;
-  if ((event.type == EventType::NodeDown || event.type == EventType::NodeDrain) &&
-      event.message.empty()) {
-    if (auto it = node_reasons_.find(event.node); it != node_reasons_.end()) {
-      event.message = it->second;
-    }
-  }
+void Daemon::on_event(const Event& event) {
   store_->append_event(event);
+  const Job* job = is_job_event(event) ? engine_.find_job(event.job) : nullptr;
   // ---- issue 19: the one log line of each event (event_log.hpp)
   if (const auto level = event_log_level(event); spdlog::should_log(level)) {
-    spdlog::log(level, "{}",
-                event_log_line(event, is_job_event(event) ? engine_.find_job(event.job) : nullptr));
+    spdlog::log(level, "{}", event_log_line(event, job));
   }
-  // auth.denied names the job a refused request was about: nothing of it changed.
-  if (event.job != 0 && event.type != EventType::AuthDenied) {
-    if (const Job* job = engine_.find_job(event.job)) {
-      save_job(*job);
-      const bool over = is_terminal(job->state) || job->state == JobState::Pending;
-      // MTCT is measured anew after an adaptation, as in the simulator.
-      if (over || event.type == EventType::JobResized) phases_.erase(job->id);
-      // A job that ended by itself in the middle of an adaptation.
-      if (over && enactor_.adaptations().under_way(job->id)) {
-        enactor_.adaptations().withdraw(job->id, "the job ended");
-      }
+  // ---- issue 22: the engine's revert is a version, journaled as it happens
+  if (event.type == EventType::PolicyReverted && policy_versions_ && policy_) {
+    policy_versions_->note_revert(*policy_, event.time);
+  }
+  if (job) {
+    save_job(*job);
+    const bool over = is_terminal(job->state) || job->state == JobState::Pending;
+    // MTCT is measured anew after an adaptation, as in the simulator.
+    if (over || event.type == EventType::JobResized) phases_.erase(job->id);
+    // A job that ended by itself in the middle of an adaptation.
+    if (over && enactor_.adaptations().under_way(job->id)) {
+      enactor_.adaptations().withdraw(job->id, "the job ended");
     }
   }
   if (event.type == EventType::NodeUp || event.type == EventType::NodeDown ||
@@ -481,8 +475,7 @@ void Daemon::on_event(const Event& engine_event) {
   }
   const std::string topic(sched::topic(event.type));
   // ---- issue 19: with its job's name, user, partition, exit code (event_wire.hpp)
-  const std::string body = proto::encode_body(
-      published_event(event, is_job_event(event) ? engine_.find_job(event.job) : nullptr));
+  const std::string body = proto::encode_body(published_event(event, job));
   events_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
   events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
 }
@@ -556,7 +549,7 @@ void Daemon::recover() {
         }
         engine_.add_node(name, node.value("cores", 1));
         // A drained node takes no new work after the restart either.
-        if (drained) (void)engine_.set_node_draining(name, true);
+        if (drained) (void)engine_.set_node_draining(name, true, node_reasons_[name]);
         (void)engine_.set_node_up(name, false, node_reasons_[name]);
       }
     }

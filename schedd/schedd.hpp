@@ -92,7 +92,7 @@ class Daemon : private EventSink {
   void auth_denied(Event event);
 
   // ---- journal and events
-  void on_event(const Event& engine_event) override;
+  void on_event(const Event& event) override;
   void reload_config();  // ---- issue 19
   void save_job(const Job& job);
   void save_nodes();
@@ -124,7 +124,6 @@ class Daemon : private EventSink {
   std::unique_ptr<StateStore> store_;
   // ---- issue 22: deployed policy versions (after store_, which it uses)
   std::unique_ptr<PolicyVersions> policy_versions_;
-  std::uint64_t policy_reverts_seen_ = 0;  // engine reverts journaled so far
 
   int lock_fd_ = -1;
   double started_at_ = 0;

@@ -41,7 +41,9 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "Configuration file (TOML); default: built-in")
       ->check(CLI::ExistingFile);
   app.add_option("--state-dir", state_dir, "Where the journal lives (overrides the config)");
-  app.add_option("--policy", policy, "Policy name or file (overrides the config)");
+  app.add_option("--policy", policy,
+                 "Policy name or file of the first start (overrides scheduler.policy; later "
+                 "starts run the last deployed version: sched policy set)");
   app.add_option("--client-endpoint", client_endpoint, "Overrides server.client_endpoint");
   app.add_option("--agent-endpoint", agent_endpoint, "Overrides server.agent_endpoint");
   app.add_option("--event-endpoint", event_endpoint, "Overrides server.event_endpoint");

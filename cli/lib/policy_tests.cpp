@@ -194,24 +194,6 @@ int t_job(lua_State* L) { return add_job(L, false) ? 1 : lua_error(L); }
 // its id.
 int t_running(lua_State* L) { return add_job(L, true) ? 1 : lua_error(L); }
 
-const char* action_name(Action::Type type) {
-  switch (type) {
-    case Action::Type::Start:
-      return "start";
-    case Action::Type::Expand:
-      return "expand";
-    case Action::Type::Shrink:
-      return "shrink";
-    case Action::Type::RequestPerf:
-      return "request_perf";
-    case Action::Type::Preempt:
-      return "preempt";
-    case Action::Type::Reserve:
-      return "reserve";
-  }
-  return "unknown";
-}
-
 // t:pass(): loads the policy afresh and runs one dry pass; returns its
 // actions ({action=, job=, nodes=, time=, mode=}, in call order) and its
 // refusals ({code=, job=, message=}). A policy that fails to load or fails
@@ -237,7 +219,8 @@ bool run_pass(lua_State* L) {
   for (std::size_t i = 0; i < report.actions.size(); ++i) {
     const Action& a = report.actions[i];
     lua_createtable(L, 0, 4);
-    lua_pushstring(L, action_name(a.type));
+    const std::string_view name = to_string(a.type);
+    lua_pushlstring(L, name.data(), name.size());
     lua_setfield(L, -2, "action");
     lua_pushinteger(L, a.job);
     lua_setfield(L, -2, "job");

@@ -94,6 +94,7 @@ enum JobField : int {
   k_allocation,
   k_leader
 };
+static_assert(std::size(kJobFields) == k_leader, "one name per JobField, in order");
 
 }  // namespace
 

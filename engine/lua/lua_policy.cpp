@@ -1,5 +1,6 @@
 #include "sched/lua_policy.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -38,6 +39,12 @@ std::string param_text(const ParamValue& value) {
           return v ? "true" : "false";
         } else if constexpr (std::is_same_v<T, std::string>) {
           return v;
+        } else if constexpr (std::is_same_v<T, double>) {
+          // The shortest text that reads back as the same double, and as a
+          // double (2.0, not 2): params are journaled as text (issue 22).
+          std::string text = fmt::format("{}", v);
+          if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+          return text;
         } else {
           return std::to_string(v);
         }

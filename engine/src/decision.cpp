@@ -13,6 +13,24 @@ std::string_view to_string(RefusalCode code) {
   return names[static_cast<std::size_t>(code)];
 }
 
+std::string_view to_string(Action::Type type) {
+  switch (type) {
+    case Action::Type::Start:
+      return "start";
+    case Action::Type::Expand:
+      return "expand";
+    case Action::Type::Shrink:
+      return "shrink";
+    case Action::Type::RequestPerf:
+      return "request_perf";
+    case Action::Type::Preempt:
+      return "preempt";
+    case Action::Type::Reserve:
+      return "reserve";
+  }
+  return "unknown";
+}
+
 std::string Refusal::message() const {
   std::string text(to_string(code));
   text += ": job " + std::to_string(job);

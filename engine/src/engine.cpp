@@ -121,16 +121,7 @@ void Engine::touch(Job& job) {
   ++job.version;
   // Bounded by the jobs that can still change: a consumer further behind
   // than that checks every view instead.
-  if (touched_.size() >= 4096 + 2 * (pending_.listing_size() + running_.size())) {
-    touched_base_ += touched_.size();
-    touched_.clear();
-  }
-  touched_.push_back(job.id);
-}
-
-std::optional<std::span<const JobId>> Engine::touched_since(std::uint64_t from) const {
-  if (from < touched_base_ || from > touched_end()) return std::nullopt;
-  return std::span<const JobId>(touched_).subspan(from - touched_base_);
+  touched_.append(job.id, 4096 + 2 * (pending_.listing_size() + running_.size()));
 }
 
 void Engine::transition(Job& job, JobState to, EventType type, std::string message) {
@@ -467,7 +458,7 @@ Status Engine::set_node_up(const std::string& name, bool up, const std::string& 
   return {};
 }
 
-Status Engine::set_node_draining(const std::string& name, bool draining) {
+Status Engine::set_node_draining(const std::string& name, bool draining, const std::string& why) {
   const auto index = cluster_.find(name);
   if (!index) return Status::not_found("no node " + name);
   if (cluster_.node(*index).draining == draining) return {};
@@ -475,6 +466,7 @@ Status Engine::set_node_draining(const std::string& name, bool draining) {
   Event event;
   event.type = draining ? EventType::NodeDrain : EventType::NodeUp;
   event.node = name;
+  if (draining) event.message = why;
   emit(std::move(event));
   request_pass(PassReason::Manual);
   return {};

@@ -1,5 +1,6 @@
-// A dry pass that reports what it would have done: `sched policy check`
-// shows it before a policy is deployed.
+// Dry passes: a policy's pass checked against the live state, never
+// enacted. The reload check needs only whether it failed; `sched policy
+// check` shows what it would have done.
 #include "sched/engine.hpp"
 
 namespace sched {
@@ -12,6 +13,10 @@ DryPassReport Engine::dry_pass_report(Policy& policy) {
   report.actions = ctx.actions();
   report.refusals = ctx.refusals();
   return report;
+}
+
+std::optional<PolicyFailure> Engine::dry_pass(Policy& policy) {
+  return dry_pass_report(policy).failure;
 }
 
 }  // namespace sched

@@ -143,13 +143,6 @@ void Engine::note_pass_failure(const PolicyFailure &failure) {
   request_pass(PassReason::Manual);  // the jobs the failures held back start now
 }
 
-std::optional<PolicyFailure> Engine::dry_pass(Policy &policy) {
-  PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
-  std::optional<PolicyFailure> error = call_schedule(policy, ctx);
-  if (error) error->time = clock_.now();
-  return error;
-}
-
 std::optional<PolicyFailure> Engine::call_schedule(Policy &policy, PassContext &ctx) {
   // While schedule runs, events are not handed to the policy's on_event.
   const bool was_busy = policy_busy_;

@@ -12,19 +12,7 @@ std::set<PendingQueue::Entry>& PendingQueue::queue_of(const Job& job) {
   return is_resizable(job.spec.kind) ? elastic_ : rigid_;
 }
 
-void PendingQueue::log(Change change) {
-  if (changes_.size() >= 4096 + 2 * size()) {
-    changes_base_ += changes_.size();
-    changes_.clear();
-  }
-  changes_.push_back(change);
-}
-
-std::optional<std::span<const PendingQueue::Change>> PendingQueue::changes_since(
-    std::uint64_t from) const {
-  if (from < changes_base_ || from > changes_end()) return std::nullopt;
-  return std::span<const Change>(changes_).subspan(from - changes_base_);
-}
+void PendingQueue::log(Change change) { changes_.append(change, 4096 + 2 * size()); }
 
 void PendingQueue::push(const Job& job) {
   const Key key = key_of(job);

@@ -51,24 +51,19 @@ void node_update(const Message& m) {
                             "reason: at most " + std::to_string(kMaxReasonBytes) +
                                 " bytes of UTF-8 ('" + proto::excerpt(*body.reason) + "')");
   }
-  // The reason before the drain, so that its node.drain event carries it.
-  auto& reasons = m.daemon.node_reasons;
-  const auto before = reasons.find(body.name) != reasons.end()
-                          ? std::optional<std::string>(reasons[body.name])
-                          : std::nullopt;
-  if (body.state == "drain") {
-    reasons[body.name] = body.reason.value_or("drained by an administrator");
-  }
-  if (const Status status = m.daemon.engine.set_node_draining(body.name, body.state == "drain");
+  const bool drain = body.state == "drain";
+  const std::string why = drain ? body.reason.value_or("drained by an administrator") : "";
+  if (const Status status = m.daemon.engine.set_node_draining(body.name, drain, why);
       !status.ok()) {
-    if (before) {
-      reasons[body.name] = *before;
-    } else {
-      reasons.erase(body.name);
-    }
     throw_status(status);
   }
-  if (body.state != "drain") reasons.erase(body.name);
+  // What `sched nodes` shows, and the journal keeps.
+  auto& reasons = m.daemon.node_reasons;
+  if (drain) {
+    reasons[body.name] = why;
+  } else {
+    reasons.erase(body.name);
+  }
   m.daemon.save_nodes();  // the drain and its reason outlive a restart
   m.reply(proto::Empty{});
 }

@@ -330,8 +330,10 @@ TEST(WireConvert, JobInfoNamesTheNodes) {
 }
 
 TEST(ParamText, IsReadBackByParseParam) {
-  for (const ParamValue& value : {ParamValue{true}, ParamValue{false}, ParamValue{42LL},
-                                  ParamValue{0.5}, ParamValue{std::string("fast")}}) {
+  // 1e-7 was once written "0.000000", and 2.0 read back as an integer.
+  for (const ParamValue& value :
+       {ParamValue{true}, ParamValue{false}, ParamValue{42LL}, ParamValue{0.5}, ParamValue{1e-7},
+        ParamValue{2.0}, ParamValue{1.0 / 3}, ParamValue{std::string("fast")}}) {
     const auto parsed = parse_param("key=" + param_text(value));
     ASSERT_TRUE(parsed.has_value());
     EXPECT_EQ(parsed->second, value) << param_text(value);

@@ -59,15 +59,16 @@ TEST(EventLog, AnAdaptationStepHasBothSizes) {
             "event=job.resized seq=5 job=2 from=ADAPTING to=RUNNING prev_nodes=2 nodes=4");
 }
 
-TEST(EventLog, ANodeDownGivesItsReasonFromTheEventElseFromSchedd) {
+TEST(EventLog, ANodeDownGivesItsReason) {
   Event event;
   event.seq = 8;
   event.type = EventType::NodeDown;
   event.node = "n3";
-  EXPECT_EQ(event_log_line(event, nullptr, "no heartbeat for 10 s"),
+  event.message = "no heartbeat for 10 s";
+  EXPECT_EQ(event_log_line(event, nullptr),
             "event=node.down seq=8 node=n3 reason=\"no heartbeat for 10 s\"");
   event.message = "drained=maintenance";
-  EXPECT_EQ(event_log_line(event, nullptr, "ignored"),
+  EXPECT_EQ(event_log_line(event, nullptr),
             "event=node.down seq=8 node=n3 reason=\"drained=maintenance\"");
   EXPECT_EQ(event_log_level(event), spdlog::level::warn);
 }

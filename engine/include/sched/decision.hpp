@@ -48,6 +48,8 @@ enum class RefusalCode {
 };
 
 std::string_view to_string(RefusalCode code);
+// "start", "expand", "shrink", "request_perf", "preempt", "reserve": as ctx names them.
+std::string_view to_string(Action::Type type);
 inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::BadArgument) + 1;
 
 struct Refusal {

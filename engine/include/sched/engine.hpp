@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sched/change_log.hpp"
 #include "sched/cluster.hpp"
 #include "sched/decision.hpp"
 #include "sched/dependency.hpp"
@@ -144,7 +145,8 @@ class Engine {
   void set_corridor(double lower_w, double upper_w);
   // NotFound: no such node. Setting what already is, is success.
   Status set_node_up(const std::string& name, bool up, const std::string& why);
-  Status set_node_draining(const std::string& name, bool draining);
+  // `why`: the drain's reason, carried by its node.drain event.
+  Status set_node_draining(const std::string& name, bool draining, const std::string& why = {});
 
   // ---- job arrays (issue 18 item 1)
   // Cancels every task of the array `array_id` that has not ended or begun
@@ -251,8 +253,10 @@ class Engine {
   // a consumer that keeps a view of each job across passes (the Lua host's
   // job tables) and refreshes only those; nullopt when no longer kept (the
   // consumer then checks every view). touched_end() is the next number.
-  std::uint64_t touched_end() const { return touched_base_ + touched_.size(); }
-  std::optional<std::span<const JobId>> touched_since(std::uint64_t from) const;
+  std::uint64_t touched_end() const { return touched_.end(); }
+  std::optional<std::span<const JobId>> touched_since(std::uint64_t from) const {
+    return touched_.since(from);
+  }
 
  private:
   friend class PassContext;
@@ -353,8 +357,7 @@ class Engine {
 
   std::optional<PassReason> due_;
   std::uint64_t state_version_ = 0;
-  std::vector<JobId> touched_;  // touched_[i] has sequence number touched_base_ + i
-  std::uint64_t touched_base_ = 0;
+  ChangeLog<JobId> touched_;  // the jobs touch() changed
   std::uint64_t version_at_last_pass_ = ~std::uint64_t{0};
   // Incremental passes (issue 15): the state after the last successful pass
   // of `last_pass_policy_`, moved on by each submission that only appended

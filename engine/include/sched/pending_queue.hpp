@@ -9,14 +9,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <set>
-#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "sched/change_log.hpp"
 #include "sched/job.hpp"
 
 namespace sched {
@@ -38,10 +37,12 @@ class PendingQueue {
     const Job* job;  // valid while the job is queued (Insert only)
   };
   // The sequence number just past the last change; a consumer remembers it.
-  std::uint64_t changes_end() const { return changes_base_ + changes_.size(); }
+  std::uint64_t changes_end() const { return changes_.end(); }
   // The changes from sequence number `from` on, or nullopt when they are no
   // longer kept (the consumer then rebuilds its copy).
-  std::optional<std::span<const Change>> changes_since(std::uint64_t from) const;
+  std::optional<std::span<const Change>> changes_since(std::uint64_t from) const {
+    return changes_.since(from);
+  }
 
  private:
   struct Entry {
@@ -108,10 +109,8 @@ class PendingQueue {
   std::set<Entry> elastic_;
   std::set<Entry> waiting_;  // both kinds
   std::unordered_map<std::string, std::size_t> per_user_;
-  // The change log: changes_[i] has sequence number changes_base_ + i. It is
-  // dropped when it outgrows the queue (a consumer that far behind rebuilds).
-  std::vector<Change> changes_;
-  std::uint64_t changes_base_ = 0;
+  // Dropped when it outgrows the queue (a consumer that far behind rebuilds).
+  ChangeLog<Change> changes_;
 };
 
 }  // namespace sched

@@ -1,6 +1,6 @@
 // Where schedd and nodeagent log (docs/admin.md "Logs"): a file, the journal
-// or the terminal, at a level; set at start and again on SIGHUP (which also
-// reopens the file, for logrotate).
+// or the terminal, at a level; set at start, and by schedd again on SIGHUP
+// (which reopens the file, for logrotate).
 #pragma once
 
 #include <string>

@@ -53,36 +53,8 @@ local function memo_holds(ctx, memo)
     and (memo.shadow or ctx.appended == 1)
 end
 
--- One EASY pass over ctx.pending. A caller may have resized running jobs
--- earlier in the same pass: ctx:earliest_start judges them at the sizes the
--- pass left them at. `opts.incremental`: the caller's pass does nothing but
--- this, so a pass after one that started nothing may look at the new jobs
--- only (the same decisions as a whole pass; tests/policies check it).
--- Returns the set of jobs it started (job table → true).
-function M.schedule(ctx, opts)
-  local incremental = opts and opts.incremental and not ctx.dry
-  local memo = incremental and last or nil
-  if incremental then
-    last = nil
-  end
-  local started = {}
-  if memo_holds(ctx, memo) then
-    if memo.shadow then
-      backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle)
-    else
-      M.whole(ctx, started)  -- the queue was empty: only new jobs in it
-    end
-  else
-    memo = M.whole(ctx, started)
-  end
-  if incremental and next(started) == nil then
-    last = memo
-  end
-  return started
-end
-
 -- The whole pass; returns its memo (see `last`).
-function M.whole(ctx, started)
+local function whole(ctx, started)
   local pending = ctx.pending
   local n = #pending
   local i = 1
@@ -114,6 +86,34 @@ function M.whole(ctx, started)
   local idle = ctx.nodes_idle
   local left_idle, left_extra = backfill(ctx, started, i + 1, shadow, extra, idle)
   return { idle = left_idle, extra = left_extra, shadow = shadow }
+end
+
+-- One EASY pass over ctx.pending. A caller may have resized running jobs
+-- earlier in the same pass: ctx:earliest_start judges them at the sizes the
+-- pass left them at. `opts.incremental`: the caller's pass does nothing but
+-- this, so a pass after one that started nothing may look at the new jobs
+-- only (the same decisions as a whole pass; tests/policies check it).
+-- Returns the set of jobs it started (job table → true).
+function M.schedule(ctx, opts)
+  local incremental = opts and opts.incremental and not ctx.dry
+  local memo = incremental and last or nil
+  if incremental then
+    last = nil
+  end
+  local started = {}
+  if memo_holds(ctx, memo) then
+    if memo.shadow then
+      backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle)
+    else
+      whole(ctx, started)  -- the queue was empty: only new jobs in it
+    end
+  else
+    memo = whole(ctx, started)
+  end
+  if incremental and next(started) == nil then
+    last = memo
+  end
+  return started
 end
 
 return M
