@@ -1,8 +1,8 @@
 #include "event_log.hpp"
 
-#include "event_wire.hpp"
-
 #include <fmt/format.h>
+
+#include "event_wire.hpp"
 
 namespace sched::daemon {
 
