@@ -49,6 +49,32 @@ int ctx_earliest_start(lua_State* L) {
   return 2;
 }
 
+// ctx:next_fit(from, n [, until, spare]) → the first position at or after
+// `from` of ctx.pending whose job needs at most n nodes and, with `until`,
+// would also end by then if started now (it has a walltime) or needs at most
+// `spare` nodes; nil when none. The scan a backfilling pass repeats over a
+// long queue, in C++: in Lua it was the larger part of an EASY pass.
+int ctx_next_fit(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "next_fit");
+  PendingFit fit;
+  fit.from = luaL_checkinteger(L, 2);
+  fit.nodes = size_arg(L, 3);
+  if (!lua_isnoneornil(L, 4)) {
+    fit.now = pass.now();
+    fit.until = luaL_checknumber(L, 4);
+    fit.spare = size_arg(L, 5);
+  }
+  lua_getfield(L, 1, "pending");  // brings the list up to date in this pass
+  lua_pop(L, 1);
+  if (const auto found = LuaRuntime::of(L).next_pending_fit(fit)) {
+    lua_pushinteger(L, static_cast<lua_Integer>(*found));
+  } else {
+    lua_pushnil(L);
+  }
+  return 1;
+}
+
 // ctx:release_profile() → { {time = t, free = n}, ... } in time order.
 int ctx_release_profile(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -239,6 +265,7 @@ void push_ctx_methods(lua_State* L) {
                                      {"reserve", ctx_reserve},
                                      {"earliest_start", ctx_earliest_start},
                                      {"release_profile", ctx_release_profile},
+                                     {"next_fit", ctx_next_fit},
                                      {nullptr, nullptr}};
   luaL_newlib(L, methods);
   lua_pushcclosure(L, ctx_index, 1);

@@ -63,6 +63,20 @@ void LuaRuntime::fill_pending(std::size_t count) {
   lua_pop(L_, 2);
 }
 
+std::optional<std::size_t> LuaRuntime::next_pending_fit(const PendingFit& fit) const {
+  const auto first = static_cast<std::size_t>(std::max<lua_Integer>(fit.from, 1));
+  for (std::size_t i = first; i <= pending_mirror_.size(); ++i) {
+    const JobSpec& spec = pending_mirror_[i - 1].job->spec;
+    if (spec.nodes > fit.nodes) continue;
+    // The same double arithmetic as the Lua it replaces: now + walltime <= until.
+    if (!fit.until || (spec.walltime > 0 && fit.now + spec.walltime <= *fit.until) ||
+        spec.nodes <= fit.spare) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
 void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> changes, int list,
                                        int jobs) {
   // The net effect by key: a job inserted and removed (or the reverse)

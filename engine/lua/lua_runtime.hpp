@@ -32,6 +32,17 @@ struct MemoryBudget {
   bool exceeded = false;
 };
 
+// What ctx:next_fit looks for: a job at position `from` or later needing at
+// most `nodes` nodes and, when `until` is set, ending by it if started at
+// `now` (walltime > 0) or needing at most `spare` nodes.
+struct PendingFit {
+  lua_Integer from = 1;
+  int nodes = 0;
+  std::optional<double> until;
+  double now = 0;
+  int spare = 0;
+};
+
 class LuaRuntime {
  public:
   LuaRuntime(const std::string& policy_path, const LuaPolicyOptions& options);
@@ -75,6 +86,9 @@ class LuaRuntime {
   // (its metatable's __index and __pairs; only during a pass).
   std::size_t pending_size() const { return pending_mirror_.size(); }
   void fill_pending(std::size_t count);
+  // The first position (1-based) of ctx.pending that `fit` accepts
+  // (ctx:next_fit).
+  std::optional<std::size_t> next_pending_fit(const PendingFit& fit) const;
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction, time and memory bounds.

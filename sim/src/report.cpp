@@ -1,10 +1,11 @@
 #include "sched/sim/report.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 
 namespace sched::sim {
 namespace {
@@ -23,15 +24,19 @@ void finish_writing(std::ofstream& out, const std::string& path) {
 // A fixed-point rendering with `decimals` decimals, trailing zeros (and a
 // bare decimal point) removed.
 std::string format_trimmed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  std::string text = buffer;
-  if (text.find('.') != std::string::npos) {
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
+  // to_chars prints what printf's %.*f prints, several times cheaper: jobs.csv
+  // of a 10k-job replay spent a tenth of `sched sim` in snprintf.
+  char buffer[400];  // DBL_MAX in fixed notation with decimals to spare
+  const auto [end, ec] =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+  if (ec != std::errc()) return std::to_string(value);
+  std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
+  if (text.find('.') != std::string_view::npos) {
+    text.remove_suffix(text.size() - text.find_last_not_of('0') - 1);
+    if (text.back() == '.') text.remove_suffix(1);
   }
-  if (text == "-0") text = "0";
-  return text;
+  if (text == "-0") return "0";
+  return std::string(text);
 }
 
 }  // namespace

@@ -22,25 +22,26 @@ local last
 local function backfill(ctx, started, from, shadow, extra, idle)
   local pending = ctx.pending
   local now = ctx.now
-  for k = from, #pending do
+  -- ctx:next_fit skips, in C++, the jobs that pass neither test below.
+  local k = ctx:next_fit(from, idle, shadow, extra)
+  while k do
+    local job = pending[k]
+    local size = job.nodes
+    local walltime = job.walltime
+    if walltime > 0 and now + walltime <= shadow then
+      if ctx:start(job) then
+        idle = idle - size
+        started[job] = true
+      end
+    elseif size <= extra and ctx:start(job) then
+      idle = idle - size
+      extra = extra - size
+      started[job] = true
+    end
     if idle == 0 then
       break
     end
-    local job = pending[k]
-    local size = job.nodes
-    if size <= idle then
-      local walltime = job.walltime
-      if walltime > 0 and now + walltime <= shadow then
-        if ctx:start(job) then
-          idle = idle - size
-          started[job] = true
-        end
-      elseif size <= extra and ctx:start(job) then
-        idle = idle - size
-        extra = extra - size
-        started[job] = true
-      end
-    end
+    k = ctx:next_fit(k + 1, idle, shadow, extra)
   end
   return idle, extra
 end
