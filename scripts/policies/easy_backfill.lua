@@ -18,8 +18,13 @@ P.time_dependent = false
 -- A pass after one that started nothing, with only new submissions since,
 -- looks at the new jobs only (lib/easy.lua); set params.incremental = false
 -- to make every pass whole.
+-- params.max_job_test = N: backfill looks at the first N jobs of the queue
+-- only (Slurm's bf_max_job_test); unlimited by default, so replays are exact.
 function P.schedule(ctx)
-  easy.schedule(ctx, { incremental = ctx.params.incremental ~= false })
+  easy.schedule(ctx, {
+    incremental = ctx.params.incremental ~= false,
+    max_job_test = ctx.params.max_job_test,
+  })
 end
 
 return P

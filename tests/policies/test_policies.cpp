@@ -39,13 +39,16 @@ class ReserveLog : public EventSink {
 };
 
 // Simulates a native workload under a bundled policy.
-SimRun simulate(const std::string& policy, const std::string& workload_toml) {
+SimRun simulate(const std::string& policy, const std::string& workload_toml,
+                const PolicyParams& params = {}) {
   const sim::Workload workload = sim::parse_native(workload_toml, "test.toml");
   sim::SimConfig config;
   config.tick_s = 60;
   sim::Simulator simulator(workload, config);
-  simulator.set_policy(std::shared_ptr<Policy>(LuaPolicy::load(
-      std::string(SCHED_SOURCE_POLICY_DIR) + "/" + policy + ".lua", LuaPolicyOptions{})));
+  LuaPolicyOptions options;
+  options.params = params;
+  simulator.set_policy(std::shared_ptr<Policy>(
+      LuaPolicy::load(std::string(SCHED_SOURCE_POLICY_DIR) + "/" + policy + ".lua", options)));
   SimRun run;
   ReserveLog reserves(run);
   simulator.engine().add_sink(&reserves);
@@ -103,6 +106,36 @@ TEST(PolicyEasyBackfill, DoesNotBackfillALongJobThatWouldDelayTheHead) {
 // 6 nodes. Job 1 holds 4 until 100; head job 2 needs 3: at 100 there are 6
 // free, 3 extra. Job 3 (2 nodes, 500 s) runs past the shadow time but fits
 // in the extra nodes: backfilled at once, and the head still starts at 100.
+// 4 nodes. Job 1 holds 2 until 100; head job 2 needs 4; job 3 (3 nodes)
+// fits nowhere before the head; job 4 (2 nodes, 40 s) is third in the queue
+// and would be backfilled at once. With max_job_test = 2 the backfill looks
+// at jobs 2 and 3 only: job 4 waits until job 3 (150-160) is done; with 3 it
+// is looked at again.
+TEST(PolicyEasyBackfill, MaxJobTestLimitsHowDeepTheBackfillLooks) {
+  const std::string workload = cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50) +
+                               job(3, 2, 10, 3, 10) + job(4, 3, 30, 2, 40);
+  EXPECT_THAT(simulate("easy_backfill", workload).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150), Pair(4, 3)));
+  EXPECT_THAT(simulate("easy_backfill", workload, {{"max_job_test", 2LL}}).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150), Pair(4, 160)));
+  EXPECT_THAT(simulate("easy_backfill", workload, {{"max_job_test", 3LL}}).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150), Pair(4, 3)));
+}
+
+TEST(PolicyEasyBackfill, AMaxJobTestThatIsNoPositiveIntegerFailsThePass) {
+  const sim::Workload workload =
+      sim::parse_native(cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50), "test.toml");
+  sim::Simulator simulator(workload, sim::SimConfig{});
+  LuaPolicyOptions options;
+  options.params["max_job_test"] = 0LL;
+  simulator.set_policy(std::shared_ptr<Policy>(
+      LuaPolicy::load(std::string(SCHED_SOURCE_POLICY_DIR) + "/easy_backfill.lua", options)));
+  const sim::SimResult result = simulator.run();
+  EXPECT_GT(result.policy_errors, 0);
+  EXPECT_THAT(result.first_policy_error,
+              ::testing::HasSubstr("max_job_test must be a positive integer"));
+}
+
 TEST(PolicyEasyBackfill, BackfillsALongJobIntoTheExtraNodes) {
   const SimRun run = simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) +
                                                    job(2, 1, 50, 3, 50) + job(3, 2, 500, 2, 500));

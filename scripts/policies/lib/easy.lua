@@ -19,12 +19,12 @@ local last
 
 -- Phase 3 from position `from`: backfill behind the head without delaying
 -- it. Returns what is left of idle and extra.
-local function backfill(ctx, started, from, shadow, extra, idle)
+local function backfill(ctx, started, from, shadow, extra, idle, depth)
   local pending = ctx.pending
   local now = ctx.now
   -- ctx:next_fit skips, in C++, the jobs that pass neither test below.
   local k = ctx:next_fit(from, idle, shadow, extra)
-  while k do
+  while k and k <= depth do
     local job = pending[k]
     local size = job.nodes
     local walltime = job.walltime
@@ -55,7 +55,7 @@ local function memo_holds(ctx, memo)
 end
 
 -- The whole pass; returns its memo (see `last`).
-local function whole(ctx, started)
+local function whole(ctx, started, depth)
   local pending = ctx.pending
   local n = #pending
   local i = 1
@@ -85,8 +85,21 @@ local function whole(ctx, started)
 
   -- Phase 3.
   local idle = ctx.nodes_idle
-  local left_idle, left_extra = backfill(ctx, started, i + 1, shadow, extra, idle)
+  local left_idle, left_extra = backfill(ctx, started, i + 1, shadow, extra, idle, depth)
   return { idle = left_idle, extra = left_extra, shadow = shadow }
+end
+
+-- The backfill depth: how many jobs from the front of the queue phase 3
+-- may look at (Slurm's bf_max_job_test); unlimited unless given.
+local function depth_of(opts)
+  local depth = opts and opts.max_job_test
+  if depth == nil then
+    return huge
+  end
+  if math.type(depth) ~= "integer" or depth < 1 then
+    error("max_job_test must be a positive integer, not " .. tostring(depth), 0)
+  end
+  return depth
 end
 
 -- One EASY pass over ctx.pending. A caller may have resized running jobs
@@ -94,8 +107,10 @@ end
 -- pass left them at. `opts.incremental`: the caller's pass does nothing but
 -- this, so a pass after one that started nothing may look at the new jobs
 -- only (the same decisions as a whole pass; tests/policies check it).
+-- `opts.max_job_test`: the backfill depth (depth_of).
 -- Returns the set of jobs it started (job table → true).
 function M.schedule(ctx, opts)
+  local depth = depth_of(opts)
   local incremental = opts and opts.incremental and not ctx.dry
   local memo = incremental and last or nil
   if incremental then
@@ -104,12 +119,12 @@ function M.schedule(ctx, opts)
   local started = {}
   if memo_holds(ctx, memo) then
     if memo.shadow then
-      backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle)
+      backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
     else
-      whole(ctx, started)  -- the queue was empty: only new jobs in it
+      whole(ctx, started, depth)  -- the queue was empty: only new jobs in it
     end
   else
-    memo = whole(ctx, started)
+    memo = whole(ctx, started, depth)
   end
   if incremental and next(started) == nil then
     last = memo
