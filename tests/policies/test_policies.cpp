@@ -219,6 +219,88 @@ TEST(PolicyEasyBackfill, BehavesLikeFcfsWhileEverythingFits) {
   EXPECT_EQ(easy.start, fcfs.start);
 }
 
+// ---------------------------------------------------------------- slurm_backfill
+
+// 4 nodes. Job 1 holds 2 until 100; head job 2 needs 4 (reserved at 100);
+// job 3 (2 nodes, 30 s, submitted at 3) fits in the 2 idle nodes before 100.
+// EASY starts it at once. slurm_backfill's main scheduler stops at job 2,
+// and its backfill runs at most every 30 s: the next pass after 0 is the
+// tick at 60, and by then 30 s planned as 60 (the resolution) no longer end
+// by 100: job 3 waits for job 2 (100-150). With a 1 s resolution the tick
+// starts it; with a 1 s interval too, the submission's pass does.
+TEST(PolicySlurmBackfill, BackfillRunsOnItsIntervalAndPlansEndsAtItsResolution) {
+  const std::string workload =
+      cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50) + job(3, 3, 30, 2, 30);
+  EXPECT_THAT(simulate("easy_backfill", workload).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 3)));
+  EXPECT_THAT(simulate("slurm_backfill", workload).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
+  EXPECT_THAT(simulate("slurm_backfill", workload, {{"bf_resolution", 1LL}}).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 60)));
+  EXPECT_THAT(
+      simulate("slurm_backfill", workload, {{"bf_resolution", 1LL}, {"bf_interval", 1LL}}).start,
+      ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 3)));
+}
+
+// 6 nodes. Job 1 holds 4 until 100; jobs 2 and 3 need 3 each for 100 s;
+// job 4 (2 nodes, 1000 s) could start now. EASY protects the head only: job
+// 4 takes 2 of the head's 3 spare nodes, and job 3 waits until 200.
+// slurm_backfill plans every job it tests: jobs 2 and 3 both get 100, and
+// job 4 waits for them.
+TEST(PolicySlurmBackfill, EveryTestedJobIsProtectedNotOnlyTheHead) {
+  const std::string workload = cluster(6) + job(1, 0, 100, 4, 100) + job(2, 1, 100, 3, 100) +
+                               job(3, 2, 100, 3, 100) + job(4, 3, 1000, 2, 1000);
+  EXPECT_THAT(simulate("easy_backfill", workload).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 200), Pair(4, 3)));
+  const SimRun run = simulate("slurm_backfill", workload);
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 100), Pair(4, 200)));
+  EXPECT_DOUBLE_EQ(run.reserved.at(2), 100);
+  EXPECT_DOUBLE_EQ(run.reserved.at(3), 100);
+  EXPECT_EQ(run.reservations.at(4), 2);
+  EXPECT_DOUBLE_EQ(run.reserved.at(4), 200)
+      << "planned at 220 at the tick (100 s as 120), again at 100 from jobs 2 and 3's ends";
+}
+
+// The same queue with a 10 s window: at the tick (60) jobs 2 and 3 would
+// start 40 s ahead, past the window, so they reserve nothing and job 4
+// starts; job 3 then waits for job 2.
+TEST(PolicySlurmBackfill, NoReservationBeyondTheWindow) {
+  const std::string workload = cluster(6) + job(1, 0, 100, 4, 100) + job(2, 1, 100, 3, 100) +
+                               job(3, 2, 100, 3, 100) + job(4, 3, 1000, 2, 1000);
+  const SimRun run = simulate("slurm_backfill", workload, {{"bf_window", 10LL}});
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 200), Pair(4, 60)));
+  EXPECT_EQ(run.reserved.count(2), 0u);
+}
+
+// The first test's queue, backfilling at every pass to the second: with
+// bf_max_job_test = 1 the backfill tests the head only, and job 3 waits.
+TEST(PolicySlurmBackfill, MaxJobTestBoundsTheJobsTested) {
+  const std::string workload =
+      cluster(4) + job(1, 0, 100, 2, 100) + job(2, 1, 50, 4, 50) + job(3, 3, 30, 2, 30);
+  const PolicyParams eager = {{"bf_resolution", 1LL}, {"bf_interval", 1LL}};
+  PolicyParams shallow = eager;
+  shallow["bf_max_job_test"] = 1LL;
+  EXPECT_THAT(simulate("slurm_backfill", workload, shallow).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 150)));
+  shallow["bf_max_job_test"] = 2LL;
+  EXPECT_THAT(simulate("slurm_backfill", workload, shallow).start,
+              ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 3)));
+}
+
+TEST(PolicySlurmBackfill, ABadParameterFailsThePassWithItsName) {
+  const sim::Workload workload =
+      sim::parse_native(cluster(4) + job(1, 0, 100, 2, 100), "test.toml");
+  sim::Simulator simulator(workload, sim::SimConfig{});
+  LuaPolicyOptions options;
+  options.params["bf_interval"] = std::string("often");
+  simulator.set_policy(std::shared_ptr<Policy>(
+      LuaPolicy::load(std::string(SCHED_SOURCE_POLICY_DIR) + "/slurm_backfill.lua", options)));
+  const sim::SimResult result = simulator.run();
+  EXPECT_GT(result.policy_errors, 0);
+  EXPECT_THAT(result.first_policy_error,
+              ::testing::HasSubstr("bf_interval must be a positive number"));
+}
+
 // ---------------------------------------------------------------- metrics
 
 // 2 nodes, fcfs.
