@@ -32,6 +32,7 @@ struct SimOptions {
   std::vector<std::string> params;
   std::uint64_t seed = 1;
   std::optional<double> malleable_fraction;
+  std::string esp_time_limit;
   double tick_s = 60;
   std::string out_dir;
 };
@@ -46,12 +47,24 @@ sim::Workload load_workload(const SimOptions& options) {
     sim::EspOptions esp;
     esp.seed = options.seed;
     esp.malleable_fraction = options.malleable_fraction.value_or(0);
+    if (!options.esp_time_limit.empty()) {
+      const auto rule = sim::EspTimeLimit::parse(options.esp_time_limit);
+      if (!rule) {
+        throw sim::WorkloadError(
+            "--esp-time-limit must be exact, round:SECONDS or fixed:SECONDS, not '" +
+            options.esp_time_limit + "'");
+      }
+      esp.time_limit = *rule;
+    }
     if (options.nodes > 0) esp.nodes = options.nodes;
     sim::Workload workload = sim::make_esp(esp);
     if (options.max_jobs > 0 && workload.jobs.size() > static_cast<std::size_t>(options.max_jobs)) {
       workload.jobs.resize(static_cast<std::size_t>(options.max_jobs));
     }
     return workload;
+  }
+  if (!options.esp_time_limit.empty()) {
+    throw sim::WorkloadError("--esp-time-limit applies to the esp workload only");
   }
   if (options.workload == "power") {
     if (options.malleable_fraction) {
@@ -219,6 +232,9 @@ void add_sim_command(CLI::App& app) {
                   "Make this fraction (0..1) of an esp or SWF workload's jobs malleable "
                   "(SWF: half malleable, half evolving), drawn with the seed")
       ->check(CLI::Range(0.0, 1.0));
+  sim->add_option("--esp-time-limit", options->esp_time_limit,
+                  "ESP jobs' time limits: exact (their run time, the default), round:SECONDS "
+                  "(rounded up, as users give them) or fixed:SECONDS");
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
   sim->add_option("--out", options->out_dir,
                   "Write jobs.csv, resizes.csv, power.csv and metrics.json here");

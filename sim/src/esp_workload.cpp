@@ -1,6 +1,7 @@
 #include "sched/sim/esp_workload.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <random>
 #include <string>
@@ -58,6 +59,35 @@ int esp_job_nodes(const EspType& type, int nodes) {
   return std::max(1, static_cast<int>(std::lround(type.fraction * nodes)));
 }
 
+double EspTimeLimit::limit_for(double runtime) const {
+  switch (rule) {
+    case Rule::RoundUp:
+      return std::ceil(runtime / seconds) * seconds;
+    case Rule::Fixed:
+      return seconds;
+    case Rule::Exact:
+      break;
+  }
+  return runtime;
+}
+
+std::optional<EspTimeLimit> EspTimeLimit::parse(const std::string& text) {
+  if (text == "exact") return EspTimeLimit{};
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::string rule = text.substr(0, colon);
+  const std::string number = text.substr(colon + 1);
+  double seconds = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), seconds);
+  if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(seconds) ||
+      seconds <= 0) {
+    return std::nullopt;
+  }
+  if (rule == "round") return EspTimeLimit{Rule::RoundUp, seconds};
+  if (rule == "fixed") return EspTimeLimit{Rule::Fixed, seconds};
+  return std::nullopt;
+}
+
 Workload make_esp(const EspOptions& options) {
   if (options.nodes < 1) throw WorkloadError("esp: nodes must be at least 1");
   if (!std::isfinite(options.interarrival_s) || options.interarrival_s < 0) {
@@ -88,7 +118,7 @@ Workload make_esp(const EspOptions& options) {
     job.spec.kind = JobKind::Rigid;
     job.spec.nodes = esp_job_nodes(type, options.nodes);
     job.spec.constraint = type.constraint;
-    job.spec.walltime = type.runtime;
+    job.spec.walltime = options.time_limit.limit_for(type.runtime);
     if (const auto error = normalize_spec(job.spec)) {
       throw WorkloadError("esp: type " + job.spec.name + ": " + *error);
     }

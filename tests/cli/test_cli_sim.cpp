@@ -291,5 +291,23 @@ TEST_F(CliSim, MalleableFractionIsCheckedAndNotForNativeWorkloads) {
   EXPECT_THAT(native.output, HasSubstr("applies to esp and SWF workloads"));
 }
 
+TEST_F(CliSim, EspTimeLimitRoundsTheLimitsAndIsCheckedAndEspOnly) {
+  // Rounded limits change what a backfilling policy may do, not the runs.
+  const Outcome exact = sched_sim("--workload esp --policy easy_backfill");
+  const Outcome rounded =
+      sched_sim("--workload esp --policy easy_backfill --esp-time-limit round:3600");
+  ASSERT_EQ(exact.status, 0) << exact.output;
+  ASSERT_EQ(rounded.status, 0) << rounded.output;
+  EXPECT_NE(exact.output, rounded.output) << "hour-rounded limits give another schedule";
+  const Outcome bad = sched_sim("--workload esp --policy fcfs --esp-time-limit round:soon");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_THAT(bad.output, HasSubstr("--esp-time-limit must be exact, round:SECONDS"));
+  const std::string workload = dir.write("one.toml", "[[job]]\nsubmit = 0\nruntime = 1\n");
+  const Outcome native =
+      sched_sim("--workload " + quote(workload) + " --esp-time-limit exact --policy fcfs");
+  EXPECT_NE(native.status, 0);
+  EXPECT_THAT(native.output, HasSubstr("applies to the esp workload only"));
+}
+
 }  // namespace
 }  // namespace sched

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -68,6 +69,34 @@ TEST(EspWorkload, CountsSizesRuntimesAndConstraintsPerType) {
     EXPECT_EQ(job.spec.kind, JobKind::Rigid);
   }
   for (const auto& [name, want] : expected) EXPECT_EQ(counts[name], want.count) << name;
+}
+
+TEST(EspWorkload, TimeLimitsAreExactRoundedUpOrFixed) {
+  EspOptions options;
+  options.time_limit = *EspTimeLimit::parse("round:900");
+  const auto rounded = make_esp(options);
+  options.time_limit = *EspTimeLimit::parse("fixed:7200");
+  const auto fixed = make_esp(options);
+  const auto exact = make_esp({});
+  ASSERT_EQ(rounded.jobs.size(), exact.jobs.size());
+  for (std::size_t i = 0; i < exact.jobs.size(); ++i) {
+    const double runtime = exact.jobs[i].runtime;
+    EXPECT_EQ(rounded.jobs[i].runtime, runtime) << "the limit changes, not the run";
+    EXPECT_EQ(rounded.jobs[i].spec.walltime, std::ceil(runtime / 900) * 900);
+    EXPECT_GE(rounded.jobs[i].spec.walltime, runtime);
+    EXPECT_EQ(fixed.jobs[i].spec.walltime, 7200);
+    EXPECT_EQ(exact.jobs[i].spec.walltime, runtime);
+  }
+  EXPECT_EQ(EspTimeLimit::parse("round:900")->limit_for(900), 900) << "a multiple stays";
+  EXPECT_EQ(EspTimeLimit::parse("round:900")->limit_for(901), 1800);
+}
+
+TEST(EspWorkload, TimeLimitRulesAreParsedStrictly) {
+  EXPECT_TRUE(EspTimeLimit::parse("exact"));
+  for (const char* bad : {"", "round", "round:", "round:0", "round:-5", "round:9x", "fixed:nan",
+                          "fixed:inf", "ceil:60", "exact:1"}) {
+    EXPECT_FALSE(EspTimeLimit::parse(bad)) << bad;
+  }
 }
 
 TEST(EspWorkload, SizesScaleWithTheSystem) {

@@ -8,12 +8,31 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sched/job.hpp"
 #include "sched/sim/workload.hpp"
 
 namespace sched::sim {
+
+// The time limit each ESP job is submitted with. ESP gives run times only;
+// the paper's runs used limits equal to them (exact), which gives a
+// backfilling baseline perfect estimates. Users give round values instead
+// (studies of real traces find a handful of modes: 15 minutes, 1 hour, ...),
+// so a limit may be rounded up to a granularity, or be one value for every
+// job (a site's default limit).
+struct EspTimeLimit {
+  enum class Rule { Exact, RoundUp, Fixed };
+  Rule rule = Rule::Exact;
+  double seconds = 0;  // RoundUp: the granularity; Fixed: the limit
+
+  // The limit of a job that runs `runtime` seconds.
+  double limit_for(double runtime) const;
+  // "exact", "round:SECONDS" or "fixed:SECONDS"; nullopt when the text is
+  // none of them (or the seconds are not a positive number).
+  static std::optional<EspTimeLimit> parse(const std::string& text);
+};
 
 struct EspOptions {
   std::uint64_t seed = 1;
@@ -22,6 +41,7 @@ struct EspOptions {
   // Fraction of the jobs made malleable (0..1), drawn with the seed; see
   // make_esp_malleable in elastic_workload.hpp.
   double malleable_fraction = 0;
+  EspTimeLimit time_limit;
 };
 
 // One row of Table I.
@@ -45,7 +65,7 @@ std::optional<EspType> find_esp_type(char letter);
 int esp_job_nodes(const EspType& type, int nodes);
 
 // The benchmark: ids 1..230 in submission order, submit = (id − 1) ×
-// interarrival_s, walltime = runtime, rigid but for malleable_fraction of
+// interarrival_s, walltime = time_limit.limit_for(runtime), rigid but for malleable_fraction of
 // them; every job has the ESP application model (model_esp_applications).
 // The order and the models depend on the seed only, not on the fraction.
 // Throws WorkloadError for nodes < 1, a negative or non-finite interarrival
