@@ -50,7 +50,8 @@ int ctx_earliest_start(lua_State* L) {
 }
 
 // ctx:next_fit(from, n [, until, spare]) → the first position at or after
-// `from` of ctx.pending whose job needs at most n nodes and, with `until`,
+// `from` of ctx.pending whose job needs at most n nodes (a moldable job: its
+// min_nodes) and, with `until`,
 // would also end by then if started now (it has a walltime) or needs at most
 // `spare` nodes; nil when none. The scan a backfilling pass repeats over a
 // long queue, in C++: in Lua it was the larger part of an EASY pass.

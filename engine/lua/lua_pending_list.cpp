@@ -67,10 +67,13 @@ std::optional<std::size_t> LuaRuntime::next_pending_fit(const PendingFit& fit) c
   const auto first = static_cast<std::size_t>(std::max<lua_Integer>(fit.from, 1));
   for (std::size_t i = first; i <= pending_mirror_.size(); ++i) {
     const JobSpec& spec = pending_mirror_[i - 1].job->spec;
-    if (spec.nodes > fit.nodes) continue;
+    // A moldable job may start at any size from its minimum (the caller
+    // picks one); its limit does not depend on the size.
+    const int need = spec.kind == JobKind::Moldable ? spec.min_nodes : spec.nodes;
+    if (need > fit.nodes) continue;
     // The same double arithmetic as the Lua it replaces: now + walltime <= until.
     if (!fit.until || (spec.walltime > 0 && fit.now + spec.walltime <= *fit.until) ||
-        spec.nodes <= fit.spare) {
+        need <= fit.spare) {
       return i;
     }
   }

@@ -18,6 +18,7 @@
 --
 -- Parameters (Slurm's defaults): bf_interval 30 s, bf_max_job_test 500,
 -- bf_resolution 60 s, bf_window 86400 s (1440 minutes).
+local moldable = require("lib.moldable")
 local profile = require("lib.profile")
 
 local P = { name = "slurm_backfill", api = 1 }
@@ -58,7 +59,8 @@ local function main_pass(ctx)
   local pending = ctx.pending
   for k = 1, #pending do
     local job = pending[k]
-    if job.nodes > ctx.nodes_idle or not ctx:start(job) then
+    local size = moldable.size(job, ctx.nodes_idle)
+    if not size or not ctx:start(job, size) then
       return k - 1
     end
   end
@@ -78,12 +80,25 @@ local function backfill_pass(ctx, settings, from)
     tested = tested + 1
     local job = pending[k]
     local duration = planned(job.walltime, settings.resolution)
-    local start = plan:earliest(job.nodes, duration)
-    if start == now and ctx:start(job) then
-      plan:take(now, duration, job.nodes)
-    elseif start ~= huge and start ~= now and start - now <= settings.window then
-      ctx:reserve(job, start)
-      plan:take(start, duration, job.nodes)
+    -- The largest size that can start now without delaying the plan (a
+    -- moldable job has several: lib/moldable.lua), else a reservation for
+    -- the smallest.
+    local size_now
+    for _, size in ipairs(moldable.sizes(job)) do
+      if plan:earliest(size, duration) == now then
+        size_now = size
+        break
+      end
+    end
+    if size_now and ctx:start(job, size_now) then
+      plan:take(now, duration, size_now)
+    elseif not size_now then
+      local least = moldable.least(job)
+      local start = plan:earliest(least, duration)
+      if start ~= huge and start - now <= settings.window then
+        ctx:reserve(job, start)
+        plan:take(start, duration, least)
+      end
     end
   end
 end

@@ -23,12 +23,14 @@ struct SimRun {
   std::map<JobId, double> start;      // job id → start time
   std::map<JobId, double> reserved;   // job id → last ctx:reserve time
   std::map<JobId, int> reservations;  // job id → number of JobReserved events
+  std::map<JobId, int> start_size;    // job id → nodes at JobStarted
 };
 
 class ReserveLog : public EventSink {
  public:
   explicit ReserveLog(SimRun& run) : run_(run) {}
   void on_event(const Event& event) override {
+    if (event.type == EventType::JobStarted) run_.start_size[event.job] = event.nodes;
     if (event.type != EventType::JobReserved) return;
     run_.reserved[event.job] = event.expected_start;
     ++run_.reservations[event.job];
@@ -63,6 +65,17 @@ std::string job(int id, double submit, double runtime, int nodes, double walltim
   return "[[job]]\nid = " + std::to_string(id) + "\nsubmit = " + std::to_string(submit) +
          "\nruntime = " + std::to_string(runtime) + "\nnodes = " + std::to_string(nodes) +
          "\nwalltime = " + std::to_string(walltime) + "\n\n";
+}
+
+// A moldable job of the native format: nodes = max_nodes, as `-N MIN-MAX`.
+std::string moldable_job(int id, double submit, double runtime, int min_nodes, int max_nodes,
+                         double walltime, const std::string& constraint = "none") {
+  return "[[job]]\nid = " + std::to_string(id) + "\nsubmit = " + std::to_string(submit) +
+         "\nruntime = " + std::to_string(runtime) +
+         "\nkind = \"moldable\"\nnodes = " + std::to_string(max_nodes) +
+         "\nmin_nodes = " + std::to_string(min_nodes) +
+         "\nmax_nodes = " + std::to_string(max_nodes) + "\nwalltime = " + std::to_string(walltime) +
+         "\nconstraint = \"" + constraint + "\"\n\n";
 }
 
 std::string cluster(int nodes) { return "[cluster]\nnodes = " + std::to_string(nodes) + "\n\n"; }
@@ -299,6 +312,50 @@ TEST(PolicySlurmBackfill, ABadParameterFailsThePassWithItsName) {
   EXPECT_GT(result.policy_errors, 0);
   EXPECT_THAT(result.first_policy_error,
               ::testing::HasSubstr("bf_interval must be a positive number"));
+}
+
+// ---------------------------------------------------------------- moldable jobs
+
+// 4 nodes; job 1 holds 2 until 100. Job 2 may run on 2 to 4 nodes: every
+// bundled policy that starts jobs in order starts it at once on the 2 idle
+// nodes (lib/moldable.lua) instead of waiting for 4.
+TEST(PolicyMoldable, StartsAtTheLargestSizeThatFitsNow) {
+  const std::string workload =
+      cluster(4) + job(1, 0, 100, 2, 100) + moldable_job(2, 1, 50, 2, 4, 50);
+  for (const char* policy :
+       {"fcfs", "easy_backfill", "slurm_backfill", "perf_aware", "fpsma", "elastic"}) {
+    const SimRun run = simulate(policy, workload);
+    EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 1))) << policy;
+    EXPECT_EQ(run.start_size.at(2), 2) << policy;
+  }
+  // With 3 idle and an even constraint it takes 2, the largest allowed.
+  const SimRun even = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 1, 100) +
+                                                    moldable_job(2, 1, 50, 2, 4, 50, "even"));
+  EXPECT_EQ(even.start_size.at(2), 2);
+}
+
+// 4 nodes; job 1 holds 3 until 100, so the moldable head (2-4 nodes) waits
+// and reserves for its smallest size: 2 nodes at 100, 2 spare then. Job 3
+// (1 node, 500 s) fits in those spare nodes and is backfilled at once.
+TEST(PolicyMoldable, AWaitingMoldableHeadReservesForItsSmallestSize) {
+  const SimRun run =
+      simulate("easy_backfill", cluster(4) + job(1, 0, 100, 3, 100) +
+                                    moldable_job(2, 1, 50, 2, 4, 50) + job(3, 2, 500, 1, 500));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
+  EXPECT_DOUBLE_EQ(run.reserved.at(2), 100);
+  EXPECT_EQ(run.start_size.at(2), 3) << "at 100: 4 free minus job 3's 1";
+}
+
+// A moldable job behind the head is backfilled at a size that ends in time
+// or fits the spare nodes: 6 nodes, job 1 holds 4 until 100, head job 2
+// needs 5 (1 spare at 100); job 3 (1-2 nodes, 500 s) ends after 100, so it
+// may only take the spare node: it starts at once on 1, not 2.
+TEST(PolicyMoldable, BackfillsAMoldableJobIntoTheSpareNodesOnly) {
+  const SimRun run =
+      simulate("easy_backfill", cluster(6) + job(1, 0, 100, 4, 100) + job(2, 1, 50, 5, 50) +
+                                    moldable_job(3, 2, 500, 1, 2, 500));
+  EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
+  EXPECT_EQ(run.start_size.at(3), 1);
 }
 
 // ---------------------------------------------------------------- metrics

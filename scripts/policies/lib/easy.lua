@@ -7,6 +7,8 @@
 -- plus what adaptations added to the limit). Then start
 -- later jobs that fit now and either end by that time, or use only nodes
 -- the head will not need then (the "extra" nodes).
+local moldable = require("lib.moldable")
+
 local M = {}
 
 local huge = math.huge
@@ -26,17 +28,22 @@ local function backfill(ctx, started, from, shadow, extra, idle, depth)
   local k = ctx:next_fit(from, idle, shadow, extra)
   while k and k <= depth do
     local job = pending[k]
-    local size = job.nodes
+    -- A moldable job takes the largest size that fits (lib/moldable.lua):
+    -- all the idle nodes allow if it ends in time, the spare ones if not.
+    local size = moldable.size(job, idle)
     local walltime = job.walltime
-    if walltime > 0 and now + walltime <= shadow then
-      if ctx:start(job) then
+    if size and walltime > 0 and now + walltime <= shadow then
+      if ctx:start(job, size) then
         idle = idle - size
         started[job] = true
       end
-    elseif size <= extra and ctx:start(job) then
-      idle = idle - size
-      extra = extra - size
-      started[job] = true
+    else
+      size = size and moldable.size(job, extra < idle and extra or idle)
+      if size and ctx:start(job, size) then
+        idle = idle - size
+        extra = extra - size
+        started[job] = true
+      end
     end
     if idle == 0 then
       break
@@ -63,7 +70,8 @@ local function whole(ctx, started, depth)
   -- Phase 1: first come, first served while jobs fit.
   while i <= n do
     local job = pending[i]
-    if job.nodes > ctx.nodes_idle or not ctx:start(job) then
+    local size = moldable.size(job, ctx.nodes_idle)
+    if not size or not ctx:start(job, size) then
       break
     end
     started[job] = true
@@ -78,7 +86,7 @@ local function whole(ctx, started, depth)
   -- added to a job's limit) and the ends of the jobs phase 1 started; extra:
   -- the nodes free then beyond the head's.
   local head = pending[i]
-  local shadow, extra = ctx:earliest_start(head.nodes)
+  local shadow, extra = ctx:earliest_start(moldable.least(head))
   if shadow < huge then
     ctx:reserve(head, shadow)
   end

@@ -40,6 +40,7 @@
 --   expand_first(a, b)  true when a grows before b
 --   wants_mtct          ask for MTCT data of jobs that have none
 local constraints = require("sched.constraints")
+local moldable = require("lib.moldable")
 
 local M = {}
 
@@ -56,7 +57,8 @@ end
 -- Step 1. Returns the head, or nil when every waiting job started.
 local function start_in_priority_order(ctx)
   for _, job in ipairs(ctx.pending) do
-    if job.nodes > ctx.nodes_idle or not ctx:start(job) then
+    local size = moldable.size(job, ctx.nodes_idle)
+    if not size or not ctx:start(job, size) then
       return job
     end
   end
@@ -105,7 +107,7 @@ end
 -- for it in `resized` (they must not grow in the same pass).
 local function shrink_for_head(ctx, head, steady, shrink_first, resized)
   sort(steady, shrink_first)
-  local plan, covered = plan_shrinks(steady, head.nodes - ctx.nodes_idle)
+  local plan, covered = plan_shrinks(steady, moldable.least(head) - ctx.nodes_idle)
   if not covered then
     return false
   end
@@ -114,7 +116,7 @@ local function shrink_for_head(ctx, head, steady, shrink_first, resized)
     resized[step.job] = true
   end
   -- Started on the nodes the shrinks free: it waits in STARTING until then.
-  ctx:start(head)
+  ctx:start(head, moldable.least(head))
   return true
 end
 
