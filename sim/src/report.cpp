@@ -48,12 +48,13 @@ std::string format_seconds(double seconds) {
 
 void write_jobs_csv(const std::string& path, const std::vector<JobRecord>& jobs) {
   auto out = open_for_writing(path);
-  out << "id,submit,start,end,nodes,kind,state,resizes\n";
+  out << "id,submit,start,end,nodes,kind,state,resizes,start_nodes,end_nodes\n";
   for (const auto& job : jobs) {
     out << job.id << ',' << format_seconds(job.submit) << ','
         << (job.start >= 0 ? format_seconds(job.start) : "") << ','
         << (job.end >= 0 ? format_seconds(job.end) : "") << ',' << job.nodes << ','
-        << to_string(job.kind) << ',' << to_string(job.state) << ',' << job.resizes << '\n';
+        << to_string(job.kind) << ',' << to_string(job.state) << ',' << job.resizes << ','
+        << job.start_nodes << ',' << job.end_nodes << '\n';
   }
   finish_writing(out, path);
 }

@@ -45,6 +45,7 @@ Simulator::Simulator(const Workload &workload, SimConfig config)
   engine_.add_sink(this);
   const int nodes = config_.nodes > 0 ? config_.nodes : workload_.nodes;
   for (int i = 0; i < nodes; ++i) engine_.add_node(sim_node_name(i));
+  start_sizes_.assign(workload_.jobs.size(), 0);
   for (std::size_t i = 0; i < workload_.jobs.size(); ++i) {
     const WorkloadJob &job = workload_.jobs[i];
     workload_index_[job.id] = i;
@@ -139,6 +140,13 @@ SimResult Simulator::run() {
     record.state = job->state;
     record.node_seconds = job->node_seconds;
     record.resizes = job->expansions + job->shrinks;
+    if (job->start_time >= 0) {
+      const auto index = workload_index_.find(id);
+      record.start_nodes = index != workload_index_.end() ? start_sizes_[index->second] : 0;
+      // Its allocation is gone once it ended: what it started at plus what
+      // adaptations gave it.
+      record.end_nodes = job->end_time >= 0 ? record.start_nodes + job->gain : job->size();
+    }
     result.jobs.push_back(record);
   }
   std::sort(result.jobs.begin(), result.jobs.end(),
@@ -383,6 +391,7 @@ void Simulator::start(const Job &job) {
   run = Run{};
   run.index = it->second;
   run.nodes = job.size();
+  start_sizes_[run.index] = job.size();
   run.since = clock_.now();
   plan(job.id, run);
   const JobId id = job.id;

@@ -99,11 +99,11 @@ TEST_F(CliSim, EspUnderFcfsWritesJobsCsvAndMetricsJson) {
 
   const auto lines = read_lines(out / "jobs.csv");
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0], "id,submit,start,end,nodes,kind,state,resizes");
+  EXPECT_EQ(lines[0], "id,submit,start,end,nodes,kind,state,resizes,start_nodes,end_nodes");
   EXPECT_EQ(lines.size(), 231u) << "a header and 230 rows";
   for (std::size_t i = 1; i < lines.size(); ++i) {
     SCOPED_TRACE(lines[i]);
-    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 7);
+    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 9);
     EXPECT_EQ(lines[i].rfind(std::to_string(i) + ",", 0), 0u) << "rows in id order";
     EXPECT_THAT(lines[i], HasSubstr(",rigid,COMPLETED"));
   }
@@ -249,8 +249,8 @@ return P
   EXPECT_THAT(run.output, HasSubstr("instruction limit"));
   const auto lines = read_lines(out / "jobs.csv");
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[1], "1,0,5,15,1,rigid,COMPLETED,0");
-  EXPECT_EQ(lines[2], "2,5,5,15,1,rigid,COMPLETED,0");
+  EXPECT_EQ(lines[1], "1,0,5,15,1,rigid,COMPLETED,0,1,1");
+  EXPECT_EQ(lines[2], "2,5,5,15,1,rigid,COMPLETED,0,1,1");
 }
 
 TEST_F(CliSim, AMissingWorkloadIsAnError) {

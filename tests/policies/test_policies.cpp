@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sched/lua_policy.hpp"
+#include "sched/sim/esp_workload.hpp"
 #include "sched/sim/native_reader.hpp"
 #include "sched/sim/simulator.hpp"
 
@@ -328,6 +329,11 @@ TEST(PolicyMoldable, StartsAtTheLargestSizeThatFitsNow) {
     EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 1))) << policy;
     EXPECT_EQ(run.start_size.at(2), 2) << policy;
   }
+  const SimRun easy = simulate("easy_backfill", workload);
+  ASSERT_EQ(easy.result.jobs.size(), 2u);
+  EXPECT_EQ(easy.result.jobs[1].nodes, 4) << "jobs.csv's nodes: the requested size";
+  EXPECT_EQ(easy.result.jobs[1].start_nodes, 2);
+  EXPECT_EQ(easy.result.jobs[1].end_nodes, 2);
   // With 3 idle and an even constraint it takes 2, the largest allowed.
   const SimRun even = simulate("easy_backfill", cluster(4) + job(1, 0, 100, 1, 100) +
                                                     moldable_job(2, 1, 50, 2, 4, 50, "even"));
@@ -356,6 +362,37 @@ TEST(PolicyMoldable, BackfillsAMoldableJobIntoTheSpareNodesOnly) {
                                     moldable_job(3, 2, 500, 1, 2, 500));
   EXPECT_THAT(run.start, ElementsAre(Pair(1, 0), Pair(2, 100), Pair(3, 2)));
   EXPECT_EQ(run.start_size.at(3), 1);
+}
+
+// jobs.csv's sizes at start and at end agree with resizes.csv: on ESP with
+// every job malleable, under perf_aware, a resized job's first resize starts
+// from its start size and its last ends at its end size; the others keep
+// their start size.
+TEST(PolicyMoldable, JobRecordsKeepTheSizeAtStartAndAtEnd) {
+  sim::EspOptions esp;
+  esp.malleable_fraction = 1;
+  const sim::Workload workload = sim::make_esp(esp);
+  sim::Simulator simulator(workload, sim::SimConfig{});
+  simulator.set_policy(std::shared_ptr<Policy>(LuaPolicy::load(
+      std::string(SCHED_SOURCE_POLICY_DIR) + "/perf_aware.lua", LuaPolicyOptions{})));
+  const sim::SimResult result = simulator.run();
+  std::map<JobId, std::pair<int, int>> first_last;  // job → (first from, last to)
+  for (const sim::ResizeRecord& r : result.resizes) {
+    auto [it, inserted] = first_last.try_emplace(r.job, r.from, r.to);
+    if (!inserted) it->second.second = r.to;
+  }
+  ASSERT_GT(first_last.size(), 10u) << "perf_aware resizes ESP's malleable jobs";
+  for (const sim::JobRecord& job : result.jobs) {
+    SCOPED_TRACE("job " + std::to_string(job.id));
+    ASSERT_GT(job.start_nodes, 0);
+    const auto it = first_last.find(job.id);
+    if (it == first_last.end()) {
+      EXPECT_EQ(job.end_nodes, job.start_nodes);
+    } else {
+      EXPECT_EQ(job.start_nodes, it->second.first);
+      EXPECT_EQ(job.end_nodes, it->second.second);
+    }
+  }
 }
 
 // ---------------------------------------------------------------- metrics

@@ -61,7 +61,9 @@ TEST_F(ReportTest, JobsCsvHeaderAndRows) {
                  .nodes = 16,
                  .kind = JobKind::Rigid,
                  .state = JobState::Completed,
-                 .node_seconds = 0};
+                 .node_seconds = 0,
+                 .start_nodes = 16,
+                 .end_nodes = 16};
   JobRecord running{.id = 3,
                     .submit = 0.125,
                     .start = 10,
@@ -70,7 +72,9 @@ TEST_F(ReportTest, JobsCsvHeaderAndRows) {
                     .kind = JobKind::Malleable,
                     .state = JobState::Running,
                     .node_seconds = 0,
-                    .resizes = 3};
+                    .resizes = 3,
+                    .start_nodes = 2,
+                    .end_nodes = 4};
   JobRecord waiting{.id = 2,
                     .submit = 7,
                     .start = -1,
@@ -82,16 +86,16 @@ TEST_F(ReportTest, JobsCsvHeaderAndRows) {
   const auto file = path(".csv");
   write_jobs_csv(file, {done, running, waiting});
   EXPECT_EQ(read(file),
-            "id,submit,start,end,nodes,kind,state,resizes\n"
-            "1,5094,5100.5,17172.5,16,rigid,COMPLETED,0\n"
-            "3,0.125,10,,4,malleable,RUNNING,3\n"
-            "2,7,,,2,moldable,PENDING,0\n");
+            "id,submit,start,end,nodes,kind,state,resizes,start_nodes,end_nodes\n"
+            "1,5094,5100.5,17172.5,16,rigid,COMPLETED,0,16,16\n"
+            "3,0.125,10,,4,malleable,RUNNING,3,2,4\n"
+            "2,7,,,2,moldable,PENDING,0,0,0\n");
 }
 
 TEST_F(ReportTest, EmptyCsvHasHeader) {
   const auto file = path(".csv");
   write_jobs_csv(file, {});
-  EXPECT_EQ(read(file), "id,submit,start,end,nodes,kind,state,resizes\n");
+  EXPECT_EQ(read(file), "id,submit,start,end,nodes,kind,state,resizes,start_nodes,end_nodes\n");
 }
 
 TEST_F(ReportTest, ResizesCsvListsEveryChange) {

@@ -14,11 +14,13 @@ struct JobRecord {
   double submit = 0;
   double start = -1;  // -1: never started
   double end = -1;    // -1: not ended
-  int nodes = 0;      // size at start
+  int nodes = 0;      // requested size
   JobKind kind = JobKind::Rigid;
   JobState state = JobState::Pending;
   double node_seconds = 0;  // Σ nodes × seconds over its allocation intervals
   int resizes = 0;          // completed expansions and shrinks
+  int start_nodes = 0;      // size it started at; 0: never started
+  int end_nodes = 0;        // size it ended at (still running: its size now)
 };
 
 // One change of a running job's allocation (a completed adaptation).

@@ -129,6 +129,7 @@ class Simulator : private Enactor, private EventSink {
   std::uint64_t seq_ = 0;
   std::unordered_map<JobId, std::size_t> workload_index_;  // job id → workload job
   std::unordered_map<JobId, Run> runs_;                    // started jobs that have not ended
+  std::vector<int> start_sizes_;  // by workload job: the size of its last start
   std::uint64_t generations_ = 0;
   // What the enactor knows at once (a start confirmed, a stopped job's end,
   // performance data), fed to the engine after the pass that caused it.
