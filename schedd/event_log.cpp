@@ -77,7 +77,10 @@ std::string event_log_line(const Event& event, const Job* job) {
     case EventType::PowerViolation:
       add_number("lower_w", event.lower_w);
       add_number("upper_w", event.upper_w);
-      if (event.type == EventType::PowerViolation) add_number("power_w", event.power_w);
+      if (event.type == EventType::PowerViolation) {
+        add_number("power_w", event.power_w);
+        add("reason", event.reason);
+      }
       break;
     case EventType::PolicyReloaded:
     case EventType::PolicyError:

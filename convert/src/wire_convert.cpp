@@ -398,6 +398,8 @@ proto::EventMsg event_msg(const Event& event) {
       msg.power_w = event.power_w;
       msg.lower_w = event.lower_w;
       msg.upper_w = event.upper_w;
+      msg.reason = event.reason;
+      if (!event.message.empty()) msg.message = event.message;
       break;
     case EventType::SchedPass:
       msg.pass_s = event.pass_s;

@@ -575,6 +575,7 @@ void LuaRuntime::push_event_fields(const Event& event) {
       set_num("power_w", event.power_w);
       set_num("lower_w", event.lower_w);
       set_num("upper_w", event.upper_w);
+      set_str("reason", event.reason);
       break;
     case EventType::PolicyError:
     case EventType::PolicyReverted:

@@ -28,9 +28,13 @@ bool settle(Engine& engine, DeferredResults& results, int max_rounds, std::strin
     // before the pass looks), then the pass they make due.
     const bool fed = results.feed(engine);
     const bool ran = engine.run_pass_if_due();
-    if (!fed && !ran) return true;
+    if (!fed && !ran) {
+      engine.check_power();
+      return true;
+    }
   }
   spdlog::error("{}: passes kept acting at t={} without settling; moving on", who, engine.now());
+  engine.check_power();
   return false;
 }
 

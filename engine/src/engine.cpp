@@ -108,6 +108,7 @@ void Engine::emit(Event event) {
     case EventType::JobReserved:
     case EventType::PolicyReverted:  // set_policy already counted the change
     case EventType::AuthDenied:      // a refused peer changed nothing
+    case EventType::PowerViolation:  // an observation of what changed before
       break;                         // a policy's own output does not change what it decides on
     default:
       ++state_version_;
@@ -428,6 +429,35 @@ void Engine::set_corridor(double lower_w, double upper_w) {
   event.upper_w = upper_w;
   emit(std::move(event));
   request_pass(PassReason::Corridor);
+}
+
+void Engine::check_power() {
+  const bool corridor = corridor_lower_w_ > 0 || corridor_upper_w_ > 0;
+  if (!corridor && power_side_.empty()) return;  // the usual case: nothing to sum
+  const double watts = cluster_power_w();
+  std::string side;
+  if (corridor && corridor_upper_w_ > 0 && watts > corridor_upper_w_) side = "above";
+  if (corridor && watts < corridor_lower_w_) side = "below";
+  if (side == power_side_) return;
+  Event event;
+  event.type = EventType::PowerViolation;
+  event.power_w = watts;
+  event.lower_w = corridor_lower_w_;
+  event.upper_w = corridor_upper_w_;
+  if (!power_side_.empty()) {  // the interval outside ends
+    Event end = event;
+    end.reason = corridor ? "inside" : "cleared";
+    end.message = "cluster power " + std::to_string(static_cast<long>(watts)) + " W: no longer " +
+                  power_side_ + " the corridor";
+    emit(std::move(end));
+  }
+  power_side_ = side;
+  if (side.empty()) return;
+  event.reason = side;
+  event.message = "cluster power " + std::to_string(static_cast<long>(watts)) + " W is " + side +
+                  " the corridor [" + std::to_string(static_cast<long>(corridor_lower_w_)) + ", " +
+                  std::to_string(static_cast<long>(corridor_upper_w_)) + "] W";
+  emit(std::move(event));
 }
 
 Status Engine::set_node_up(const std::string& name, bool up, const std::string& why) {

@@ -143,6 +143,11 @@ class Engine {
   void power_report(JobId id, double watts_per_node);
   void tick();
   void set_corridor(double lower_w, double upper_w);
+  // Publishes power.violation when the cluster's draw leaves the corridor
+  // (reason "above" or "below") and when it is back inside it or the
+  // corridor is cleared ("inside", "cleared"). settle() calls it once the
+  // engine is at rest, so an instant outside within one settling is not one.
+  void check_power();
   // NotFound: no such node. Setting what already is, is success.
   Status set_node_up(const std::string& name, bool up, const std::string& why);
   // `why`: the drain's reason, carried by its node.drain event.
@@ -354,6 +359,9 @@ class Engine {
 
   double corridor_lower_w_ = 0;
   double corridor_upper_w_ = 0;
+  // Where the draw was at the last check_power: "" inside (or no corridor),
+  // else "above" or "below".
+  std::string power_side_;
 
   std::optional<PassReason> due_;
   std::uint64_t state_version_ = 0;

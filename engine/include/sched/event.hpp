@@ -34,7 +34,7 @@ enum class EventType {
   NodeDown,
   NodeDrain,
   PowerCorridor,
-  PowerViolation,  // declared for the wire; not emitted by this version
+  PowerViolation,  // the draw left the corridor or came back (Engine::check_power)
   PolicyReloaded,
   PolicyError,
   PolicyReverted,  // the engine went back to the last good policy
@@ -72,7 +72,8 @@ struct Event {
   // ---- sched.pass
   double pass_s = 0;   // how long the pass took (wall clock)
   int actions = 0;     // actions accepted and enacted
-  std::string reason;  // why it ran: to_string(PassReason); auth.denied: the request's type
+  std::string reason;  // why it ran: to_string(PassReason); auth.denied: the request's type;
+                      // power.violation: above, below, inside or cleared
 
   // ---- policy.error: the PolicyFailure, when known; policy.reverted: the
   // last failure of the policy that was given up
