@@ -1,5 +1,6 @@
 // Scheduling passes: enactment order, policy errors, pass coalescing and
 // tick skipping, promised nodes, accounting, submit and cancel errors.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -624,6 +625,52 @@ TEST_F(EnginePasses, ClusterPowerCountsIdleAndBusyNodes) {
   EXPECT_DOUBLE_EQ(view.current_w, 460);
   EXPECT_DOUBLE_EQ(view.idle_w_per_node, 50);
   EXPECT_EQ(events.of_type(EventType::PowerCorridor).size(), 1u);
+}
+
+// power.violation (issue 17 item 6): 4 idle nodes draw 200 W. A corridor
+// above that is left below; a job's draw brings the cluster back inside; a
+// report above the upper bound leaves it above; clearing ends it.
+TEST_F(EnginePasses, PowerViolationMarksEachIntervalOutsideTheCorridor) {
+  EngineConfig config;
+  config.idle_w_per_node = 50;
+  init(4, config);
+  engine->check_power();
+  EXPECT_TRUE(events.of_type(EventType::PowerViolation).empty()) << "no corridor, no violation";
+  engine->set_corridor(300, 600);
+  engine->check_power();
+  auto seen = events.of_type(EventType::PowerViolation);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].reason, "below");
+  EXPECT_DOUBLE_EQ(seen[0].power_w, 200);
+  EXPECT_DOUBLE_EQ(seen[0].lower_w, 300);
+  EXPECT_DOUBLE_EQ(seen[0].upper_w, 600);
+  engine->check_power();
+  EXPECT_EQ(events.of_type(EventType::PowerViolation).size(), 1u) << "still below: no new event";
+
+  JobSpec spec = rigid_spec(2);
+  spec.power_min_w = 100;
+  spec.power_max_w = 200;
+  const JobId a = run_job(spec);  // 2 × 50 + 2 × 150 = 400 W
+  engine->check_power();
+  seen = events.of_type(EventType::PowerViolation);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].reason, "inside");
+  EXPECT_DOUBLE_EQ(seen[1].power_w, 400);
+
+  engine->power_report(a, 400);  // 2 × 50 + 2 × 400 = 900 W
+  engine->check_power();
+  seen = events.of_type(EventType::PowerViolation);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[2].reason, "above");
+  EXPECT_THAT(seen[2].message, ::testing::HasSubstr("900 W is above the corridor [300, 600] W"));
+
+  engine->set_corridor(0, 0);
+  engine->check_power();
+  seen = events.of_type(EventType::PowerViolation);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[3].reason, "cleared");
+  engine->check_power();
+  EXPECT_EQ(events.of_type(EventType::PowerViolation).size(), 4u);
 }
 
 // ---------------------------------------------------------------- submit and cancel

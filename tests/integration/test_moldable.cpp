@@ -25,9 +25,8 @@ TEST(Moldable, AJobOfTwoToFourNodesStartsOnTheTwoIdleNodesUnderEasyBackfill) {
   const std::int64_t busy = cluster.submit("#!/bin/sh\nsleep 30\n", 1, 60, "busy");
   ASSERT_TRUE(cluster.wait_state(busy, "RUNNING")) << cluster.logs();
 
-  const CliRun submitted = run_sched(
-      cluster, {"submit", "--parsable", "-D", cluster.work_dir(), "-N", "2-4", "-t", "1",
-                "--wrap", "sleep 1"});
+  const CliRun submitted = run_sched(cluster, {"submit", "--parsable", "-D", cluster.work_dir(),
+                                               "-N", "2-4", "-t", "1", "--wrap", "sleep 1"});
   ASSERT_EQ(submitted.status, 0) << describe(submitted);
   const std::int64_t moldable = std::stoll(submitted.out);
   ASSERT_TRUE(cluster.wait_state(moldable, "RUNNING")) << cluster.logs();
