@@ -463,8 +463,8 @@ void render_series(Writer& writer, const Frame& frame, const Series& series, std
   }
   writer.out += "\"/>\n";
   if (series.markers) {
-    const std::string style = "class=\"marker\" fill=\"" + escaped(colour) +
-                              "\" stroke=\"white\" stroke-width=\"0.8\"";
+    const std::string style =
+        "class=\"marker\" fill=\"" + escaped(colour) + "\" stroke=\"white\" stroke-width=\"0.8\"";
     for (const auto& [x, y] : mapped) writer.circle(x, y, style);
   }
   writer.out += "</g>\n";

@@ -479,7 +479,6 @@ TEST(SvgPlot, WriteSvgToAnUnwritablePathNamesThePath) {
   }
 }
 
-
 // The text of each `<text class="css_class" ...>` element, in order.
 std::vector<std::string> texts_with_class(const std::string& svg, const std::string& css_class) {
   std::vector<std::string> texts;
@@ -600,7 +599,10 @@ TEST(SvgPlot, LogAxisWithinAFewDecadesHasTicksAtOneTwoFive) {
 TEST(SvgPlot, LayersDrawBeneathWhileTheLegendKeepsItsOrderAndStylesOverride) {
   Figure figure = one_panel({
       Series{.name = "first", .points = {{0, 1}, {1, 2}}},
-      Series{.name = "beneath", .points = {{0, 1}, {1, 2}}, .colour = "#123456", .dash = "7 4",
+      Series{.name = "beneath",
+             .points = {{0, 1}, {1, 2}},
+             .colour = "#123456",
+             .dash = "7 4",
              .layer = -1},
   });
   const std::string svg = render_svg(figure);
@@ -609,8 +611,7 @@ TEST(SvgPlot, LayersDrawBeneathWhileTheLegendKeepsItsOrderAndStylesOverride) {
   EXPECT_EQ(attribute(lines[0], "stroke"), "#123456");
   EXPECT_EQ(attribute(lines[0], "stroke-dasharray"), "7 4");
   EXPECT_EQ(attribute(lines[1], "stroke-dasharray"), "");
-  EXPECT_EQ(texts_with_class(svg, "legend-label"),
-            (std::vector<std::string>{"first", "beneath"}));
+  EXPECT_EQ(texts_with_class(svg, "legend-label"), (std::vector<std::string>{"first", "beneath"}));
   // The legend shows the overriding style too.
   EXPECT_NE(svg.find("stroke=\"#123456\" stroke-dasharray=\"7 4\"/>"), std::string::npos);
 }

@@ -45,8 +45,8 @@ struct BarSegment {
 struct Bar {
   double row = 0;
   std::vector<BarSegment> segments{};
-  std::size_t group = 0;    // index into Panel::bar_groups: colour and legend
-  std::string tooltip{};    // an SVG <title>; empty: none
+  std::size_t group = 0;  // index into Panel::bar_groups: colour and legend
+  std::string tooltip{};  // an SVG <title>; empty: none
 };
 
 // A piecewise-constant shaded band, drawn beneath the lines: like a
