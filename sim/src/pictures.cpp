@@ -118,8 +118,10 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   if (started.size() > options.max_gantt_jobs) started.resize(options.max_gantt_jobs);
 
   const ResizesByJob by_job = resizes_by_job(result.resizes);
-  // Lanes, first fit by start time: a job takes the lowest lane free at
-  // its start, so the chart is as tall as the most jobs running at once.
+  // Lanes, first fit by start time: a job takes the lowest lane freed
+  // before its start, so the chart is about as tall as the most jobs
+  // running at once. A job starting as another ends takes another lane:
+  // back to back in one lane, the two would read as one resized job.
   using Busy = std::pair<double, int>;  // (until, lane)
   std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
   std::priority_queue<int, std::vector<int>, std::greater<>> free_lanes;
@@ -129,7 +131,7 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   double widest = 0;
   for (const JobRecord *job : started) {
     const double end = job->end >= 0 ? job->end : result.end_time;
-    while (!busy.empty() && busy.top().first <= job->start) {
+    while (!busy.empty() && busy.top().first < job->start) {
       free_lanes.push(busy.top().second);
       busy.pop();
     }
