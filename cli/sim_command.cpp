@@ -14,6 +14,7 @@
 #include "sched/sim/elastic_workload.hpp"
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/native_reader.hpp"
+#include "sched/sim/pictures.hpp"
 #include "sched/sim/power_workload.hpp"
 #include "sched/sim/report.hpp"
 #include "sched/sim/simulator.hpp"
@@ -35,6 +36,7 @@ struct SimOptions {
   std::string esp_time_limit;
   double tick_s = 60;
   std::string out_dir;
+  bool no_pictures = false;
 };
 
 [[noreturn]] void fail(const std::string& message) {
@@ -199,6 +201,7 @@ void run_sim(const SimOptions& options) {
         sim::write_metrics_json((dir_out / "metrics.json").string(), result.metrics);
         sim::write_resizes_csv((dir_out / "resizes.csv").string(), result.resizes);
         sim::write_power_csv((dir_out / "power.csv").string(), result.power);
+        if (!options.no_pictures) sim::write_pictures(dir_out.string(), result);
       } catch (const std::exception& e) {
         fail(e.what());
       }
@@ -237,7 +240,9 @@ void add_sim_command(CLI::App& app) {
                   "(rounded up, as users give them) or fixed:SECONDS");
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
   sim->add_option("--out", options->out_dir,
-                  "Write jobs.csv, resizes.csv, power.csv and metrics.json here");
+                  "Write jobs.csv, resizes.csv, power.csv, metrics.json and the pictures "
+                  "(gantt.svg, utilisation.svg, queue.svg, power.svg) here");
+  sim->add_flag("--no-pictures", options->no_pictures, "With --out: leave out the SVG pictures");
   sim->callback([options] { run_sim(*options); });
 }
 

@@ -124,6 +124,17 @@ std::string markdown(const std::vector<Row>& rows, std::uint64_t seed) {
   return md;
 }
 
+// A policy's legend entry: its name and, for the bundled ones, what it does.
+std::string legend_name(const std::string& policy) {
+  static const std::map<std::string, std::string> what = {
+      {"easy_backfill", "EASY backfilling; malleable jobs keep their requested size"},
+      {"fpsma", "favours previously started malleable jobs"},
+      {"perf_aware", "the paper's performance-aware resizing, by MTCT"},
+  };
+  const auto it = what.find(policy);
+  return it == what.end() ? policy : policy + " (" + it->second + ")";
+}
+
 plot::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>& policies) {
   struct Metric {
     const char* title;
@@ -141,6 +152,8 @@ plot::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>
   plot::Figure fig;
   fig.title = "ESP on 32 nodes: rigid and malleable jobs";
   fig.columns = 2;
+  fig.panel_width = 540;
+  fig.panel_height = 340;
   for (const Metric& metric : metrics) {
     plot::Panel panel;
     panel.title = metric.title;
@@ -148,7 +161,11 @@ plot::Figure figure(const std::vector<Row>& rows, const std::vector<std::string>
     panel.y_label = metric.unit;
     for (const std::string& policy : policies) {
       plot::Series series;
-      series.name = policy;
+      series.name = legend_name(policy);
+      // fpsma and perf_aware coincide while few jobs are malleable: fpsma
+      // dashed, over perf_aware, keeps both visible.
+      if (policy == "fpsma") series.dash = "6 3";
+      if (policy == "perf_aware") series.layer = -1;
       for (const Row& r : rows) {
         if (r.policy == policy)
           series.points.emplace_back(r.fraction * 100, metric.value(r.metrics));

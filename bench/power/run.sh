@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The power experiment of Chadha et al. (Table II, Figure 4): builds, then runs
 # scenarios 1-3 (easy_backfill; power_aware without and with waiting jobs) and
+# 3b (ours: 3 with best_effort, the closest distribution when none fits) and
 # writes table.csv, table.md and figure4.svg to bench/power/results/ (or
 # to the folder given as the first argument). Extra arguments go to the
 # program (e.g. --seed 2).

@@ -243,6 +243,62 @@ Axis value_axis(const Extent& extent, std::optional<double> forced_min,
   return axis;
 }
 
+// A logarithmic axis over log10 values: decades, with 2 and 5 between them
+// when the axis spans at most 3 decades; labelled with the values.
+Axis log_axis(const Extent& extent, std::optional<double> forced_min,
+              std::optional<double> forced_max) {
+  const bool fixed_lo = forced_min && finite(*forced_min);
+  const bool fixed_hi = forced_max && finite(*forced_max);
+  Axis axis;
+  if (!extent.empty()) {
+    axis.lo = extent.lo;
+    axis.hi = extent.hi;
+  }
+  if (fixed_lo) axis.lo = *forced_min;
+  if (fixed_hi) axis.hi = *forced_max;
+  ensure_span(axis.lo, axis.hi, fixed_lo, fixed_hi);
+  // Out to whole decades, unless an end is forced.
+  if (!fixed_lo) axis.lo = std::floor(axis.lo + 1e-9);
+  if (!fixed_hi) axis.hi = std::ceil(axis.hi - 1e-9);
+  if (!(axis.hi > axis.lo)) axis.hi = axis.lo + 1;
+  // Beyond the range of doubles there is nothing to label.
+  axis.lo = std::max(axis.lo, -320.0);
+  axis.hi = std::min(axis.hi, 320.0);
+  if (!(axis.hi > axis.lo)) axis.lo = axis.hi - 1;
+  const bool fine = axis.hi - axis.lo <= 3;
+  const double slack = 1e-9 * (axis.hi - axis.lo);
+  for (double decade = std::floor(axis.lo); decade <= std::ceil(axis.hi); ++decade) {
+    for (int mantissa : {1, 2, 5}) {
+      if (mantissa != 1 && !fine) continue;
+      const double tick = decade + std::log10(static_cast<double>(mantissa));
+      if (tick < axis.lo - slack || tick > axis.hi + slack) continue;
+      const int exponent = static_cast<int>(decade);
+      axis.ticks.push_back(tick);
+      axis.labels.push_back(format_tick(scaled(mantissa, exponent), scaled(1, exponent)));
+    }
+  }
+  return axis;
+}
+
+// The panel with its values as log10 (non-positive ones become NaN, which
+// every drawing step skips).
+Panel log_values(const Panel& panel) {
+  const auto log_of = [](double value) {
+    return value > 0 ? std::log10(value) : std::numeric_limits<double>::quiet_NaN();
+  };
+  Panel out = panel;
+  for (auto& series : out.series)
+    for (auto& point : series.points) point.second = log_of(point.second);
+  if (out.band)
+    for (auto& [from, lo, hi] : out.band->spans) {
+      lo = log_of(lo);
+      hi = log_of(hi);
+    }
+  if (out.y_min) out.y_min = log_of(*out.y_min);
+  if (out.y_max) out.y_max = log_of(*out.y_max);
+  return out;
+}
+
 // Data to pixel coordinates of a panel's plot area.
 struct Frame {
   double left = 0, top = 0, width = 0, height = 0;
@@ -259,15 +315,27 @@ struct Frame {
   double bottom() const { return top + height; }
 };
 
+enum class Swatch { Line, Band, Bar };
+
 struct LegendEntry {
   std::string name;
-  const char* colour;
-  const char* dash;
+  std::string colour;
+  std::string dash;
   bool markers;
-  bool band;
+  Swatch swatch;
   double x;  // offset from the legend's left edge
   int row;
 };
+
+std::string series_colour(const Series& series, std::size_t index) {
+  return series.colour.empty() ? kPalette[index % kPalette.size()] : series.colour;
+}
+
+std::string series_dash(const Series& series, std::size_t index) {
+  return series.dash.empty() ? kDashes[(index / kPalette.size()) % kDashes.size()] : series.dash;
+}
+
+std::string bar_colour(std::size_t group) { return kPalette[group % kPalette.size()]; }
 
 class Writer {
  public:
@@ -302,10 +370,31 @@ class Writer {
   }
 };
 
-std::string stroke_style(const char* colour, const char* dash) {
-  std::string style = "stroke=\"" + std::string(colour) + "\"";
-  if (*dash != '\0') style += " stroke-dasharray=\"" + std::string(dash) + "\"";
+std::string stroke_style(const std::string& colour, const std::string& dash) {
+  std::string style = "stroke=\"" + escaped(colour) + "\"";
+  if (!dash.empty()) style += " stroke-dasharray=\"" + escaped(dash) + "\"";
   return style;
+}
+
+// Keeps, of each run of vertices in one pixel column, the first, the
+// lowest, the highest and the last, in their order: the same drawn shape.
+std::vector<std::pair<double, double>> thinned(const std::vector<std::pair<double, double>>& in) {
+  std::vector<std::pair<double, double>> out;
+  std::size_t i = 0;
+  while (i < in.size()) {
+    const double column = std::floor(in[i].first);
+    std::size_t end = i + 1, low = i, high = i;
+    while (end < in.size() && std::floor(in[end].first) == column) {
+      if (in[end].second < in[low].second) low = end;
+      if (in[end].second > in[high].second) high = end;
+      ++end;
+    }
+    std::array<std::size_t, 4> keep = {i, std::min(low, high), std::max(low, high), end - 1};
+    for (std::size_t k = 0; k < keep.size(); ++k)
+      if (k == 0 || keep[k] != keep[k - 1]) out.push_back(in[keep[k]]);
+    i = end;
+  }
+  return out;
 }
 
 // Finite spans in x order; a later span at the same x replaces an earlier
@@ -342,8 +431,8 @@ void render_band(Writer& writer, const Frame& frame, const Band& band) {
 }
 
 void render_series(Writer& writer, const Frame& frame, const Series& series, std::size_t index) {
-  const char* colour = kPalette[index % kPalette.size()];
-  const char* dash = kDashes[(index / kPalette.size()) % kDashes.size()];
+  const std::string colour = series_colour(series, index);
+  const std::string dash = series_dash(series, index);
 
   std::vector<std::pair<double, double>> mapped;
   for (const auto& [x, y] : series.points) {
@@ -354,19 +443,28 @@ void render_series(Writer& writer, const Frame& frame, const Series& series, std
   }
   if (mapped.empty()) return;
 
+  // The polyline's vertices; a step holds the previous value up to the
+  // next x, then jumps.
+  std::vector<std::pair<double, double>> vertices;
+  vertices.reserve(series.step ? 2 * mapped.size() : mapped.size());
+  for (std::size_t i = 0; i < mapped.size(); ++i) {
+    if (series.step && i > 0) vertices.emplace_back(mapped[i].first, mapped[i - 1].second);
+    vertices.push_back(mapped[i]);
+  }
+  if (!series.markers && static_cast<double>(vertices.size()) > 2 * frame.width)
+    vertices = thinned(vertices);
+
   writer.out += "<g class=\"series\" data-name=\"" + escaped(series.name) + "\">\n";
   writer.out += "<polyline fill=\"none\" stroke-width=\"1.8\" stroke-linejoin=\"round\" " +
                 stroke_style(colour, dash) + " points=\"";
-  for (std::size_t i = 0; i < mapped.size(); ++i) {
-    const auto& [x, y] = mapped[i];
-    // A step holds the previous value up to this x, then jumps.
-    if (series.step && i > 0) writer.out += px(x) + "," + px(mapped[i - 1].second) + " ";
-    writer.out += px(x) + "," + px(y) + (i + 1 < mapped.size() ? " " : "");
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const auto& [x, y] = vertices[i];
+    writer.out += px(x) + "," + px(y) + (i + 1 < vertices.size() ? " " : "");
   }
   writer.out += "\"/>\n";
   if (series.markers) {
-    const std::string style = "class=\"marker\" fill=\"" + std::string(colour) +
-                              "\" stroke=\"white\" stroke-width=\"0.8\"";
+    const std::string style =
+        "class=\"marker\" fill=\"" + escaped(colour) + "\" stroke=\"white\" stroke-width=\"0.8\"";
     for (const auto& [x, y] : mapped) writer.circle(x, y, style);
   }
   writer.out += "</g>\n";
@@ -376,12 +474,16 @@ void render_series(Writer& writer, const Frame& frame, const Series& series, std
 std::vector<LegendEntry> legend_entries(const Panel& panel, double width) {
   std::vector<LegendEntry> entries;
   if (panel.band && !panel.band->name.empty())
-    entries.push_back({panel.band->name, kBandColour, "", false, true, 0, 0});
+    entries.push_back({panel.band->name, kBandColour, "", false, Swatch::Band, 0, 0});
+  for (std::size_t g = 0; g < panel.bar_groups.size(); ++g) {
+    if (panel.bar_groups[g].empty()) continue;
+    entries.push_back({panel.bar_groups[g], bar_colour(g), "", false, Swatch::Bar, 0, 0});
+  }
   for (std::size_t i = 0; i < panel.series.size(); ++i) {
-    if (panel.series[i].name.empty()) continue;
-    entries.push_back({panel.series[i].name, kPalette[i % kPalette.size()],
-                       kDashes[(i / kPalette.size()) % kDashes.size()], panel.series[i].markers,
-                       false, 0, 0});
+    const Series& series = panel.series[i];
+    if (series.name.empty()) continue;
+    entries.push_back({series.name, series_colour(series, i), series_dash(series, i),
+                       series.markers, Swatch::Line, 0, 0});
   }
   double x = 0;
   int row = 0;
@@ -398,9 +500,60 @@ std::vector<LegendEntry> legend_entries(const Panel& panel, double width) {
   return entries;
 }
 
-void render_panel(Writer& writer, const Panel& panel, std::size_t index, double origin_x,
+void render_bars(Writer& writer, const Frame& frame, const Panel& panel) {
+  double full = panel.bar_full_size;
+  if (!finite(full) || full <= 0) {
+    full = 0;
+    for (const auto& bar : panel.bars)
+      for (const auto& segment : bar.segments)
+        if (finite(segment.size)) full = std::max(full, segment.size);
+  }
+  if (full <= 0) full = 1;
+  // A bit of space between neighbouring rows.
+  const double row_px = std::abs(frame.map_y(1) - frame.map_y(0)) * 0.85;
+  const double min_px = std::min(1.0, row_px);
+  for (const auto& bar : panel.bars) {
+    const double centre = frame.map_y(bar.row);
+    if (!finite(centre) || !finite(row_px)) continue;
+    writer.out += "<g class=\"bar\" fill=\"" + bar_colour(bar.group) + "\">";
+    if (!bar.tooltip.empty()) {
+      writer.out += "<title>";
+      append_escaped(writer.out, bar.tooltip);
+      writer.out += "</title>";
+    }
+    writer.out += '\n';
+    for (const auto& segment : bar.segments) {
+      double x1 = frame.map_x(segment.from);
+      double x2 = frame.map_x(segment.to);
+      if (!finite(x1) || !finite(x2) || !finite(segment.size)) continue;
+      if (x2 < x1) std::swap(x1, x2);
+      // Half a pixel at least, so that a short job in a long run shows.
+      const double w = std::max(x2 - x1, 0.5);
+      const double h = std::max(row_px * std::clamp(segment.size / full, 0.0, 1.0), min_px);
+      writer.rect(x1, centre - h / 2, w, h, "");
+    }
+    writer.out += "</g>\n";
+  }
+}
+
+void render_panel(Writer& writer, const Panel& given, std::size_t index, double origin_x,
                   double origin_y, double width, double height) {
+  // A log axis plots log10 of the values; its ticks are labelled in values.
+  std::optional<Panel> logged;
+  if (given.log_y) logged = log_values(given);
+  const Panel& panel = logged ? *logged : given;
+
   Extent x_extent, y_extent;
+  for (const auto& bar : panel.bars) {
+    if (!finite(bar.row)) continue;
+    for (const auto& segment : bar.segments) {
+      if (!finite(segment.from) || !finite(segment.to)) continue;
+      x_extent.add(segment.from);
+      x_extent.add(segment.to);
+      y_extent.add(bar.row - 0.5);
+      y_extent.add(bar.row + 0.5);
+    }
+  }
   for (const auto& series : panel.series) {
     for (const auto& [x, y] : series.points) {
       if (!finite(x) || !finite(y)) continue;
@@ -427,8 +580,9 @@ void render_panel(Writer& writer, const Panel& panel, std::size_t index, double 
                        (legend_rows > 0 ? 6 + legend_rows * kRowHeight : 0) + 8;
   frame.top = origin_y + title_height;
   frame.height = std::max(height - title_height - below, 10.0);
-  frame.y = value_axis(y_extent, panel.y_min, panel.y_max,
-                       std::clamp(static_cast<int>(frame.height / 35), 2, 5));
+  frame.y = panel.log_y ? log_axis(y_extent, panel.y_min, panel.y_max)
+                        : value_axis(y_extent, panel.y_min, panel.y_max,
+                                     std::clamp(static_cast<int>(frame.height / 35), 2, 5));
 
   double widest_y_label = 0;
   for (const auto& label : frame.y.labels)
@@ -461,8 +615,13 @@ void render_panel(Writer& writer, const Panel& panel, std::size_t index, double 
 
   writer.out += "<g clip-path=\"url(#" + clip_id + ")\">\n";
   if (panel.band) render_band(writer, frame, *panel.band);
-  for (std::size_t i = 0; i < panel.series.size(); ++i)
-    render_series(writer, frame, panel.series[i], i);
+  render_bars(writer, frame, panel);
+  std::vector<std::size_t> order(panel.series.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return panel.series[a].layer < panel.series[b].layer;
+  });
+  for (std::size_t i : order) render_series(writer, frame, panel.series[i], i);
   writer.out += "</g>\n";
 
   writer.rect(frame.left, frame.top, frame.width, frame.height,
@@ -512,16 +671,19 @@ void render_panel(Writer& writer, const Panel& panel, std::size_t index, double 
     const double x = legend_left + entry.x;
     const double baseline = legend_top + (entry.row + 1) * kRowHeight - 4;
     const double middle = baseline - kLegendFont * 0.35;
-    if (entry.band) {
+    if (entry.swatch == Swatch::Band) {
       writer.rect(x, middle - 5, 20, 10,
-                  "class=\"legend-band\" fill=\"" + std::string(entry.colour) +
+                  "class=\"legend-band\" fill=\"" + entry.colour +
                       "\" fill-opacity=\"0.25\" stroke=\"none\"");
+    } else if (entry.swatch == Swatch::Bar) {
+      writer.rect(x, middle - 4, 20, 8,
+                  "class=\"legend-bar\" fill=\"" + entry.colour + "\" stroke=\"none\"");
     } else {
       writer.line(x, middle, x + 20, middle,
                   "stroke-width=\"1.8\" " + stroke_style(entry.colour, entry.dash));
       if (entry.markers)
         writer.circle(x + 10, middle,
-                      "class=\"legend-marker\" fill=\"" + std::string(entry.colour) +
+                      "class=\"legend-marker\" fill=\"" + escaped(entry.colour) +
                           "\" stroke=\"white\" stroke-width=\"0.8\"");
     }
     writer.text(x + 26, baseline, entry.name,

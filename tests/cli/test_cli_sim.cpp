@@ -309,5 +309,100 @@ TEST_F(CliSim, EspTimeLimitRoundsTheLimitsAndIsCheckedAndEspOnly) {
   EXPECT_THAT(native.output, HasSubstr("applies to the esp workload only"));
 }
 
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  for (char c : line) {
+    if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+TEST_F(CliSim, OutWritesPicturesThatShowTheRun) {
+  const fs::path out = dir.path() / "pictures";
+  const Outcome run = sched_sim(
+      "--workload esp --malleable-fraction 0.5 --policy perf_aware --out " + quote(out.string()));
+  ASSERT_EQ(run.status, 0) << run.output;
+  for (const char* name : {"gantt.svg", "utilisation.svg", "queue.svg"}) {
+    SCOPED_TRACE(name);
+    const std::string svg = read_text(out / name);
+    EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+    EXPECT_THAT(svg, HasSubstr("</svg>"));
+    EXPECT_THAT(svg, HasSubstr(">time ("));
+  }
+
+  // The jobs as jobs.csv has them (id,submit,start,end,...).
+  const auto lines = read_lines(out / "jobs.csv");
+  ASSERT_EQ(lines.size(), 231u);
+  std::vector<std::pair<double, double>> waits;  // (submit, start)
+  std::size_t started = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto fields = csv_fields(lines[i]);
+    ASSERT_GE(fields.size(), 4u);
+    if (!fields[2].empty()) ++started;
+    waits.emplace_back(std::stod(fields[1]), fields[2].empty() ? 1e300 : std::stod(fields[2]));
+  }
+
+  // One bar per started job (all of ESP's 230), one arrow in its tooltip
+  // per resize in resizes.csv.
+  const std::string gantt = read_text(out / "gantt.svg");
+  EXPECT_EQ(started, 230u);
+  EXPECT_EQ(occurrences(gantt, "<g class=\"bar\""), started);
+  const auto resizes = read_lines(out / "resizes.csv");
+  ASSERT_GT(resizes.size(), 1u) << "perf_aware resizes malleable ESP jobs";
+  EXPECT_EQ(occurrences(gantt, "→"), resizes.size() - 1);
+  EXPECT_THAT(gantt, HasSubstr(">malleable job</text>"));
+  EXPECT_THAT(gantt, HasSubstr(">rigid job</text>"));
+
+  // The queue picture's maximum is the most jobs waiting at any instant:
+  // submitted at or before it, started after it.
+  std::size_t most = 0;
+  for (const auto& [at, unused] : waits) {
+    std::size_t waiting = 0;
+    for (const auto& [submit, start] : waits) waiting += submit <= at && start > at;
+    most = std::max(most, waiting);
+  }
+  EXPECT_GT(most, 1u);
+  EXPECT_THAT(read_text(out / "queue.svg"),
+              HasSubstr(">waiting jobs (max " + std::to_string(most) + ")</text>"));
+
+  const std::string json = read_text(out / "metrics.json");
+  char utilisation[32];
+  std::snprintf(utilisation, sizeof utilisation, "%.1f%%", json_number(json, "utilization") * 100);
+  EXPECT_THAT(read_text(out / "utilisation.svg"), HasSubstr(utilisation));
+}
+
+TEST_F(CliSim, ThePowerExperimentGetsAPowerPictureWithItsCorridor) {
+  const fs::path out = dir.path() / "power";
+  const Outcome run =
+      sched_sim("--workload power --policy power_aware --out " + quote(out.string()));
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string svg = read_text(out / "power.svg");
+  EXPECT_THAT(svg, HasSubstr(">power corridor [lower, upper]</text>"));
+  EXPECT_THAT(svg, HasSubstr(">cluster power</text>"));
+  EXPECT_THAT(svg, HasSubstr(">power (W)</text>"));
+  // The corridor changes twice: three spans.
+  EXPECT_EQ(occurrences(svg, "class=\"band\""), 3u);
+}
+
+TEST_F(CliSim, NoPicturesLeavesThemOut) {
+  const fs::path out = dir.path() / "plain";
+  const Outcome run =
+      sched_sim("--workload esp --policy fcfs --no-pictures --out " + quote(out.string()));
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(fs::exists(out / "jobs.csv"));
+  for (const char* name : {"gantt.svg", "utilisation.svg", "queue.svg", "power.svg"})
+    EXPECT_FALSE(fs::exists(out / name)) << name;
+}
+
 }  // namespace
 }  // namespace sched

@@ -479,5 +479,181 @@ TEST(SvgPlot, WriteSvgToAnUnwritablePathNamesThePath) {
   }
 }
 
+// The text of each `<text class="css_class" ...>` element, in order.
+std::vector<std::string> texts_with_class(const std::string& svg, const std::string& css_class) {
+  std::vector<std::string> texts;
+  for (const auto& tag : tags_with_class(svg, "text", css_class)) {
+    const auto at = svg.find(tag) + tag.size();
+    texts.push_back(svg.substr(at, svg.find('<', at) - at));
+  }
+  return texts;
+}
+
+// The `<g class="bar" ...>` elements, each with its content.
+std::vector<std::string> bar_groups(const std::string& svg) {
+  std::vector<std::string> bars;
+  const std::string open = "<g class=\"bar\"";
+  for (auto at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1))
+    bars.push_back(svg.substr(at, svg.find("</g>", at) - at));
+  return bars;
+}
+
+Figure gantt_figure() {
+  Figure figure;
+  Panel panel;
+  panel.title = "jobs";
+  panel.x_label = "time (s)";
+  panel.y_label = "lane";
+  panel.bar_groups = {"rigid job", "malleable job"};
+  panel.bars = {
+      Bar{.row = 0, .segments = {{0, 10, 4}}, .group = 0, .tooltip = "job 1"},
+      // Resized 2 -> 8 -> 4 nodes.
+      Bar{.row = 1, .segments = {{2, 5, 2}, {5, 9, 8}, {9, 12, 4}}, .group = 1, .tooltip = "job 2"},
+      Bar{.row = 0, .segments = {{10, 14, 1}}, .group = 0, .tooltip = "job <3>"},
+  };
+  panel.series = {Series{.name = "level", .points = {{0, 1}, {14, 1}}, .markers = false}};
+  figure.panels.push_back(std::move(panel));
+  return figure;
+}
+
+TEST(SvgGantt, OneGroupPerBarWithOneRectPerSegment) {
+  const std::string svg = render_svg(gantt_figure());
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_TRUE(finite_geometry(svg));
+  const auto bars = bar_groups(svg);
+  ASSERT_EQ(bars.size(), 3u);
+  EXPECT_EQ(count(bars[0], "<rect "), 1u);
+  EXPECT_EQ(count(bars[1], "<rect "), 3u);
+  EXPECT_NE(bars[0].find("<title>job 1</title>"), std::string::npos);
+  EXPECT_NE(bars[2].find("<title>job &lt;3&gt;</title>"), std::string::npos);
+  // Colour by group: the two rigid jobs alike, the malleable one not.
+  EXPECT_EQ(attribute(bars[0], "fill"), attribute(bars[2], "fill"));
+  EXPECT_NE(attribute(bars[0], "fill"), attribute(bars[1], "fill"));
+  // Beneath the lines.
+  EXPECT_LT(svg.find("<g class=\"bar\""), svg.find("<polyline"));
+}
+
+TEST(SvgGantt, SegmentsAreAsThickAsTheirSizeAndFollowTheTimeAxis) {
+  const std::string svg = render_svg(gantt_figure());
+  const auto bars = bar_groups(svg);
+  ASSERT_EQ(bars.size(), 3u);
+  const auto segments = start_tags(bars[1], "rect");
+  ASSERT_EQ(segments.size(), 3u);
+  // 2, 8 and 4 nodes of a full 8: heights 1 : 4 : 2, centred on one row.
+  const double h2 = number(segments[0], "height"), h8 = number(segments[1], "height"),
+               h4 = number(segments[2], "height");
+  EXPECT_NEAR(h8 / h2, 4, 0.01);  // pixels are rounded to 0.01
+  EXPECT_NEAR(h4 / h2, 2, 0.01);
+  EXPECT_NEAR(number(segments[0], "y") + h2 / 2, number(segments[1], "y") + h8 / 2, 0.01);
+  // Consecutive in time: each starts where the previous one ended.
+  for (std::size_t i = 1; i < segments.size(); ++i) {
+    EXPECT_NEAR(number(segments[i], "x"),
+                number(segments[i - 1], "x") + number(segments[i - 1], "width"), 0.02);
+  }
+  // Rows: job 2 (row 1) above job 1 (row 0).
+  const auto job1 = start_tags(bars[0], "rect");
+  EXPECT_LT(number(segments[0], "y") + h2 / 2,
+            number(job1[0], "y") + number(job1[0], "height") / 2);
+}
+
+TEST(SvgGantt, LegendNamesEveryGroupAndSeriesAndTheAxesAreLabelled) {
+  const std::string svg = render_svg(gantt_figure());
+  EXPECT_EQ(texts_with_class(svg, "legend-label"),
+            (std::vector<std::string>{"rigid job", "malleable job", "level"}));
+  EXPECT_EQ(tags_with_class(svg, "rect", "legend-bar").size(), 2u);
+  EXPECT_EQ(texts_with_class(svg, "axis-label"), (std::vector<std::string>{"time (s)", "lane"}));
+}
+
+TEST(SvgPlot, LogAxisShowsValuesFarApart) {
+  Figure figure = one_panel({
+      Series{.name = "ours", .points = {{1, 0.005}, {2, 0.01}, {3, 0.02}, {4, 0}, {5, -1}}},
+      Series{.name = "paper", .points = {{1, 3.1}, {5, 3.1}}, .markers = false},
+  });
+  figure.panels[0].log_y = true;
+  figure.panels[0].y_min = 0;  // not positive: ignored on a log axis
+  const std::string svg = render_svg(figure);
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_TRUE(finite_geometry(svg));
+  EXPECT_EQ(texts_with_class(svg, "tick-label y"),
+            (std::vector<std::string>{"0.001", "0.01", "0.1", "1", "10"}));
+  // Zero and negative values have no place on the axis: 3 markers, not 5.
+  EXPECT_EQ(tags_with_class(svg, "circle", "marker").size(), 3u);
+  // Each doubling is the same distance up, a quarter of the plot per decade
+  // give or take: ours are far from squashed on the floor.
+  const auto markers = tags_with_class(svg, "circle", "marker");
+  const double step1 = number(markers[0], "cy") - number(markers[1], "cy");
+  const double step2 = number(markers[1], "cy") - number(markers[2], "cy");
+  EXPECT_NEAR(step1, step2, 0.02);
+  const auto frame = tags_with_class(svg, "rect", "frame");
+  ASSERT_EQ(frame.size(), 1u);
+  EXPECT_NEAR(step1, number(frame[0], "height") / 4 * std::log10(2.0), 0.05);
+}
+
+TEST(SvgPlot, LogAxisWithinAFewDecadesHasTicksAtOneTwoFive) {
+  Figure figure = one_panel({Series{.name = "s", .points = {{0, 1.5}, {1, 70}}}});
+  figure.panels[0].log_y = true;
+  EXPECT_EQ(texts_with_class(render_svg(figure), "tick-label y"),
+            (std::vector<std::string>{"1", "2", "5", "10", "20", "50", "100"}));
+}
+
+TEST(SvgPlot, LayersDrawBeneathWhileTheLegendKeepsItsOrderAndStylesOverride) {
+  Figure figure = one_panel({
+      Series{.name = "first", .points = {{0, 1}, {1, 2}}},
+      Series{.name = "beneath",
+             .points = {{0, 1}, {1, 2}},
+             .colour = "#123456",
+             .dash = "7 4",
+             .layer = -1},
+  });
+  const std::string svg = render_svg(figure);
+  const auto lines = start_tags(svg, "polyline");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(attribute(lines[0], "stroke"), "#123456");
+  EXPECT_EQ(attribute(lines[0], "stroke-dasharray"), "7 4");
+  EXPECT_EQ(attribute(lines[1], "stroke-dasharray"), "");
+  EXPECT_EQ(texts_with_class(svg, "legend-label"), (std::vector<std::string>{"first", "beneath"}));
+  // The legend shows the overriding style too.
+  EXPECT_NE(svg.find("stroke=\"#123456\" stroke-dasharray=\"7 4\"/>"), std::string::npos);
+}
+
+TEST(SvgPlot, DenseLinesAreThinnedToTheSameShape) {
+  Series dense{.name = "busy", .points = {}, .step = true, .markers = false};
+  // 100,000 steps between 0 and 100, with one spike to 250 and a dip to -20.
+  for (int i = 0; i < 100000; ++i) {
+    const double y = i == 31337 ? 250 : i == 77777 ? -20 : (i * 7919) % 101;
+    dense.points.emplace_back(i, y);
+  }
+  Series sparse = dense;
+  sparse.points.resize(50);
+  const std::string svg = render_svg(one_panel({dense}));
+  EXPECT_LT(svg.size(), 200000u);
+  const auto points = polyline_points(start_tags(svg, "polyline").at(0));
+  const auto frame = tags_with_class(svg, "rect", "frame");
+  ASSERT_EQ(frame.size(), 1u);
+  EXPECT_LE(points.size(), 4 * (number(frame[0], "width") + 2));
+  // The spike and the dip survive: the drawn extremes are at 250 and -20,
+  // read off the y axis through two of its ticks.
+  double top = points[0].second, bottom = points[0].second;
+  for (const auto& [x, y] : points) {
+    top = std::min(top, y);
+    bottom = std::max(bottom, y);
+  }
+  const auto tick_tags = tags_with_class(svg, "text", "tick-label y");
+  const auto tick_texts = texts_with_class(svg, "tick-label y");
+  ASSERT_GE(tick_tags.size(), 2u);
+  const double v0 = std::stod(tick_texts.front()), v1 = std::stod(tick_texts.back());
+  const double p0 = number(tick_tags.front(), "y"), p1 = number(tick_tags.back(), "y");
+  const auto value_at = [&](double pixel) { return v0 + (pixel - p0) / (p1 - p0) * (v1 - v0); };
+  const double label_offset = 3.5;  // a label's baseline sits this far below its tick
+  EXPECT_NEAR(value_at(top + label_offset), 250, 0.5);
+  EXPECT_NEAR(value_at(bottom + label_offset), -20, 0.5);
+  // First and last points stay where they were.
+  EXPECT_NEAR(points.front().first, number(frame[0], "x"), 0.01);
+  EXPECT_NEAR(points.back().first, number(frame[0], "x") + number(frame[0], "width"), 0.01);
+  // A short line is left alone.
+  const auto few = polyline_points(start_tags(render_svg(one_panel({sparse})), "polyline").at(0));
+  EXPECT_EQ(few.size(), 2 * 50u - 1);
+}
+
 }  // namespace
 }  // namespace sched::plot
