@@ -4,7 +4,8 @@
 // parameters; `sched policy reload` reads its file again. The
 // administrator's workflow (issue 22, docs/admin.md): `check FILE` (what a
 // candidate would do now), `set FILE|NAME` (deploy it live), `history` and
-// `rollback [VERSION]`; `test FILE TESTS.lua` runs a policy's tests offline.
+// `rollback [VERSION]`; `test FILE TESTS.lua` runs a policy's tests offline;
+// `try FILE` compares it with the running one on twins (policy_try.cpp).
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "admin_commands.hpp"
 #include "connection.hpp"
 #include "policy_tests.hpp"
+#include "policy_try.hpp"
 #include "sched/install_layout.hpp"
 #include "sched/policy_host.hpp"
 #include "slurm_time.hpp"
@@ -299,6 +301,8 @@ void add_policy_command(CLI::App& app) {
       if (!run_policy_tests(*path, *tests, values, std::cout).ok()) std::exit(1);
     });
   });
+
+  add_policy_try_command(*policy);
 }
 
 }  // namespace sched::cli

@@ -31,6 +31,7 @@ void policy_check(const Message& m);
 void policy_set(const Message& m);
 void policy_history(const Message& m);
 void policy_rollback(const Message& m);
+void policy_snapshot(const Message& m);
 
 // cluster.cpp: the power corridor and the daemon's counters.
 void corridor_set(const Message& m);

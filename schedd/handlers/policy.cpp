@@ -5,7 +5,9 @@
 #include "handlers/handlers.hpp"
 #include "policy_check.hpp"
 #include "policy_info.hpp"
+#include "policy_snapshot.hpp"
 #include "policy_versions.hpp"
+#include "sched/convert/snapshot_convert.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/error.hpp"
@@ -122,6 +124,22 @@ void policy_rollback(const Message& m) {
   m.daemon.versions.note(m.daemon.policy, caller_of(m).user,
                          "rollback to " + std::to_string(target->version), m.daemon.clock.now());
   m.reply(info_reply(m.daemon));
+}
+
+// The live state for `sched policy try` (issue 22 item 3): for
+// administrators, as policy.check, since it holds every user's jobs and the
+// policy's code.
+void policy_snapshot(const Message& m) {
+  require_admin(m, "taking a policy snapshot");
+  const auto request = m.body<proto::PolicySnapshotRequest>();
+  constexpr double kDefaultWindowS = 2 * 3600;
+  constexpr double kMaxWindowS = 7 * 24 * 3600;
+  const double window = request.window_s.value_or(kDefaultWindowS);
+  if (!(window >= 0 && window <= kMaxWindowS)) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "window_s must be between 0 and " + std::to_string(kMaxWindowS));
+  }
+  m.reply(convert::snapshot_to_wire(live_snapshot(m.daemon.engine, m.daemon.policy, window)));
 }
 
 }  // namespace sched::daemon::handlers

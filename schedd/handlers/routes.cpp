@@ -32,6 +32,7 @@ RouteTable client_routes() {
       .add(type::kPolicySet, handlers::policy_set)
       .add(type::kPolicyHistory, handlers::policy_history)
       .add(type::kPolicyRollback, handlers::policy_rollback)
+      .add(type::kPolicySnapshot, handlers::policy_snapshot)
       // ---- issue 19
       .add(type::kEventsReplay, handlers::events_replay);
   return routes;

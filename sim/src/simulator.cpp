@@ -42,6 +42,7 @@ bool Simulator::Pending::operator>(const Pending &other) const {
 
 Simulator::Simulator(const Workload &workload, SimConfig config)
     : workload_(workload), config_(config), engine_(clock_, *this, config.engine) {
+  clock_.set(config_.start);
   engine_.add_sink(this);
   const int nodes = config_.nodes > 0 ? config_.nodes : workload_.nodes;
   for (int i = 0; i < nodes; ++i) engine_.add_node(sim_node_name(i));
@@ -50,6 +51,10 @@ Simulator::Simulator(const Workload &workload, SimConfig config)
     const WorkloadJob &job = workload_.jobs[i];
     workload_index_[job.id] = i;
     if (job.spec.power_max_w > 0 || job.spec.power_min_w > 0) jobs_draw_power_ = true;
+    if (job.restored) {
+      ++submitted_;
+      continue;
+    }
     push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id), Kind::Submission,
                  i, job.id, 0});
   }
@@ -84,6 +89,7 @@ SimResult Simulator::run() {
       continue;
     }
     const double now = queue_.top().time;
+    if (config_.until && now > *config_.until) break;
     clock_.set(now);
     while (!queue_.empty() && queue_.top().time == now) {
       const Pending event = queue_.top();
@@ -262,6 +268,19 @@ void Simulator::handle(const Pending &event) {
       engine_.tick();
       return;
   }
+}
+
+void Simulator::adopt_running(JobId id, double done_s) {
+  const auto it = workload_index_.find(id);
+  const Job *job = engine_.find_job(id);
+  if (it == workload_index_.end() || !job || job->size() == 0) return;
+  Run &run = runs_[id];
+  run = Run{};
+  run.index = it->second;
+  run.nodes = job->size();
+  run.done = done_s;
+  run.since = clock_.now();
+  plan(id, run);
 }
 
 void Simulator::report_perf(JobId id) {

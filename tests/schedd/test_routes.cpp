@@ -38,7 +38,7 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
         type::kJobHold, type::kJobRelease, type::kJobRequeue,
         // ---- issue 22
         type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback,
-        type::kEventsReplay}) {  // ---- issue 19
+        type::kPolicySnapshot, type::kEventsReplay}) {  // ---- issue 19
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

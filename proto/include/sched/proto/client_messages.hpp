@@ -43,6 +43,8 @@ inline constexpr std::string_view kPolicyCheck = "policy.check";
 inline constexpr std::string_view kPolicySet = "policy.set";
 inline constexpr std::string_view kPolicyHistory = "policy.history";
 inline constexpr std::string_view kPolicyRollback = "policy.rollback";
+// The live state a twin simulation starts from (sched policy try; admins).
+inline constexpr std::string_view kPolicySnapshot = "policy.snapshot";
 // schedd → the client that ran a step (no reply); step.output and
 // step.exited too (step_messages.hpp).
 inline constexpr std::string_view kStepResized = "step.resized";
@@ -613,6 +615,112 @@ struct PolicyRollbackRequest {
   template <class V>
   void fields(V& v) {
     v("version", version);
+  }
+};
+
+// ---- policy.snapshot (issue 22 item 3): the live state for `sched policy try`
+
+struct PolicySnapshotRequest {
+  // Seconds of recent submissions to send as the arrival pattern; absent:
+  // 2 hours. At most 7 days.
+  std::optional<double> window_s;
+  template <class V>
+  void fields(V& v) {
+    v("window_s", window_s);
+  }
+};
+
+struct SnapshotNodeMsg {
+  std::string name;
+  int cores = 1;
+  int gpus = 0;
+  bool up = true;
+  bool draining = false;
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("cores", cores);
+    v("gpus", gpus);
+    v("up", up);
+    v("draining", draining);
+  }
+};
+
+// A running or pending job. The spec comes without its script, environment
+// and arguments (a twin never runs them).
+struct SnapshotJobMsg {
+  std::int64_t id = 0;
+  JobSpecMsg spec;
+  double submit_time = 0;
+  std::optional<double> start_time;   // running jobs
+  double limit_extension = 0;         // seconds added to the limit by adaptations
+  std::vector<std::string> nodelist;  // running jobs: their nodes, leader first
+  std::optional<double> mtct;
+  std::int64_t priority = 0;
+  std::optional<std::string> hold;  // pending: "user" or "admin" when held
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("spec", spec);
+    v("submit_time", submit_time);
+    v("start_time", start_time);
+    v("limit_extension", limit_extension);
+    v("nodelist", nodelist);
+    v("mtct", mtct);
+    v("priority", priority);
+    v("hold", hold);
+  }
+};
+
+struct SnapshotArrivalMsg {  // one submission of the window
+  std::int64_t id = 0;
+  double time = 0;
+  JobSpecMsg spec;
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("time", time);
+    v("spec", spec);
+  }
+};
+
+struct PolicyFileMsg {  // one file the running policy loaded
+  std::string name;     // as Lua names it: "fcfs.lua", "lib/easy.lua"
+  std::string text;
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("text", text);
+  }
+};
+
+struct PolicySnapshotReply {
+  double time = 0;
+  std::vector<SnapshotNodeMsg> nodes;
+  std::vector<SnapshotJobMsg> running;  // start order
+  std::vector<SnapshotJobMsg> pending;  // queue order
+  double window_s = 0;
+  std::vector<SnapshotArrivalMsg> arrivals;  // by submit time
+  double corridor_lower_w = 0;
+  double corridor_upper_w = 0;
+  std::string policy;       // its name
+  std::string policy_path;  // on schedd's host
+  std::map<std::string, std::string> params;
+  std::vector<PolicyFileMsg> policy_files;  // the policy file first, then its lib modules
+  template <class V>
+  void fields(V& v) {
+    v("time", time);
+    v("nodes", nodes);
+    v("running", running);
+    v("pending", pending);
+    v("window_s", window_s);
+    v("arrivals", arrivals);
+    v("corridor_lower_w", corridor_lower_w);
+    v("corridor_upper_w", corridor_upper_w);
+    v("policy", policy);
+    v("policy_path", policy_path);
+    v("params", params);
+    v("policy_files", policy_files);
   }
 };
 

@@ -39,6 +39,12 @@ struct SimConfig {
   // as a violation (docs/design.md §8); negative: one tick.
   double power_grace_s = -1;
   EngineConfig engine;
+  // The clock before the run (a twin: the snapshot's time, so that the jobs
+  // it restores keep their times; sim/twin.hpp).
+  double start = 0;
+  // Events after this time are not handled: the run stops there (a twin's
+  // horizon); nothing: the run goes on until the workload is done.
+  std::optional<double> until;
 };
 
 struct SimResult {
@@ -66,7 +72,11 @@ class Simulator : private Enactor, private EventSink {
   Engine &engine() { return engine_; }
   // Installs the policy (before run).
   void set_policy(std::shared_ptr<Policy> policy) { engine_.set_policy(std::move(policy)); }
-  // Runs the whole workload to its end.
+  // A workload job marked `restored` that the caller put back in the engine
+  // as running (Engine::restore_job, before run): it runs on from `done_s`
+  // seconds of its work (sim/twin.hpp).
+  void adopt_running(JobId id, double done_s);
+  // Runs the whole workload to its end (or to config.until).
   SimResult run();
 
  private:

@@ -19,6 +19,9 @@ struct WorkloadJob {
   double runtime = 0;  // seconds the job runs at its requested size
   JobSpec spec;        // spec.walltime is the user's estimate
   AppModel model;      // how it runs on other sizes (malleable and evolving jobs)
+  // Put in the engine before the run (a twin's running and waiting jobs,
+  // sim/twin.hpp), not submitted by the simulator.
+  bool restored = false;
 };
 
 struct TimedEvent {
