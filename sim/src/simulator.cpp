@@ -278,6 +278,8 @@ void Simulator::adopt_running(JobId id, double done_s) {
   run = Run{};
   run.index = it->second;
   run.nodes = job->size();
+  // Its size when adopted stands for its start size (jobs.csv).
+  start_sizes_[run.index] = job->size() - job->gain;
   run.done = done_s;
   run.since = clock_.now();
   plan(id, run);
