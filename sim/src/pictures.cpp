@@ -338,6 +338,7 @@ StepSeries busy_nodes_series(const std::vector<JobRecord> &jobs,
 }
 
 int start_nodes(const JobRecord &job, const ResizeRecord *first_resize) {
+  if (job.start_nodes > 0) return job.start_nodes;  // recorded by the simulator
   if (first_resize) return first_resize->from;
   if (job.start >= 0 && job.end > job.start && job.node_seconds > 0) {
     return std::max(1, static_cast<int>(std::lround(job.node_seconds / (job.end - job.start))));

@@ -35,9 +35,9 @@ StepSeries queue_length_series(const std::vector<JobRecord> &jobs, double end_ti
 StepSeries busy_nodes_series(const std::vector<JobRecord> &jobs,
                              const std::vector<ResizeRecord> &resizes, double end_time);
 
-// A job's node count at start: the `from` of its first resize, else its
-// node time over its run (moldable jobs may start below their request),
-// else its recorded size.
+// A job's node count at start: JobRecord::start_nodes when the simulator
+// recorded it; else (records made by hand) the `from` of its first resize,
+// else its node time over its run, else its requested size.
 int start_nodes(const JobRecord &job, const ResizeRecord *first_resize);
 
 // Whether the run's power is worth a picture: a corridor was set or the
