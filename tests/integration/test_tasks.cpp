@@ -151,7 +151,7 @@ TEST_F(Tasks, BadTaskOptionsSubmitNothing) {
   };
   const CliRun zero = submit({"-n", "0"});
   EXPECT_NE(zero.status, 0);
-  EXPECT_NE(zero.err.find("-n: '0' must be at least 1"), std::string::npos) << describe(zero);
+  EXPECT_NE(zero.err.find("--ntasks: '0' must be at least 1"), std::string::npos) << describe(zero);
   const CliRun many = submit({"-c", "1000"});
   EXPECT_NE(many.status, 0);
   EXPECT_NE(many.err.find("--cpus-per-task=1000 is more than the 2 cores of the cluster's nodes"),
