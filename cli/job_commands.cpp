@@ -265,6 +265,11 @@ void show(const JobIdRef& ref, bool json) {
             << " MinNodes=" << job.min_nodes << " MaxNodes=" << job.max_nodes
             << " NodeConstraint=" << job.node_constraint << " NtasksPerNode=" << job.tasks_per_node
             << "\n"
+            // ---- tasks (issue 16 item 1): -n (nodes × tasks per node when not given)
+            << "   NumTasks=" << job.ntasks.value_or(job.req_nodes * job.tasks_per_node)
+            << " CPUs/Task=" << job.cpus_per_task.value_or(1)
+            << " Distribution=" << job.distribution.value_or("block")
+            << " CpuBind=" << job.cpu_bind.value_or("none") << "\n"
             << "   TimeLimit=" << format_time_limit(job.walltime) << " Urgent=" << job.urgent
             << "\n"
             << "   SubmitTime=" << format_timestamp(job.submit_time)

@@ -1,5 +1,6 @@
-// `sched run [-N NODES] [-n TASKS] CMD [ARGS...]`: inside a job, runs a
-// command across the job's nodes (like srun), prints the tasks' output as it
+// `sched run [-N NODES] [-n TASKS] [-c CPUS] [-m block|cyclic]
+// [--cpu-bind=none|cores] CMD [ARGS...]`: inside a job, runs a command as
+// tasks across the job's nodes (like srun), prints the tasks' output as it
 // comes and exits with the worst status.
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "connection.hpp"
 #include "job_commands.hpp"
 #include "program_name.hpp"
+#include "sched/tasks/task_layout.hpp"
 
 extern char** environ;
 
@@ -21,6 +23,11 @@ struct RunArgs {
   int nodes = 0;
   int tasks = 0;
   std::int64_t job = 0;
+  // ---- tasks (issue 16 item 1); unset: the job's
+  int tasks_per_node = 0;
+  int cpus_per_task = 0;
+  std::string distribution;
+  std::string cpu_bind;
 };
 
 // The caller's environment travels with the step (srun's habit), except the
@@ -57,6 +64,10 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
   request.argv = command;
   request.workdir = std::filesystem::current_path().string();
   request.env = propagated_environment();
+  if (args.tasks_per_node > 0) request.tasks_per_node = args.tasks_per_node;
+  if (args.cpus_per_task > 0) request.cpus_per_task = args.cpus_per_task;
+  if (!args.distribution.empty()) request.distribution = args.distribution;
+  if (!args.cpu_bind.empty()) request.cpu_bind = args.cpu_bind;
   const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
   int worst = 0;
   bool done = false;
@@ -127,6 +138,23 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-n,--ntasks", args->tasks,
                   "Processes in all (default: nodes × the job's tasks per node)")
       ->check(positive_number());
+  cmd->add_option("--ntasks-per-node", args->tasks_per_node,
+                  "Tasks on each node when -n is not given (default: the job's)")
+      ->check(positive_number());
+  cmd->add_option("-c,--cpus-per-task", args->cpus_per_task,
+                  "Cores of each task (default: the job's -c, else 1)")
+      ->check(positive_number());
+  cmd->add_option("-m,--distribution", args->distribution,
+                  "block or cyclic: how task ids go over the nodes (default: the job's)")
+      ->check([](const std::string& value) -> std::string {
+        const std::string level = value.substr(0, value.find(':'));
+        return tasks::parse_distribution(level) ? "" : "'" + value + "' is not block or cyclic";
+      });
+  cmd->add_option("--cpu-bind", args->cpu_bind,
+                  "none or cores: pin each task to its -c cores (default: the job's)")
+      ->check([](const std::string& value) -> std::string {
+        return tasks::parse_cpu_bind(value) ? "" : "'" + value + "' is not none or cores";
+      });
   cmd->add_option("--jobid", args->job, "The job (default: $SCHED_JOB_ID)")
       ->check(positive_number());
   // Everything from the command on is the command's own (not the root's).

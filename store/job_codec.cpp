@@ -196,6 +196,16 @@ std::string encode_spec(const JobSpec& spec) {
     object["array_task_id"] = spec.array_task_id;
     object["array_throttle"] = spec.array_throttle;
   }
+  // ---- tasks (issue 16 item 1): only when not the defaults, so that
+  // older specs decode as before (no migration: the spec is one JSON text)
+  if (spec.ntasks != 0) object["ntasks"] = spec.ntasks;
+  if (spec.nodes_from_tasks) object["nodes_from_tasks"] = true;  // cleared at submission
+  if (spec.cpus_per_task != 1) object["cpus_per_task"] = spec.cpus_per_task;
+  if (spec.distribution != tasks::Distribution::Block) {
+    object["distribution"] = std::string(tasks::to_string(spec.distribution));
+  }
+  if (spec.cpu_bind != tasks::CpuBind::None)
+    object["cpu_bind"] = std::string(tasks::to_string(spec.cpu_bind));
   return object.dump();
 }
 
@@ -225,6 +235,12 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   spec.array_job_id = static_cast<JobId>(array_job_id);
   read(object, "array_task_id", spec.array_task_id);
   read(object, "array_throttle", spec.array_throttle);
+  // ---- tasks (issue 16 item 1)
+  read(object, "ntasks", spec.ntasks);
+  read(object, "nodes_from_tasks", spec.nodes_from_tasks);
+  read(object, "cpus_per_task", spec.cpus_per_task);
+  read_enum(object, "distribution", spec.distribution, tasks::parse_distribution);
+  read_enum(object, "cpu_bind", spec.cpu_bind, tasks::parse_cpu_bind);
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();

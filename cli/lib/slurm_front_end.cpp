@@ -196,6 +196,11 @@ Translation srun(const std::vector<std::string>& args, const FrontEndContext& co
   static const std::vector<OptionRule> step_rules = {
       {"nodes", 'N', ValueKind::Required},
       {"ntasks", 'n', ValueKind::Required},
+      // ---- tasks (issue 16 item 1)
+      {"ntasks-per-node", 0, ValueKind::Required},
+      {"cpus-per-task", 'c', ValueKind::Required},
+      {"distribution", 'm', ValueKind::Required},
+      {"cpu-bind", 0, ValueKind::Required},
       {"jobid", 0, ValueKind::Required},
       {"job-name", 'J', ValueKind::Required, Use::Ignore, {}, "steps have no names here"},
       {"mpi", 0, ValueKind::Required, Use::Ignore, {}, "tasks start as `sched run` starts them"},
@@ -227,8 +232,11 @@ Translation srun(const std::vector<std::string>& args, const FrontEndContext& co
                        std::filesystem::path(given.operands.front()).filename().string());
   }
   out.args.insert(out.args.end(), {context.self, "run"});
-  for (const std::string& tasks : values_of(given.options, "ntasks")) {
-    out.args.push_back("--ntasks=" + tasks);
+  // The step takes the task options too (the allocation is sized by them).
+  for (const char* name : {"ntasks", "cpus-per-task", "distribution", "cpu-bind"}) {
+    for (const std::string& value : values_of(given.options, name)) {
+      out.args.push_back("--" + std::string(name) + "=" + value);
+    }
   }
   out.args.insert(out.args.end(), given.operands.begin(), given.operands.end());
   return out;

@@ -19,7 +19,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 35> kOptions = {{
+constexpr std::array<OptionInfo, 37> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -53,7 +53,9 @@ constexpr std::array<OptionInfo, 35> kOptions = {{
     {"mail-user", 0, ValueKind::Required, true, kSlurmOnly},
     {"exclusive", 0, ValueKind::None, false,
      "Nodes to itself: always so here (sched never shares a node between jobs)"},
-    {"cpus-per-task", 'c', ValueKind::Required, true, kSlurmOnly},
+    {"cpus-per-task", 'c', ValueKind::Required, false,
+     "Cores of each task (a node must have that many; with --cpu-bind=cores each task is "
+     "pinned to its own)"},
     {"gres", 0, ValueKind::Required, false,
      "gpu:N: N GPUs on each node (only nodes with that many; CUDA_VISIBLE_DEVICES=0..N-1)"},
     {"constraint", 'C', ValueKind::Required, true, kSlurmOnly},
@@ -70,7 +72,12 @@ constexpr std::array<OptionInfo, 35> kOptions = {{
     {"exclude", 'x', ValueKind::Required, false, "Nodes the job must not have, a host list"},
     // ---- Slurm habits (issue 18 item 7)
     {"ntasks", 'n', ValueKind::Required, false,
-     "Tasks in all: spread evenly over the job's nodes, rounding up (one node without -N)"},
+     "Tasks in all: spread evenly over the job's nodes, rounding up; without -N, enough nodes "
+     "for the tasks' cpus"},
+    {"distribution", 'm', ValueKind::Required, false,
+     "block (default: consecutive tasks on a node) or cyclic (round robin over the nodes)"},
+    {"cpu-bind", 0, ValueKind::Required, false,
+     "none (default) or cores: pin each task to its --cpus-per-task cores of its node"},
     // ---- priority (issue 18 item 5)
     {"account", 'A', ValueKind::Required, false,
      "Account the job is charged to (recorded; fair-share usage per account)"},
@@ -245,6 +252,16 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     return count(o.tasks_per_node);
   } else if (name == "ntasks") {
     return count(o.ntasks);
+  } else if (name == "cpus-per-task") {
+    return count(o.cpus_per_task);
+  } else if (name == "distribution") {
+    // Slurm's NODE:SOCKET form: only the node level means something here.
+    const std::string level = lower(value.substr(0, value.find(':')));
+    o.distribution = tasks::parse_distribution(level);
+    if (!o.distribution) return quoted(value) + " is not block or cyclic";
+  } else if (name == "cpu-bind") {
+    o.cpu_bind = tasks::parse_cpu_bind(lower(value));
+    if (!o.cpu_bind) return quoted(value) + " is not none or cores";
   } else if (name == "nodelist" || name == "exclude") {
     std::vector<std::string> nodes;
     try {
@@ -444,6 +461,9 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.error, over.error);
   take(out.export_choice, over.export_choice);
   take(out.ntasks, over.ntasks);
+  take(out.cpus_per_task, over.cpus_per_task);
+  take(out.distribution, over.distribution);
+  take(out.cpu_bind, over.cpu_bind);
   // ---- priority (issue 18 item 5)
   take(out.account, over.account);
   take(out.qos, over.qos);
@@ -510,6 +530,20 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   if (options.ntasks && !options.tasks_per_node) {
     spec.tasks_per_node = (*options.ntasks + spec.nodes - 1) / spec.nodes;
   }
+  // ---- tasks (issue 16 item 1)
+  spec.ntasks = options.ntasks.value_or(0);
+  if (options.ntasks && options.tasks_per_node) {
+    // --ntasks-per-node wins: -n only caps the tasks the nodes run.
+    spec.ntasks = std::min(*options.ntasks, spec.nodes * *options.tasks_per_node);
+  }
+  spec.cpus_per_task = options.cpus_per_task.value_or(1);
+  spec.distribution = options.distribution.value_or(tasks::Distribution::Block);
+  spec.cpu_bind = options.cpu_bind.value_or(tasks::CpuBind::None);
+  // -n without -N (nor -w or a range): the engine sizes the job from the
+  // cores of the cluster's nodes; one node until then.
+  spec.nodes_from_tasks = options.ntasks && !options.nodes && !options.nodelist &&
+                          !options.min_nodes && !options.max_nodes && !options.tasks_per_node &&
+                          spec.kind == JobKind::Rigid;
   spec.walltime = options.walltime.value_or(0);
   spec.power_min_w = options.power_min_w.value_or(0);
   spec.power_max_w = options.power_max_w.value_or(0);

@@ -65,6 +65,10 @@ struct SubmitOptions {
   std::optional<bool> hold;               // -H, --hold
   // ---- Slurm habits (issue 18 item 7)
   std::optional<int> ntasks;  // -n, --ntasks: tasks in all (tasks_per_node wins)
+  // ---- tasks (issue 16 item 1)
+  std::optional<int> cpus_per_task;                 // -c, --cpus-per-task
+  std::optional<tasks::Distribution> distribution;  // -m, --distribution
+  std::optional<tasks::CpuBind> cpu_bind;           // --cpu-bind
   // ---- priority (issue 18 item 5)
   std::optional<std::string> account;  // -A, --account
   std::optional<std::string> qos;      // -q, --qos (checked by schedd against its config)

@@ -29,6 +29,22 @@ void shared_spec_fields(Spec& spec, Msg& msg, Copy copy) {
   copy(spec.workdir, msg.workdir);
 }
 
+// ---- tasks (issue 16 item 1): only what differs from the defaults, so
+// that other jobs' messages stay as they were.
+template <class Msg>
+void task_fields_to_wire(const JobSpec& spec, Msg& out) {
+  if (spec.ntasks != 0) out.ntasks = spec.ntasks;
+  if (spec.cpus_per_task != 1) out.cpus_per_task = spec.cpus_per_task;
+  if (spec.distribution != tasks::Distribution::Block) {
+    out.distribution = std::string(tasks::to_string(spec.distribution));
+  }
+  if constexpr (requires { out.cpu_bind; }) {
+    if (spec.cpu_bind != tasks::CpuBind::None) {
+      out.cpu_bind = std::string(tasks::to_string(spec.cpu_bind));
+    }
+  }
+}
+
 }  // namespace
 
 proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
@@ -55,6 +71,8 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   if (spec.gpus_per_node != 0) out.gpus_per_node = spec.gpus_per_node;
   // ---- job arrays (issue 18 item 1)
   if (!spec.array.empty()) out.array = spec.array;
+  task_fields_to_wire(spec, out);
+  if (spec.nodes_from_tasks) out.nodes_from_tasks = true;
   return out;
 }
 
@@ -168,8 +186,27 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
     return "job.begin_time: must be a time, not negative (got " + std::to_string(*in.begin_time) +
            ")";
   }
+  // ---- tasks (issue 16 item 1): the engine checks the counts at submit
+  std::optional<tasks::Distribution> distribution = tasks::Distribution::Block;
+  if (in.distribution) {
+    distribution = tasks::parse_distribution(*in.distribution);
+    if (!distribution) {
+      return "job.distribution: '" + proto::excerpt(*in.distribution) + "' is not block or cyclic";
+    }
+  }
+  std::optional<tasks::CpuBind> cpu_bind = tasks::CpuBind::None;
+  if (in.cpu_bind) {
+    cpu_bind = tasks::parse_cpu_bind(*in.cpu_bind);
+    if (!cpu_bind)
+      return "job.cpu_bind: '" + proto::excerpt(*in.cpu_bind) + "' is not none or cores";
+  }
   out = JobSpec{};
   shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });
+  out.ntasks = in.ntasks.value_or(0);
+  out.cpus_per_task = in.cpus_per_task.value_or(1);
+  out.distribution = *distribution;
+  out.cpu_bind = *cpu_bind;
+  out.nodes_from_tasks = in.nodes_from_tasks.value_or(false);
   out.kind = *kind;
   out.constraint = *constraint;
   out.output = in.output.value_or("");
@@ -218,6 +255,7 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.array = array_task_msg(job.spec);  // ---- job arrays (issue 18 item 1)
   if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   if (job.spec.gpus_per_node > 0) launch.gpus = job.spec.gpus_per_node;
+  task_fields_to_wire(job.spec, launch);
   return launch;
 }
 
@@ -341,6 +379,7 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
     info.array_task_id = job.spec.array_task_id;
     info.array = job.spec.array;
   }
+  task_fields_to_wire(job.spec, info);
   return info;
 }
 

@@ -156,8 +156,52 @@ void Engine::account_allocation(Job& job) {
 
 // ---------------------------------------------------------------- inputs
 
+namespace {
+
+// The fewest cores of the cluster's nodes: a job may get any of them.
+int smallest_cores(const Cluster& cluster) {
+  int cores = 0;
+  for (NodeIndex i = 0; i < cluster.size(); ++i) {
+    const int here = cluster.node(i).cores;
+    if (cores == 0 || here < cores) cores = here;
+  }
+  return cores;
+}
+
+// Issue 16 item 1: -n without -N gets its nodes from the cores here, and a
+// task's cores must fit on a node. With -n or -c given, the tasks of the
+// job's fullest node must fit its cores too (without either, tasks_per_node
+// alone is not checked: one-cpu tasks may share cores, as before).
+std::optional<std::string> fit_tasks(JobSpec& spec, const Cluster& cluster) {
+  const int cores = smallest_cores(cluster);
+  if (cores == 0) return std::nullopt;  // no nodes: the size check says so
+  if (spec.cpus_per_task > cores) {
+    return "--cpus-per-task=" + std::to_string(spec.cpus_per_task) + " is more than the " +
+           std::to_string(cores) + " cores of the cluster's nodes";
+  }
+  if (spec.nodes_from_tasks && spec.ntasks > 0 && spec.kind == JobKind::Rigid) {
+    spec.nodes_from_tasks = false;
+    spec.nodes = spec.min_nodes = spec.max_nodes =
+        tasks::nodes_for_tasks(spec.ntasks, spec.cpus_per_task, cores);
+    spec.tasks_per_node = (spec.ntasks + spec.nodes - 1) / spec.nodes;
+    return std::nullopt;
+  }
+  if (spec.ntasks == 0 && spec.cpus_per_task == 1) return std::nullopt;
+  const int fewest = spec.min_nodes > 0 ? std::min(spec.min_nodes, spec.nodes) : spec.nodes;
+  const int per_node = spec.ntasks > 0 ? (spec.ntasks + fewest - 1) / fewest : spec.tasks_per_node;
+  if (fewest > 0 && per_node * spec.cpus_per_task > cores) {
+    return std::to_string(per_node) + " tasks × " + std::to_string(spec.cpus_per_task) +
+           " cpus on a node need " + std::to_string(per_node * spec.cpus_per_task) +
+           " cores; the cluster's nodes have " + std::to_string(cores);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   if (auto error = normalize_spec(spec)) return Status::invalid(*error);
+  if (auto error = fit_tasks(spec, cluster_)) return Status::invalid(*error);
   const int smallest = spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes;
   if (smallest > cluster_.size()) {
     return Status::invalid("job needs " + std::to_string(smallest) + " nodes; the cluster has " +

@@ -95,6 +95,11 @@ double Job::est_end() const {
 std::optional<std::string> normalize_spec(JobSpec& spec) {
   if (spec.nodes < 1) return "nodes must be at least 1";
   if (spec.tasks_per_node < 1) return "tasks_per_node must be at least 1";
+  if (spec.ntasks < 0) return "ntasks must not be negative";
+  if (spec.cpus_per_task < 1) return "cpus_per_task must be at least 1";
+  if (spec.nodes_from_tasks && (spec.kind != JobKind::Rigid || spec.ntasks < 1)) {
+    return "only a rigid job with --ntasks gets its nodes from its tasks";
+  }
   if (spec.walltime < 0) return "walltime must not be negative";
   if (spec.power_min_w < 0 || spec.power_max_w < 0) return "power estimates must not be negative";
   if (spec.begin_time < 0) return "begin_time must not be negative";
@@ -113,6 +118,12 @@ std::optional<std::string> normalize_spec(JobSpec& spec) {
   if (static_cast<int>(spec.nodelist.size()) > spec.nodes) {
     return "--nodelist names " + std::to_string(spec.nodelist.size()) +
            " nodes; the job asks for " + std::to_string(spec.nodes);
+  }
+  if (spec.ntasks > 0 &&
+      spec.ntasks < (spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes)) {
+    return "--ntasks=" + std::to_string(spec.ntasks) + " is fewer tasks than the job's " +
+           std::to_string(spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes) +
+           " nodes (every node runs at least one)";
   }
   if (spec.kind == JobKind::Rigid) {
     if ((spec.min_nodes != 0 && spec.min_nodes != spec.nodes) ||

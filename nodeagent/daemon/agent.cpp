@@ -52,6 +52,11 @@ Agent::Agent(AgentOptions options)
   const NodeTopology host = discover_topology();
   topology_ = options_.cores > 0 ? virtual_topology(host, options_.cores) : host;
   if (options_.gpus >= 0) topology_.gpus = options_.gpus;
+  try {
+    core_cpus_ = core_cpus();
+  } catch (const std::exception& e) {
+    spdlog::warn("--cpu-bind=cores will not pin tasks here: {}", e.what());
+  }
   if (options_.node_name.empty()) options_.node_name = topology_.hostname;
   if (options_.spool_dir.empty()) options_.spool_dir = "/tmp/sched-agent-" + options_.node_name;
   open_link();
@@ -637,6 +642,19 @@ void Agent::on_step(const proto::StepLaunch& launch) {
   }
 }
 
+std::vector<int> Agent::bound_cpus(const proto::StepLaunch& launch, int local) const {
+  if (launch.cpu_bind.value_or("none") != "cores" || core_cpus_.empty()) return {};
+  std::vector<int> cpus;
+  for (int core :
+       tasks::task_cores(local, launch.cpus_per_task.value_or(1), std::max(topology_.cores, 1))) {
+    const auto& here = core_cpus_[static_cast<std::size_t>(core) % core_cpus_.size()];
+    cpus.insert(cpus.end(), here.begin(), here.end());
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
 std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLaunch& launch,
                                                              bool joined) {
   std::vector<std::pair<int, std::string>> failed;
@@ -659,17 +677,10 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
       step.env = job_environment(launch, options_.node_name, client_endpoint_);
       add_job_env(launch.job, step.env);
       // The task's place in the step, as srun gives it.
-      for (const auto& [name, value] :
-           {std::pair<std::string, std::string>{"SCHED_STEP_ID", std::to_string(launch.step)},
-            {"SCHED_PROCID", std::to_string(rank)},
-            {"SCHED_LOCALID", std::to_string(local)},
-            {"SCHED_NTASKS", std::to_string(launch.tasks)},
-            {"SLURM_STEP_ID", std::to_string(launch.step)},
-            {"SLURM_PROCID", std::to_string(rank)},
-            {"SLURM_LOCALID", std::to_string(local)},
-            {"SLURM_NTASKS", std::to_string(launch.tasks)}}) {
-        step.env.emplace_back(name, value);
+      for (const auto& [name, value] : step_task_environment(launch, rank, local)) {
+        set_env(step.env, name, value);
       }
+      step.cpus = bound_cpus(launch, local);
       const TaskId task = tasks_.launch_step(step);
       step_launches_.try_emplace({launch.job, launch.step}, launch);
       step_tasks_[task] =

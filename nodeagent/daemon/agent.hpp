@@ -96,6 +96,10 @@ class Agent {
   // Starts the launch's ranks here; an error message per rank that could
   // not start. `joined`: part of the step at once (not an expansion's new
   // process, which joins at its commit).
+  // The OS CPUs of the task `local` of a step here under --cpu-bind=cores
+  // (tasks::task_cores over this node's cores; a virtual node's core k is
+  // the host's core k modulo the host's cores); empty: not pinned.
+  std::vector<int> bound_cpus(const proto::StepLaunch& launch, int local) const;
   std::vector<std::pair<int, std::string>> launch_ranks(const proto::StepLaunch& launch,
                                                         bool joined);
   void send_output(TaskId task, const std::vector<OutputChunk>& chunks);
@@ -154,6 +158,9 @@ class Agent {
 
   AgentOptions options_;
   NodeTopology topology_;
+  // The host's cores, each as its OS CPU numbers (core_cpus()): what
+  // --cpu-bind=cores pins tasks to; empty when hwloc could not say.
+  std::vector<std::vector<int>> core_cpus_;
   UserIdentity self_;  // the agent's own user: root, or the one user it runs jobs as
   std::unique_ptr<Cgroups> cgroups_;
   std::map<JobId, std::int64_t> job_mem_;  // jobs with processes here: their --mem (0: none)

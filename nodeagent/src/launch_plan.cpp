@@ -251,6 +251,7 @@ SpawnSpec plan_step(const StepLaunch& launch, const EnvPairs& inherited) {
   const EnvPairs base = launch.user ? login_environment(*launch.user) : inherited;
   spec.exec_path = resolve_command(launch.argv[0], env_value(base, launch.env, "PATH"), workdir);
   spec.argv = launch.argv;
+  spec.cpus = launch.cpus;
   return spec;
 }
 

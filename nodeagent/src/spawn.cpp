@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -26,7 +27,8 @@ enum class Stage : int {
   Output,
   Redirect,
   Exec,
-  Error  // -e: stderr's own file
+  Error,    // -e: stderr's own file
+  Affinity  // --cpu-bind
 };
 
 struct Failure {
@@ -57,6 +59,7 @@ struct ChildArgs {
   char* const* envp;
   int report_fd;
   int max_fd;
+  const cpu_set_t* cpus;  // null: not pinned
 };
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
@@ -78,6 +81,12 @@ struct ChildArgs {
     if (fd < 0 || ::write(fd, "0", 1) != 1)
       child_fail(a.report_fd, Stage::Cgroup, static_cast<int>(i));
     ::close(fd);
+  }
+  // After the cgroups (a cpuset there bounds what may be asked), before the
+  // user switch (the agent's privileges are not needed, but nothing of the
+  // job runs unpinned).
+  if (a.cpus != nullptr && ::sched_setaffinity(0, sizeof(cpu_set_t), a.cpus) < 0) {
+    child_fail(a.report_fd, Stage::Affinity);
   }
   if (s.ids) {
     // Groups first: setgroups and setgid need the privilege setuid drops.
@@ -166,8 +175,18 @@ Spawned spawn(const SpawnSpec& spec) {
   const std::vector<char*> argv = c_strings(spec.argv);
   const std::vector<char*> envp = c_strings(spec.envp);
   const std::vector<gid_t> groups = spec.ids ? spec.ids->groups : std::vector<gid_t>{};
-  const ChildArgs args{&spec,       groups.data(),      groups.size(),  argv.data(),
-                       envp.data(), report_write.get(), open_fd_limit()};
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu : spec.cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+      throw LaunchError("cannot bind to CPU " + std::to_string(cpu) + ": outside 0-" +
+                        std::to_string(CPU_SETSIZE - 1));
+    }
+    CPU_SET(cpu, &cpus);
+  }
+  const ChildArgs args{
+      &spec,       groups.data(),      groups.size(),   argv.data(),
+      envp.data(), report_write.get(), open_fd_limit(), spec.cpus.empty() ? nullptr : &cpus};
 
   const pid_t pid = ::fork();
   if (pid < 0) throw LaunchError("cannot fork: " + sys_error(errno));
@@ -185,6 +204,7 @@ Spawned spawn(const SpawnSpec& spec) {
   child.exec_path_ = spec.exec_path;
   child.uid_ = spec.ids ? spec.ids->uid : ::geteuid();
   child.cgroups_ = spec.cgroup_procs;
+  child.cpus_ = spec.cpus;
   return child;
 }
 
@@ -223,6 +243,11 @@ std::string Spawned::start_failure() {
       return "cannot redirect stdout/stderr: " + why;
     case Stage::Exec:
       return "cannot execute '" + exec_path_ + "': " + why;
+    case Stage::Affinity: {
+      std::string list;
+      for (int cpu : cpus_) list += (list.empty() ? "" : ",") + std::to_string(cpu);
+      return "cannot bind the task to CPUs " + list + " (--cpu-bind): " + why;
+    }
   }
   return "cannot start: " + why;
 }

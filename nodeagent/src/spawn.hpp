@@ -35,6 +35,9 @@ struct SpawnSpec {
     std::vector<gid_t> groups;
   };
   std::optional<Ids> ids;
+  // Set: the child pins itself to these OS CPU numbers (sched_setaffinity)
+  // after joining its cgroups; numbers past CPU_SETSIZE are a LaunchError.
+  std::vector<int> cpus;
 };
 
 class Spawned {
@@ -52,6 +55,7 @@ class Spawned {
   UniqueFd pidfd_;
   std::string workdir_, output_path_, error_path_, exec_path_;  // to word a failure
   std::vector<std::string> cgroups_;
+  std::vector<int> cpus_;
   uid_t uid_ = 0;
 };
 

@@ -72,6 +72,25 @@ NodeTopology discover_topology() {
   return t;
 }
 
+std::vector<std::vector<int>> core_cpus() {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) fail("hwloc_topology_init");
+  TopologyPtr topo(raw, &hwloc_topology_destroy);
+  if (hwloc_topology_load(raw) != 0) fail("hwloc_topology_load");
+  const hwloc_obj_type_t type = count_of(raw, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  std::vector<std::vector<int>> out;
+  for (hwloc_obj_t core = hwloc_get_next_obj_by_type(raw, type, nullptr); core != nullptr;
+       core = hwloc_get_next_obj_by_type(raw, type, core)) {
+    std::vector<int> cpus;
+    unsigned cpu = 0;
+    hwloc_bitmap_foreach_begin(cpu, core->cpuset) { cpus.push_back(static_cast<int>(cpu)); }
+    hwloc_bitmap_foreach_end();
+    if (!cpus.empty()) out.push_back(std::move(cpus));
+  }
+  if (out.empty()) fail("finding the CPUs of any core");
+  return out;
+}
+
 NodeTopology virtual_topology(const NodeTopology& host, int cores) {
   if (cores < 1) throw std::invalid_argument("a virtual node needs at least one core");
   if (host.cores < 1) throw std::invalid_argument("the host topology has no cores");

@@ -10,6 +10,7 @@
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/tasks/task_layout.hpp"
 
 namespace sched::daemon::handlers {
 
@@ -34,10 +35,35 @@ void step_run(const Message& m) {
         proto::code::kInvalid,
         "the job has " + std::to_string(size) + " nodes; cannot run on " + std::to_string(nodes));
   }
-  const int tasks = body.tasks > 0 ? body.tasks : nodes * job->spec.tasks_per_node;
+  // ---- tasks (issue 16 item 1): what the step does not say, the job does
+  // (as srun takes sbatch's -n, -c, -m and --cpu-bind).
+  const JobSpec& spec = job->spec;
+  if ((body.tasks_per_node && *body.tasks_per_node < 1) ||
+      (body.cpus_per_task && *body.cpus_per_task < 1)) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "tasks per node and cpus per task must be at least 1");
+  }
+  int tasks = body.tasks;
+  if (tasks <= 0) {
+    // The job's -n is for the whole job: a step on all of its nodes.
+    const bool job_tasks = !body.tasks_per_node && spec.ntasks >= nodes && nodes == size;
+    tasks = job_tasks ? spec.ntasks : nodes * body.tasks_per_node.value_or(spec.tasks_per_node);
+  }
   if (tasks < nodes) {
     throw proto::ProtoError(proto::code::kInvalid, std::to_string(tasks) + " tasks cannot use " +
                                                        std::to_string(nodes) + " nodes");
+  }
+  auto distribution = body.distribution ? tasks::parse_distribution(*body.distribution)
+                                        : std::optional(spec.distribution);
+  if (!distribution) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "distribution '" + *body.distribution + "' is not block or cyclic");
+  }
+  auto cpu_bind =
+      body.cpu_bind ? tasks::parse_cpu_bind(*body.cpu_bind) : std::optional(spec.cpu_bind);
+  if (!cpu_bind) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "cpu bind '" + *body.cpu_bind + "' is not none or cores");
   }
   const std::vector<std::string> step_nodes(job_nodes.begin(), job_nodes.begin() + nodes);
   for (const std::string& node : step_nodes) {
@@ -65,13 +91,13 @@ void step_run(const Message& m) {
   launch.array = convert::array_task_msg(job->spec);
   launch.tasks_per_node = job->spec.tasks_per_node;
   launch.power_w = convert::power_estimate(job->spec);
-  // Block distribution: consecutive ranks per node, counts differing by one.
-  int rank = 0;
+  launch.cpus_per_task = body.cpus_per_task.value_or(spec.cpus_per_task);
+  launch.distribution = std::string(tasks::to_string(*distribution));
+  launch.cpu_bind = std::string(tasks::to_string(*cpu_bind));
+  const auto by_node = tasks::tasks_by_node(tasks::place_tasks(tasks, nodes, *distribution), nodes);
   for (int i = 0; i < nodes; ++i) {
-    std::vector<int> ranks;
-    const int count = tasks / nodes + (i < tasks % nodes ? 1 : 0);
-    for (int k = 0; k < count; ++k) ranks.push_back(rank++);
-    record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)], ranks);
+    record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)],
+                               by_node[static_cast<std::size_t>(i)]);
   }
   for (const auto& [node, ranks] : record.layout) {
     launch.ranks = ranks;

@@ -184,5 +184,21 @@ TEST(CliJobScript, ScriptWithoutDirectives) {
   EXPECT_FALSE(parse_job_script("").error);
 }
 
+// ---- tasks (issue 16 item 1): sbatch's -n and -c mean something now.
+TEST(CliJobScript, TaskDirectives) {
+  const SubmitOptions options = directives(
+      "#!/bin/sh\n"
+      "#SBATCH -n 2 -c 1\n"
+      "#SBATCH --distribution=cyclic\n"
+      "#SCHED --cpu-bind=cores\n"
+      "srun hostname\n");
+  EXPECT_EQ(options.ntasks, 2);
+  EXPECT_EQ(options.cpus_per_task, 1);
+  EXPECT_EQ(options.distribution, tasks::Distribution::Cyclic);
+  EXPECT_EQ(options.cpu_bind, tasks::CpuBind::Cores);
+  EXPECT_TRUE(options.warnings.empty());
+  EXPECT_EQ(error_of("#!/bin/sh\n#SBATCH -c 0\n"), "line 2: -c: '0' must be at least 1");
+}
+
 }  // namespace
 }  // namespace sched::cli

@@ -227,7 +227,6 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
       "--mem-per-cpu=1G ignored (a Slurm option with no meaning in sched)",
       "--mail-type=END ignored (a Slurm option with no meaning in sched)",
       "--mail-user=a@b ignored (a Slurm option with no meaning in sched)",
-      "-c 4 ignored (a Slurm option with no meaning in sched)",
       "-C haswell ignored (a Slurm option with no meaning in sched)",
   };
   // -e means something since issue 18 (stderr's own file), -A and -q since
@@ -237,6 +236,8 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
   EXPECT_EQ(options.account, "proj");
   EXPECT_EQ(options.qos, "high");
   EXPECT_EQ(options.gpus, 2);
+  // -c since issue 16 item 1 (cores per task).
+  EXPECT_EQ(options.cpus_per_task, 4);
   EXPECT_EQ(options.warnings, expected);
   EXPECT_EQ(error_of({"--partition=debug"}),
             "--partition is a Slurm option that sched ignores; it is accepted only in #SBATCH "
@@ -394,6 +395,63 @@ TEST(CliSubmitOptions, NtasksSpreadsOverTheNodesRoundingUp) {
   EXPECT_EQ(tasks({"-N", "2", "-n", "8", "--ntasks-per-node=1"}), std::pair(2, 1))
       << "--ntasks-per-node wins";
   EXPECT_NE(error_of({"-n", "0"}).find("-n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sched::cli
+
+// ---- tasks (issue 16 item 1)
+namespace sched::cli {
+namespace {
+
+TEST(CliSubmitTasks, CpusDistributionAndBindingGoToTheSpec) {
+  const JobSpec spec =
+      spec_of({"-N", "2", "-n", "6", "-c", "2", "-m", "cyclic", "--cpu-bind=cores"});
+  EXPECT_EQ(spec.nodes, 2);
+  EXPECT_EQ(spec.ntasks, 6);
+  EXPECT_EQ(spec.tasks_per_node, 3);
+  EXPECT_EQ(spec.cpus_per_task, 2);
+  EXPECT_EQ(spec.distribution, tasks::Distribution::Cyclic);
+  EXPECT_EQ(spec.cpu_bind, tasks::CpuBind::Cores);
+  EXPECT_FALSE(spec.nodes_from_tasks) << "-N given";
+  // Slurm's NODE:SOCKET form: the node level counts.
+  EXPECT_EQ(spec_of({"--distribution=block:cyclic"}).distribution, tasks::Distribution::Block);
+  const JobSpec plain = spec_of({"-N", "3"});
+  EXPECT_EQ(plain.ntasks, 0);
+  EXPECT_EQ(plain.cpus_per_task, 1);
+  EXPECT_EQ(plain.distribution, tasks::Distribution::Block);
+  EXPECT_EQ(plain.cpu_bind, tasks::CpuBind::None);
+}
+
+TEST(CliSubmitTasks, NtasksAloneLeavesTheNodesToTheEngine) {
+  const JobSpec spec = spec_of({"-n", "5", "-c", "2"});
+  EXPECT_TRUE(spec.nodes_from_tasks);
+  EXPECT_EQ(spec.ntasks, 5);
+  EXPECT_FALSE(spec_of({"-n", "2", "-w", "n1"}).nodes_from_tasks) << "-w names the nodes";
+  EXPECT_FALSE(spec_of({"-n", "2", "--ntasks-per-node=2"}).nodes_from_tasks);
+  EXPECT_FALSE(spec_of({"-c", "2"}).nodes_from_tasks) << "no -n";
+}
+
+TEST(CliSubmitTasks, BadValuesAreNamed) {
+  EXPECT_EQ(error_of({"-c", "0"}), "-c: '0' must be at least 1");
+  EXPECT_EQ(error_of({"--cpus-per-task=two"}), "--cpus-per-task: 'two' is not a number");
+  EXPECT_EQ(error_of({"-n", "0"}), "-n: '0' must be at least 1");
+  EXPECT_EQ(error_of({"-m", "plane"}), "-m: 'plane' is not block or cyclic");
+  EXPECT_EQ(error_of({"--cpu-bind=sockets"}), "--cpu-bind: 'sockets' is not none or cores");
+  // Fewer tasks than nodes: every node runs at least one.
+  const Submission few = build_submission(from({"-N", "4", "-n", "2"}), "true");
+  ASSERT_TRUE(few.error);
+  EXPECT_NE(few.error->find("--ntasks=2 is fewer tasks than the job's 4 nodes"), std::string::npos)
+      << *few.error;
+}
+
+TEST(CliSubmitTasks, CommandLineOverridesTheScriptPerOption) {
+  const SubmitOptions script = from({"-n", "4", "-c", "2", "-m", "cyclic"});
+  const SubmitOptions line = from({"-c", "1"});
+  const SubmitOptions merged = merge(script, line);
+  EXPECT_EQ(merged.ntasks, 4);
+  EXPECT_EQ(merged.cpus_per_task, 1);
+  EXPECT_EQ(merged.distribution, tasks::Distribution::Cyclic);
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ TEST(AgentEnv, SetsSchedAndSlurmVariables) {
   EXPECT_EQ(env.at("SCHED_SUBMIT_DIR"), "/home/u/run");
   EXPECT_EQ(env.at("SCHED_CLUSTER_ENDPOINT"), "tcp://10.0.0.1:7101");
   EXPECT_EQ(env.at("SLURM_JOB_ID"), "42");
-  EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "n1,n2,n3");
+  // Slurm's compressed, sorted host list since issue 16 item 1.
+  EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "n[1-3]");
   EXPECT_EQ(env.at("SLURM_NNODES"), "3");
   EXPECT_EQ(env.at("SLURM_NODEID"), "1");
   EXPECT_EQ(env.at("SLURM_NTASKS_PER_NODE"), "4");

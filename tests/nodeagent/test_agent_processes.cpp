@@ -274,6 +274,36 @@ TEST_F(AgentProcesses, TasksAreListedByJob) {
   // The destructor ends them.
 }
 
+// --cpu-bind (issue 16 item 1): the child pins itself before it execs.
+TEST_F(AgentProcesses, StepIsPinnedToItsCpus) {
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  ASSERT_GE(online, 1);
+  const int last = static_cast<int>(online) - 1;  // a CPU this machine has
+  StepLaunch s = step({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
+  s.cpus = {last};
+  std::string out;
+  auto exit = wait_exit(table_.launch_step(s), &out);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->status, 0) << exit->error;
+  EXPECT_EQ(out, "Cpus_allowed_list:\t" + std::to_string(last) + "\n");
+
+  // Unpinned: the step may run where the agent may (not just one CPU when
+  // there are several).
+  std::string free_out;
+  exit = wait_exit(table_.launch_step(step({"grep", "Cpus_allowed_list", "/proc/self/status"})),
+                   &free_out);
+  ASSERT_TRUE(exit);
+  if (online > 1) {
+    EXPECT_NE(free_out, out);
+  }
+}
+
+TEST_F(AgentProcesses, BindingToACpuOutsideTheSetIsALaunchError) {
+  StepLaunch s = step({"true"});
+  s.cpus = {1 << 20};
+  EXPECT_THROW(table_.launch_step(s), LaunchError);
+}
+
 TEST(AgentProcessesLifetime, DestructorLeavesNoZombies) {
   TempDir dir;
   std::vector<pid_t> leaders;

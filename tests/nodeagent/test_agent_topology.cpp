@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <set>
 #include <stdexcept>
 
 #include "sched/agent/topology.hpp"
@@ -38,6 +40,23 @@ TEST(AgentTopology, VirtualNodeNeedsCores) {
   const NodeTopology host{"h", 1, 4, 4, 1000, 0};
   EXPECT_THROW(virtual_topology(host, 0), std::invalid_argument);
   EXPECT_THROW(virtual_topology(NodeTopology{}, 1), std::invalid_argument);
+}
+
+// --cpu-bind's cores (issue 16 item 1): one entry per core hwloc counts,
+// each with its CPUs, no CPU twice, all of them CPUs this machine has.
+TEST(AgentTopology, CoreCpusCoverTheCoresOnce) {
+  const auto cores = core_cpus();
+  EXPECT_EQ(static_cast<int>(cores.size()), discover_topology().cores);
+  std::set<int> seen;
+  const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
+  for (const auto& cpus : cores) {
+    EXPECT_FALSE(cpus.empty());
+    for (int cpu : cpus) {
+      EXPECT_TRUE(seen.insert(cpu).second) << "CPU " << cpu << " twice";
+      EXPECT_GE(cpu, 0);
+      EXPECT_LT(cpu, configured);
+    }
+  }
 }
 
 }  // namespace

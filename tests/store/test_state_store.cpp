@@ -94,6 +94,12 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.array_job_id, actual.array_job_id);
   EXPECT_EQ(expected.array_task_id, actual.array_task_id);
   EXPECT_EQ(expected.array_throttle, actual.array_throttle);
+  // ---- tasks (issue 16 item 1)
+  EXPECT_EQ(expected.ntasks, actual.ntasks);
+  EXPECT_EQ(expected.nodes_from_tasks, actual.nodes_from_tasks);
+  EXPECT_EQ(expected.cpus_per_task, actual.cpus_per_task);
+  EXPECT_EQ(expected.distribution, actual.distribution);
+  EXPECT_EQ(expected.cpu_bind, actual.cpu_bind);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -183,6 +189,11 @@ Job full_job(JobId id) {
   job.spec.nodelist = {"n1", "g\u00e9 2"};
   job.spec.exclude = {"n[3]"};
   job.spec.gpus_per_node = 2;
+  job.spec.ntasks = 9;
+  job.spec.nodes_from_tasks = true;
+  job.spec.cpus_per_task = 3;
+  job.spec.distribution = tasks::Distribution::Cyclic;
+  job.spec.cpu_bind = tasks::CpuBind::Cores;
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -338,8 +349,9 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // job is restored.
   EXPECT_EQ(field_count<Job>(), 33u);
   // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
-  // array, array_job_id, array_task_id, array_throttle (item 1)
-  EXPECT_EQ(field_count<JobSpec>(), 32u);
+  // array, array_job_id, array_task_id, array_throttle (item 1); ntasks,
+  // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1)
+  EXPECT_EQ(field_count<JobSpec>(), 37u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 21u);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sched/priority.hpp"
+#include "sched/tasks/task_layout.hpp"
 
 namespace sched {
 
@@ -93,6 +94,14 @@ struct JobSpec {
   JobId array_job_id = 0;  // the array's id (its first task's id); 0: not an array task
   int array_task_id = -1;  // this task's index
   int array_throttle = 0;  // %N: at most N tasks of the array started at once; 0: no limit
+  // ---- tasks (issue 16 item 1; sched/tasks/task_layout.hpp)
+  int ntasks = 0;  // -n: tasks in all; 0: nodes × tasks_per_node
+  // -n without -N: Engine::submit replaces `nodes` (1 until then) with enough
+  // nodes for ntasks × cpus_per_task (tasks::nodes_for_tasks) and clears it.
+  bool nodes_from_tasks = false;
+  int cpus_per_task = 1;                                          // -c: cores of each task
+  tasks::Distribution distribution = tasks::Distribution::Block;  // -m
+  tasks::CpuBind cpu_bind = tasks::CpuBind::None;                 // --cpu-bind
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).

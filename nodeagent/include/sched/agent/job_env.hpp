@@ -9,6 +9,7 @@
 
 #include "sched/agent/types.hpp"
 #include "sched/proto/agent_messages.hpp"
+#include "sched/tasks/task_layout.hpp"
 
 namespace sched::agent {
 
@@ -25,6 +26,11 @@ struct JobEnvInput {
   // ---- job arrays (issue 18 item 1): an array's task gets SLURM_ARRAY_*
   // and SCHED_ARRAY_* (STEP only when its indices are one range).
   std::optional<proto::ArrayTaskMsg> array;
+  // ---- tasks (issue 16 item 1): SCHED_/SLURM_NTASKS (and SLURM_NPROCS),
+  // _CPUS_PER_TASK and SLURM_TASKS_PER_NODE (tasks::compress_counts).
+  int ntasks = 0;  // 0: nodes × tasks_per_node
+  int cpus_per_task = 1;
+  tasks::Distribution distribution = tasks::Distribution::Block;
 };
 
 // Returns the variables in this order: ours (SCHED_ then SLURM_), then the
@@ -45,5 +51,18 @@ EnvPairs job_environment(const proto::JobLaunch& launch, const std::string& this
                          const std::string& cluster_endpoint);
 EnvPairs job_environment(const proto::StepLaunch& launch, const std::string& this_node,
                          const std::string& cluster_endpoint);
+
+// What one task of a step adds to (and replaces in) job_environment(launch):
+// its place (SCHED_/SLURM_ PROCID, LOCALID, STEP_ID), the step's size
+// (SCHED_/SLURM_NTASKS, SLURM_NPROCS, SLURM_STEP_NUM_TASKS), its nodes
+// (SLURM_NNODES, SLURM_NODELIST, SLURM_STEP_NODELIST and _NUM_NODES),
+// SLURM_TASKS_PER_NODE and SLURM_STEP_TASKS_PER_NODE from the step's layout
+// (tasks::place_tasks over launch.nodes; left out when the launch's tasks
+// cannot be laid over them), and SCHED_/SLURM_CPUS_PER_TASK.
+EnvPairs step_task_environment(const proto::StepLaunch& launch, int rank, int local);
+
+// Sets NAME=value in env: replaces the first NAME (removing later ones) or
+// appends.
+void set_env(EnvPairs& env, const std::string& name, const std::string& value);
 
 }  // namespace sched::agent

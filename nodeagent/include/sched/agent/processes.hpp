@@ -61,6 +61,9 @@ struct StepLaunch : TaskIdentity {
   std::vector<std::string> argv;  // argv[0] is looked up in the job's PATH unless it has a '/'
   std::string workdir;            // must exist
   EnvPairs env;                   // as for BatchLaunch
+  // --cpu-bind (issue 16 item 1): the OS CPU numbers the process is pinned
+  // to before it execs; empty: wherever the agent may run.
+  std::vector<int> cpus;
 };
 
 enum class Stream { Out, Err };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sched::agent {
 
@@ -26,5 +27,12 @@ NodeTopology discover_topology();
 // has), no GPUs. Throws std::invalid_argument unless cores >= 1 and the host
 // has at least one core.
 NodeTopology virtual_topology(const NodeTopology& host, int cores);
+
+// The OS CPU numbers (what sched_setaffinity takes) of each core of this
+// machine, cores in hwloc's logical order, from their hwloc cpusets: what
+// --cpu-bind=cores pins a task to (issue 16 item 1). A machine whose cores
+// hwloc cannot see gets one "core" per PU. Throws std::runtime_error as
+// discover_topology does.
+std::vector<std::vector<int>> core_cpus();
 
 }  // namespace sched::agent

@@ -148,8 +148,16 @@ struct JobLaunch {
   std::optional<int> gpus;
   // ---- job arrays (issue 18 item 1)
   std::optional<ArrayTaskMsg> array;  // set for an array's task
+  // ---- tasks (issue 16 item 1): the batch script's SLURM_NTASKS,
+  // SLURM_CPUS_PER_TASK, SLURM_TASKS_PER_NODE; absent as in job.submit
+  std::optional<int> ntasks;
+  std::optional<int> cpus_per_task;
+  std::optional<std::string> distribution;
   template <class V>
   void fields(V& v) {
+    v("ntasks", ntasks);
+    v("cpus_per_task", cpus_per_task);
+    v("distribution", distribution);
     v("gpus", gpus);
     v("error", error);
     v("args", args);
@@ -245,8 +253,18 @@ struct StepLaunch {
   std::optional<std::int64_t> mem_bytes;  // as in job.launch
   std::optional<int> gpus;                // as in job.launch
   std::optional<ArrayTaskMsg> array;      // as in job.launch: an array task's steps see it too
+  // ---- tasks (issue 16 item 1). The step's layout is
+  // tasks::place_tasks(tasks, nodes.size(), distribution) (an adaptation's
+  // ranks aside); each task here is bound to tasks::task_cores(its local
+  // id, cpus_per_task, the node's cores) when cpu_bind is "cores".
+  std::optional<int> cpus_per_task;         // absent: 1
+  std::optional<std::string> distribution;  // absent: block
+  std::optional<std::string> cpu_bind;      // absent: none
   template <class V>
   void fields(V& v) {
+    v("cpus_per_task", cpus_per_task);
+    v("distribution", distribution);
+    v("cpu_bind", cpu_bind);
     v("gpus", gpus);
     v("array", array);
     v("power_w", power_w);

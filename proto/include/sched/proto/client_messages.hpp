@@ -96,9 +96,24 @@ struct JobSpecMsg {
   // ---- job arrays (issue 18 item 1)
   // sbatch's --array text: one job per index, consecutive ids; absent: one job.
   std::optional<std::string> array;
+  // ---- tasks (issue 16 item 1); absent: nodes × tasks_per_node tasks of
+  // one cpu, block distribution, no binding
+  std::optional<int> ntasks;                // -n
+  std::optional<int> cpus_per_task;         // -c
+  std::optional<std::string> distribution;  // -m: block | cyclic
+  std::optional<std::string> cpu_bind;      // --cpu-bind: none | cores
+  // -n without -N: the engine picks the nodes for the tasks' cpus (nodes is
+  // 1 until then)
+  std::optional<bool> nodes_from_tasks;
 
   template <class V>
   void fields(V& v) {
+    // ---- tasks (issue 16 item 1)
+    v("nodes_from_tasks", nodes_from_tasks);
+    v("ntasks", ntasks);
+    v("cpus_per_task", cpus_per_task);
+    v("distribution", distribution);
+    v("cpu_bind", cpu_bind);
     // ---- priority (issue 18 item 5)
     v("account", account);
     v("qos", qos);
@@ -251,9 +266,20 @@ struct JobInfo {
   std::optional<std::int64_t> array_job_id;  // the array's id (%A)
   std::optional<int> array_task_id;          // this task's index (%a)
   std::optional<std::string> array;          // the array's --array text (with its %throttle)
+  // ---- tasks (issue 16 item 1); absent: nodes × tasks_per_node tasks of
+  // one cpu, block distribution, no binding
+  std::optional<int> ntasks;                // -n
+  std::optional<int> cpus_per_task;         // -c
+  std::optional<std::string> distribution;  // -m: block | cyclic
+  std::optional<std::string> cpu_bind;      // --cpu-bind: none | cores
 
   template <class V>
   void fields(V& v) {
+    // ---- tasks (issue 16 item 1)
+    v("ntasks", ntasks);
+    v("cpus_per_task", cpus_per_task);
+    v("distribution", distribution);
+    v("cpu_bind", cpu_bind);
     // ---- priority (issue 18 item 5)
     v("account", account);
     v("qos", qos);
@@ -782,12 +808,21 @@ struct StatsReply {
 struct StepRun {
   std::int64_t job = 0;
   int nodes = 0;  // 0: all of the job's nodes
-  int tasks = 0;  // processes in all; 0: nodes × the job's tasks per node
+  int tasks = 0;  // processes in all; 0: the job's -n, else nodes × its tasks per node
   std::vector<std::string> argv;
   std::string workdir;
   std::map<std::string, std::string> env;
+  // ---- tasks (issue 16 item 1); absent: the job's
+  std::optional<int> tasks_per_node;        // --ntasks-per-node (when tasks is 0)
+  std::optional<int> cpus_per_task;         // -c
+  std::optional<std::string> distribution;  // -m: block | cyclic
+  std::optional<std::string> cpu_bind;      // --cpu-bind: none | cores
   template <class V>
   void fields(V& v) {
+    v("tasks_per_node", tasks_per_node);
+    v("cpus_per_task", cpus_per_task);
+    v("distribution", distribution);
+    v("cpu_bind", cpu_bind);
     v("job", job);
     v("nodes", nodes);
     v("tasks", tasks);

@@ -1,10 +1,10 @@
-#include "nodelist.hpp"
+#include "sched/tasks/nodelist.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-namespace sched::cli {
+namespace sched::tasks {
 namespace {
 
 constexpr std::size_t kMaxNames = 100000;
@@ -210,4 +210,4 @@ std::vector<std::string> expand_nodelist(std::string_view text) {
   return out;
 }
 
-}  // namespace sched::cli
+}  // namespace sched::tasks
