@@ -167,8 +167,9 @@ TEST(WebView, ShowsASubmittedJobRunningAndAResizeAsTheyHappen) {
       << browser.run("return document.body.innerText;").dump();
 
   // A job submitted with the CLI shows as running, on its node.
-  const CliRun submitted = run_sched(
-      cluster, {"submit", "--parsable", "-J", "simulation", "-N", "1", "--wrap", "sleep 60"});
+  const CliRun submitted =
+      run_sched(cluster, {"submit", "--parsable", "-J", "simulation", "-N", "1", "-D",
+                          cluster.work_dir(), "--wrap", "sleep 60"});
   ASSERT_EQ(submitted.status, 0) << submitted.err;
   const std::string rigid = submitted.out.substr(0, submitted.out.find_first_of("\n;"));
   ASSERT_TRUE(
@@ -200,7 +201,10 @@ TEST(WebView, ShowsASubmittedJobRunningAndAResizeAsTheyHappen) {
   const std::string id = std::to_string(malleable);
   // Two more that wait, for the queue.
   for (const char* name : {"post-process", "archive"}) {
-    ASSERT_EQ(run_sched(cluster, {"submit", "-J", name, "-N", "3", "--wrap", "true"}).status, 0);
+    ASSERT_EQ(run_sched(cluster, {"submit", "-J", name, "-N", "3", "-D", cluster.work_dir(),
+                                  "--wrap", "true"})
+                  .status,
+              0);
   }
   ASSERT_TRUE(eventually(
       [&] {
