@@ -149,6 +149,8 @@ void up(const UpArgs& args) {
   const std::string client = "tcp://127.0.0.1:" + std::to_string(args.port);
   const std::string agents = "tcp://127.0.0.1:" + std::to_string(args.port + 1);
   const std::string events = "tcp://127.0.0.1:" + std::to_string(args.port + 2);
+  // The metrics endpoint and web view, on loopback (docs/admin.md "Web view").
+  const std::string http = "127.0.0.1:" + std::to_string(args.port + 3);
   const fs::path keys = state / "keys";
   make_keys(keys, args.nodes);
   std::vector<std::string> schedd_argv = {find_program("schedd", "schedd").string(),
@@ -160,6 +162,8 @@ void up(const UpArgs& args) {
                                           agents,
                                           "--event-endpoint",
                                           events,
+                                          "--http-listen",
+                                          http,
                                           "--secret-key-file",
                                           (keys / "schedd.key").string(),
                                           "--authorized-agents-file",
@@ -190,6 +194,7 @@ void up(const UpArgs& args) {
                          {"client_endpoint", client},
                          {"agent_endpoint", agents},
                          {"event_endpoint", events},
+                         {"http", "http://" + http + "/"},
                          {"state_dir", state.string()},
                          {"munge_socket", munge_socket},
                          {"munge_dir", munge_dir},
@@ -227,6 +232,7 @@ void up(const UpArgs& args) {
   std::cout << "cluster up: schedd (pid " << schedd << ") and " << args.nodes << " nodes "
             << compress_nodelist(names) << "\n  clients " << client << "\n  state   "
             << state.string() << "\n  logs    " << logs.string() << "\n";
+  std::cout << "  web     http://" << http << "/  (metrics: http://" << http << "/metrics)\n";
   if (!munge_dir.empty()) {
     std::cout << "  munge   " << munge_socket << " (its own munged; other state folders: "
               << "export SCHED_MUNGE_SOCKET=" << munge_socket << ")\n";
@@ -315,7 +321,9 @@ void add_cluster_command(CLI::App& app) {
   up_cmd->add_option("--policy", args->policy, "Policy name or file")->capture_default_str();
   up_cmd->add_option("--config", args->config, "A schedd config file (its policy wins)")
       ->check(CLI::ExistingFile);
-  up_cmd->add_option("--port", args->port, "Client port; agents and events use the next two")
+  up_cmd
+      ->add_option("--port", args->port,
+                   "Client port; agents, events and the web view (HTTP) use the next three")
       ->check(CLI::Range(1024, 65533))
       ->capture_default_str();
   up_cmd->add_option("--state-dir", args->state_dir, "Journal, logs and cluster.json");

@@ -66,6 +66,7 @@ std::vector<std::string> check_config(const DaemonConfig& config, const std::str
       problem(key, "expected tcp://HOST:PORT or ipc://PATH, got '" + endpoint + "'");
     }
   }
+  if (auto why = http_listen_problem(config.http_listen)) problem("http.listen", *why);
   return problems;
 }
 

@@ -42,6 +42,7 @@ std::vector<std::string> apply_live_config(DaemonConfig& running, const DaemonCo
   later("server.agent_endpoint", running.agent_endpoint != fresh.agent_endpoint);
   later("server.event_endpoint", running.event_endpoint != fresh.event_endpoint);
   later("server.state_dir", running.state_dir != fresh.state_dir);
+  later("http.listen", running.http_listen != fresh.http_listen);
   later("server.max_message_bytes", running.max_message_bytes != fresh.max_message_bytes);
   // scheduler.policy and scheduler.params name the policy of the very first
   // start only: after it the journal's last deployed version runs

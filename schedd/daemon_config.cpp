@@ -261,6 +261,11 @@ DaemonConfig load_config(const std::string& path) {
                  }},
                 {"file", text(c.log_file, f)}});
   };
+  sections["http"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f, {{"listen", text(c.http_listen, f)}});
+    if (auto problem = http_listen_problem(c.http_listen)) fail(f, "http.listen", *problem);
+  };
   for (const auto& [key, node] : root) {
     const std::string name(key.str());
     auto it = sections.find(name);
@@ -300,6 +305,23 @@ std::string default_secret_key_file(const DaemonConfig& config) {
 
 std::string default_authorized_agents_file(const DaemonConfig& config) {
   return config.state_dir + "/keys/authorized_agents";
+}
+
+}  // namespace sched::daemon
+
+namespace sched::daemon {
+
+std::optional<std::string> http_listen_problem(const std::string& listen) {
+  if (listen.empty()) return std::nullopt;  // off
+  const auto colon = listen.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : listen.substr(colon + 1);
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      port.find_first_not_of("0123456789") == std::string::npos;
+  if (colon == 0 || !digits || std::stoi(port) > 65535) {
+    return "expected \"HOST:PORT\" (e.g. \"127.0.0.1:9180\"; port 0: any free one), got \"" +
+           listen + "\"";
+  }
+  return std::nullopt;
 }
 
 }  // namespace sched::daemon

@@ -100,6 +100,11 @@ struct DaemonConfig {
   // journal under systemd); --log-level and --log-file win.
   std::string log_level = "info";
   std::string log_file;
+
+  // [http] (docs/metrics.md, docs/admin.md "Web view"): where the read-only
+  // HTTP server listens, "HOST:PORT" (port 0: any free one); "" (the
+  // default): no server. /metrics for Prometheus, / for the web view.
+  std::string http_listen;
 };
 
 // Reads a config file. Unknown keys and wrong types are errors that name the
@@ -112,5 +117,9 @@ void complete_config(DaemonConfig& config);
 // The key files complete_config fills in: schedd creates them when missing.
 std::string default_secret_key_file(const DaemonConfig& config);
 std::string default_authorized_agents_file(const DaemonConfig& config);
+
+// Why `listen` is no [http] listen value ("HOST:PORT", a port from 0 to
+// 65535); nullopt when it is one.
+std::optional<std::string> http_listen_problem(const std::string& listen);
 
 }  // namespace sched::daemon

@@ -101,6 +101,7 @@ Daemon::Daemon(DaemonConfig config)
   client_endpoint_ = bind_endpoint(clients_, config_.client_endpoint, "clients");
   agent_endpoint_ = bind_endpoint(agents_socket_, config_.agent_endpoint, "agents");
   event_endpoint_ = bind_endpoint(events_, config_.event_endpoint, "event subscribers");
+  if (!config_.http_listen.empty()) http_ = std::make_unique<http::Front>(config_.http_listen);
 
   store_->begin();
   recover();
@@ -170,10 +171,13 @@ Daemon::Daemon(DaemonConfig config)
   commit();
   started_at_ = clock_.now();
   next_tick_ = started_at_;
+  publish_http();
   next_policy_check_ = started_at_ + config_.policy_check_s;
   spdlog::info("schedd: clients {}, agents {}, events {}, state {}, policy {}", client_endpoint_,
                agent_endpoint_, event_endpoint_, config_.state_dir,
                policy_->current() ? policy_->current()->name() : "(none)");
+  if (http_)
+    spdlog::info("schedd: metrics at {}/metrics, web view at {}/", http_->url(), http_->url());
 }
 
 void Daemon::secure_sockets() {
@@ -286,6 +290,7 @@ void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
       on_timers(clock_.now());
       settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
       commit();
+      publish_http();
     } catch (const std::exception& e) {
       // A journal that cannot be written (disk full, ...): nothing of this
       // turn is acknowledged; the next turn tries again.
@@ -475,6 +480,7 @@ void Daemon::on_event(const Event& event) {
   }
   const std::string topic(sched::topic(event.type));
   // ---- issue 19: with its job's name, user, partition, exit code (event_wire.hpp)
+  if (http_) http_->on_event(event, job);
   const std::string body = proto::encode_body(published_event(event, job));
   events_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
   events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
@@ -582,6 +588,23 @@ void Daemon::recover() {
   if (pending + held > 0) {
     spdlog::info("restored {} pending and {} running jobs from the journal", pending, held);
   }
+}
+
+}  // namespace sched::daemon
+
+namespace sched::daemon {
+
+// ---- issue 19 items 4, 5
+void Daemon::publish_http() {
+  if (!http_) return;
+  const double now = clock_.now();
+  // The figures `sched stats` answers with (handlers/cluster.cpp).
+  http::DaemonFigures figures;
+  figures.uptime_s = now - started_at_;
+  figures.submitted = submitted_;
+  figures.messages = messages_;
+  figures.bad_messages = bad_messages_;
+  http_->publish(engine_, figures, now);
 }
 
 }  // namespace sched::daemon

@@ -27,6 +27,7 @@
 #include "handlers/context.hpp"
 #include "handlers/receive.hpp"
 #include "handlers/route_table.hpp"
+#include "http/front.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
 #include "sched/engine.hpp"
@@ -69,6 +70,8 @@ class Daemon : private EventSink {
   const std::string& client_endpoint() const { return client_endpoint_; }
   const std::string& agent_endpoint() const { return agent_endpoint_; }
   const std::string& event_endpoint() const { return event_endpoint_; }
+  // http://HOST:PORT of the metrics endpoint and web view; "" when [http] is off.
+  std::string http_url() const { return http_ ? http_->url() : std::string(); }
 
  private:
   // ---- loop steps
@@ -156,6 +159,10 @@ class Daemon : private EventSink {
   const RouteTable agent_routes_ = agent_routes();
   Access access_{config_, [this](Event event) { auth_denied(std::move(event)); }};
   std::function<DaemonConfig()> config_source_;  // ---- issue 19
+  // ---- issue 19 items 4, 5: /metrics and the web view ([http] listen). Fed
+  // on this thread; serves from its own (http/published.hpp).
+  std::unique_ptr<http::Front> http_;
+  void publish_http();
 };
 
 }  // namespace sched::daemon

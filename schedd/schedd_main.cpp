@@ -7,6 +7,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include "config_check.hpp"
 #include "daemon_config.hpp"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   std::string policy;
   std::string log_level, log_file;
   std::string client_endpoint, agent_endpoint, event_endpoint;
+  std::optional<std::string> http_listen;
   std::string munge_socket;
   std::string secret_key_file, authorized_agents_file;
   bool allow_root_jobs = false;
@@ -47,6 +49,9 @@ int main(int argc, char** argv) {
   app.add_option("--client-endpoint", client_endpoint, "Overrides server.client_endpoint");
   app.add_option("--agent-endpoint", agent_endpoint, "Overrides server.agent_endpoint");
   app.add_option("--event-endpoint", event_endpoint, "Overrides server.event_endpoint");
+  app.add_option("--http-listen", http_listen,
+                 "Overrides http.listen: HOST:PORT of the metrics endpoint and web view (port 0: "
+                 "any free one; \"\": none)");
   app.add_option("--munge-socket", munge_socket, "Overrides auth.socket (munged's socket)");
   app.add_option("--secret-key-file", secret_key_file, "Overrides security.secret_key_file");
   app.add_option("--authorized-agents-file", authorized_agents_file,
@@ -77,6 +82,7 @@ int main(int argc, char** argv) {
     if (!client_endpoint.empty()) config.client_endpoint = client_endpoint;
     if (!agent_endpoint.empty()) config.agent_endpoint = agent_endpoint;
     if (!event_endpoint.empty()) config.event_endpoint = event_endpoint;
+    if (http_listen) config.http_listen = *http_listen;
     if (!munge_socket.empty()) config.munge_socket = munge_socket;
     if (!secret_key_file.empty()) config.secret_key_file = secret_key_file;
     if (!authorized_agents_file.empty()) config.authorized_agents_file = authorized_agents_file;
@@ -110,6 +116,8 @@ int main(int argc, char** argv) {
     // Tools that start schedd on port 0 read the endpoints from here.
     std::cout << "clients " << daemon.client_endpoint() << "\nagents " << daemon.agent_endpoint()
               << "\nevents " << daemon.event_endpoint() << std::endl;
+    // The URL of the metrics and the web view, when served (`sched cluster up`).
+    if (!daemon.http_url().empty()) std::cout << "http " << daemon.http_url() << std::endl;
     daemon.run(stop_requested, &reload_requested);
     spdlog::info("stopping");
   } catch (const std::exception& e) {

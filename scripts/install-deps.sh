@@ -17,6 +17,8 @@ packages=(
   libsqlite3-dev           # state journal
   libcli11-dev             # command line
   libspdlog-dev            # logging
+  libcivetweb-dev          # schedd's HTTP server: /metrics and the web view
+  chromium chromium-driver # the web view's test in headless Chromium (WebDriver)
   help2man                 # man pages from the programs' --help (dist/)
   libtomlplusplus-dev      # config and native workloads
   nlohmann-json3-dev       # JSON output
