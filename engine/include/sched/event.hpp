@@ -73,7 +73,7 @@ struct Event {
   double pass_s = 0;   // how long the pass took (wall clock)
   int actions = 0;     // actions accepted and enacted
   std::string reason;  // why it ran: to_string(PassReason); auth.denied: the request's type;
-                      // power.violation: above, below, inside or cleared
+                       // power.violation: above, below, inside or cleared
 
   // ---- policy.error: the PolicyFailure, when known; policy.reverted: the
   // last failure of the policy that was given up
