@@ -534,7 +534,9 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   spec.ntasks = options.ntasks.value_or(0);
   if (options.ntasks && options.tasks_per_node) {
     // --ntasks-per-node wins: -n only caps the tasks the nodes run.
-    spec.ntasks = std::min(*options.ntasks, spec.nodes * *options.tasks_per_node);
+    // Both up to kMaxCount: their product needs 64 bits.
+    spec.ntasks = static_cast<int>(std::min<long long>(
+        *options.ntasks, static_cast<long long>(spec.nodes) * *options.tasks_per_node));
   }
   spec.cpus_per_task = options.cpus_per_task.value_or(1);
   spec.distribution = options.distribution.value_or(tasks::Distribution::Block);

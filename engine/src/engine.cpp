@@ -183,16 +183,22 @@ std::optional<std::string> fit_tasks(JobSpec& spec, const Cluster& cluster) {
     spec.nodes_from_tasks = false;
     spec.nodes = spec.min_nodes = spec.max_nodes =
         tasks::nodes_for_tasks(spec.ntasks, spec.cpus_per_task, cores);
-    spec.tasks_per_node = (spec.ntasks + spec.nodes - 1) / spec.nodes;
+    spec.tasks_per_node =
+        static_cast<int>((static_cast<long long>(spec.ntasks) + spec.nodes - 1) / spec.nodes);
     return std::nullopt;
   }
   if (spec.ntasks == 0 && spec.cpus_per_task == 1) return std::nullopt;
   const int fewest = spec.min_nodes > 0 ? std::min(spec.min_nodes, spec.nodes) : spec.nodes;
-  const int per_node = spec.ntasks > 0 ? (spec.ntasks + fewest - 1) / fewest : spec.tasks_per_node;
-  if (fewest > 0 && per_node * spec.cpus_per_task > cores) {
+  if (fewest <= 0) return std::nullopt;  // normalize_spec refuses it
+  const long long per_node = spec.ntasks > 0
+                                 ? (static_cast<long long>(spec.ntasks) + fewest - 1) / fewest
+                                 : spec.tasks_per_node;
+  // In 64 bits: the counts come from the wire too.
+  const long long needed = static_cast<long long>(per_node) * spec.cpus_per_task;
+  if (needed > cores) {
     return std::to_string(per_node) + " tasks × " + std::to_string(spec.cpus_per_task) +
-           " cpus on a node need " + std::to_string(per_node * spec.cpus_per_task) +
-           " cores; the cluster's nodes have " + std::to_string(cores);
+           " cpus on a node need " + std::to_string(needed) + " cores; the cluster's nodes have " +
+           std::to_string(cores);
   }
   return std::nullopt;
 }

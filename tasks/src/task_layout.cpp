@@ -90,7 +90,7 @@ int nodes_for_tasks(int tasks, int cpus_per_task, int cores_per_node) {
                                 std::to_string(cores_per_node) + " cores");
   }
   const int per_node = cores_per_node / cpus_per_task;  // tasks that fit on a node
-  return (tasks + per_node - 1) / per_node;
+  return static_cast<int>((static_cast<long long>(tasks) + per_node - 1) / per_node);
 }
 
 }  // namespace sched::tasks
