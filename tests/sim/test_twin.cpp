@@ -156,12 +156,16 @@ TEST(Twin, SnapshotPolicyFilesAreWrittenAndLoad) {
       std::filesystem::temp_directory_path() / ("sched-twin-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   LiveSnapshot snapshot;
-  std::ifstream in(std::string(SCHED_SOURCE_POLICY_DIR) + "/fcfs.lua");
-  std::stringstream text;
-  text << in.rdbuf();
-  snapshot.policy_files.push_back({"fcfs.lua", text.str()});
+  // easy_backfill.lua and the lib modules it requires, as schedd lists what
+  // it loaded.
+  for (const char* name : {"easy_backfill.lua", "lib/easy.lua", "lib/moldable.lua"}) {
+    std::ifstream in(std::string(SCHED_SOURCE_POLICY_DIR) + "/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    snapshot.policy_files.push_back({name, text.str()});
+  }
   const std::string path = sim::write_snapshot_policy(snapshot, dir.string());
-  EXPECT_EQ(path, (dir / "fcfs.lua").string());
+  EXPECT_EQ(path, (dir / "easy_backfill.lua").string());
   EXPECT_NO_THROW(LuaPolicy::load(path, LuaPolicyOptions{}));
 
   snapshot.policy_files.push_back({"../escape.lua", "return {}"});
