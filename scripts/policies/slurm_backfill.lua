@@ -84,10 +84,14 @@ local function backfill_pass(ctx, settings, from)
     -- moldable job has several: lib/moldable.lua), else a reservation for
     -- the smallest.
     local size_now
-    for _, size in ipairs(moldable.sizes(job)) do
-      if plan:earliest(size, duration) == now then
-        size_now = size
-        break
+    if job.kind ~= "moldable" then
+      size_now = plan:earliest(job.nodes, duration) == now and job.nodes or nil
+    else
+      for _, size in ipairs(moldable.sizes(job)) do
+        if plan:earliest(size, duration) == now then
+          size_now = size
+          break
+        end
       end
     end
     if size_now and ctx:start(job, size_now) then

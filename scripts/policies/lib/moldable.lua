@@ -32,7 +32,8 @@ function M.least(job)
     or job.nodes
 end
 
--- Its possible sizes, largest first.
+-- Its possible sizes, largest first. Each call makes a table: callers in
+-- a loop over the queue ask only for moldable jobs.
 function M.sizes(job)
   if job.kind ~= "moldable" then
     return { job.nodes }
