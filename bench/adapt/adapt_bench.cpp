@@ -35,6 +35,7 @@
 
 #include "cluster.hpp"
 #include "sched/plot/svg_plot.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

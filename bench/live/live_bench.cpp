@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

@@ -10,6 +10,7 @@
 
 #include "lua_test_support.hpp"
 #include "policy_tests.hpp"
+#include "test_paths.hpp"
 
 namespace sched::cli {
 namespace {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lua_test_support.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "slurm_front_end.hpp"
+#include "test_paths.hpp"
 
 namespace sched::cli {
 namespace {

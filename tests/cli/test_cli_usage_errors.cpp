@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include "test_paths.hpp"
+
 namespace {
 
 struct Outcome {

@@ -9,6 +9,7 @@
 #include "lua_test_support.hpp"
 #include "sched/lua_policy.hpp"
 #include "sched/policy_host.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "munge_support.hpp"
 #include "sched/auth/credential.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cluster.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

@@ -16,6 +16,7 @@
 #include "cluster.hpp"
 #include "munge_support.hpp"
 #include "sched/auth/credential.hpp"
+#include "test_paths.hpp"
 #include "users.hpp"
 
 namespace sched::testing {

@@ -13,6 +13,7 @@
 
 #include "cluster.hpp"
 #include "sched/auth/credential.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

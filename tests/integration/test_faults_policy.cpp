@@ -15,6 +15,7 @@
 
 #include "cluster.hpp"
 #include "policy_source.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

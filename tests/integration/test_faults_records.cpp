@@ -18,6 +18,7 @@
 #include "cluster.hpp"
 #include "munge_support.hpp"
 #include "sched/auth/credential.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

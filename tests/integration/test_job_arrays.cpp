@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

@@ -18,6 +18,7 @@
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/curve.hpp"
 #include "sched/proto/event_messages.hpp"
+#include "test_paths.hpp"
 
 using namespace sched;
 using namespace sched::testing;

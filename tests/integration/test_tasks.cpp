@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cluster.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

@@ -16,6 +16,7 @@
 
 #include "cluster.hpp"
 #include "http_get.hpp"
+#include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {

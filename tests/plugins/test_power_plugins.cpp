@@ -14,6 +14,7 @@
 #include "sched/plugins/loader.hpp"
 #include "sched/plugins/plugin_options.hpp"
 #include "sched/plugins/power_meter.hpp"
+#include "test_paths.hpp"
 
 namespace sched::plugins {
 namespace {

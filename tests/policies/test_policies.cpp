@@ -12,6 +12,7 @@
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/native_reader.hpp"
 #include "sched/sim/simulator.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -18,6 +18,7 @@
 #include "sched/lua_policy.hpp"
 #include "sched/sim/native_reader.hpp"
 #include "sched/sim/simulator.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

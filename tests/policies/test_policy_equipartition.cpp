@@ -10,6 +10,7 @@
 
 #include "lua_test_support.hpp"
 #include "sched/lua_policy.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lua_test_support.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -24,6 +24,7 @@
 #include "sched/sim/report.hpp"
 #include "sched/sim/simulator.hpp"
 #include "sched/sim/swf_reader.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -8,6 +8,7 @@
 #include "config_reload.hpp"
 #include "daemon_config.hpp"
 #include "lua_test_support.hpp"
+#include "test_paths.hpp"
 
 namespace sched::daemon {
 namespace {

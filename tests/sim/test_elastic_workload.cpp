@@ -10,6 +10,7 @@
 #include "sched/sim/elastic_workload.hpp"
 #include "sched/sim/esp_workload.hpp"
 #include "sched/sim/swf_reader.hpp"
+#include "test_paths.hpp"
 
 namespace sched::sim {
 namespace {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sched/sim/native_reader.hpp"
+#include "test_paths.hpp"
 
 namespace sched::sim {
 namespace {

@@ -10,6 +10,7 @@
 #include "sched/lua_policy.hpp"
 #include "sched/sim/power_workload.hpp"
 #include "sched/sim/simulator.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sched/sim/swf_reader.hpp"
+#include "test_paths.hpp"
 
 namespace sched::sim {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "sched/lua_policy.hpp"
 #include "sched/sim/twin.hpp"
+#include "test_paths.hpp"
 
 namespace sched {
 namespace {
