@@ -57,8 +57,7 @@ PolicyParams version_params(const PolicyVersionRecord& version) {
 
 PolicyVersions::PolicyVersions(StateStore& store, std::string versions_dir)
     : store_(store), versions_dir_(std::move(versions_dir)) {
-  const auto versions = store_.policy_versions();
-  if (!versions.empty()) current_ = versions.back().version;
+  if (const auto last = store_.last_policy_version()) current_ = last->version;
 }
 
 std::uint64_t PolicyVersions::note(const PolicyHost& host, const std::string& user,
@@ -76,12 +75,10 @@ std::uint64_t PolicyVersions::note(const PolicyHost& host, const std::string& us
   for (const PolicySource& source : policy->sources()) {
     record.files.push_back({source.name, source.path, source.text});
   }
-  const auto versions = store_.policy_versions();
-  if (!versions.empty()) {
-    const PolicyVersionRecord& last = versions.back();
+  if (const auto last = store_.last_policy_version()) {
     // A restart loads the last version again: the same version, not a new one.
-    const bool same = last.hash == record.hash && last.params == record.params;
-    if ((same && how == "load") || (same && last.path == record.path && how == "reload")) {
+    const bool same = last->hash == record.hash && last->params == record.params;
+    if ((same && how == "load") || (same && last->path == record.path && how == "reload")) {
       version_of_[policy.get()] = current_;
       return current_;
     }
@@ -97,12 +94,11 @@ std::uint64_t PolicyVersions::note_revert(const PolicyHost& host, double now) {
   const auto known = version_of_.find(policy.get());
   if (known == version_of_.end()) return note(host, "schedd", "revert", now);
   if (known->second == current_) return current_;
-  for (PolicyVersionRecord record : store_.policy_versions()) {
-    if (record.version != known->second) continue;
-    record.time = now;
-    record.user = "schedd";
-    record.how = "revert to " + std::to_string(known->second);
-    current_ = store_.append_policy_version(std::move(record));
+  if (auto record = store_.policy_version(known->second)) {
+    record->time = now;
+    record->user = "schedd";
+    record->how = "revert to " + std::to_string(known->second);
+    current_ = store_.append_policy_version(std::move(*record));
     version_of_[policy.get()] = current_;
     return current_;
   }

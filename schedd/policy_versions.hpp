@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ class PolicyVersions {
   // was installed), so that a restart runs it and not the one given up.
   std::uint64_t note_revert(const PolicyHost& host, double now);
   std::vector<PolicyVersionRecord> history() const { return store_.policy_versions(); }
+  std::optional<PolicyVersionRecord> version(std::uint64_t number) const {
+    return store_.policy_version(number);
+  }
   // The current version: the last one journaled (0: none).
   std::uint64_t current() const { return current_; }
 

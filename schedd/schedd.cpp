@@ -127,8 +127,7 @@ Daemon::Daemon(DaemonConfig config)
   // copy. The first start journals the configured policy.
   policy_versions_ =
       std::make_unique<PolicyVersions>(*store_, config_.state_dir + "/policy-versions");
-  std::optional<PolicyVersionRecord> last;
-  if (auto versions = store_->policy_versions(); !versions.empty()) last = versions.back();
+  const std::optional<PolicyVersionRecord> last = store_->last_policy_version();
   std::optional<std::string> path;
   if (last) {
     path = last->path;

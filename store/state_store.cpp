@@ -137,9 +137,12 @@ const std::string kMigrate2To3 = kPolicyVersionsTable;
 const std::string kInsertPolicyVersion =
     "INSERT INTO policy_versions (time, user, how, name, path, hash, params, files) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-const std::string kSelectPolicyVersions =
-    "SELECT version, time, user, how, name, path, hash, params, files FROM policy_versions "
-    "ORDER BY version";
+const std::string kSelectPolicyVersionColumns =
+    "SELECT version, time, user, how, name, path, hash, params, files FROM policy_versions ";
+const std::string kSelectPolicyVersions = kSelectPolicyVersionColumns + "ORDER BY version";
+const std::string kSelectPolicyVersion = kSelectPolicyVersionColumns + "WHERE version = ?1";
+const std::string kSelectLastPolicyVersion =
+    kSelectPolicyVersionColumns + "ORDER BY version DESC LIMIT 1";
 
 const std::string kInsertEvent =
     "INSERT INTO events (seq, time, type, job, from_state, to_state, nodes, prev_nodes, node, "
@@ -318,6 +321,32 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
                      " is older than this build's (" + std::to_string(StateStore::kSchemaVersion) +
                      ") and cannot be upgraded");
   }
+}
+
+// One row of kSelectPolicyVersionColumns.
+PolicyVersionRecord policy_version_row(const store::Statement& q) {
+  PolicyVersionRecord record;
+  record.version = static_cast<std::uint64_t>(q.column_int(0));
+  record.time = q.column_double(1);
+  record.user = q.column_text(2);
+  record.how = q.column_text(3);
+  record.name = q.column_text(4);
+  record.path = q.column_text(5);
+  record.hash = q.column_text(6);
+  const auto params = nlohmann::json::parse(q.column_text(7), nullptr, false);
+  const auto files = nlohmann::json::parse(q.column_text(8), nullptr, false);
+  if (!params.is_object() || !files.is_array()) {
+    throw store::CodecError("policy version " + std::to_string(record.version) +
+                            ": params or files are not JSON");
+  }
+  for (const auto& [key, value] : params.items()) {
+    record.params[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  for (const auto& file : files) {
+    record.files.push_back(
+        {file.value("name", ""), file.value("path", ""), file.value("text", "")});
+  }
+  return record;
 }
 
 }  // namespace
@@ -558,32 +587,28 @@ std::vector<PolicyVersionRecord> StateStore::policy_versions() const {
   return impl_->guarded("reading the policy versions", [&] {
     std::vector<PolicyVersionRecord> versions;
     auto q = impl_->db.prepared(kSelectPolicyVersions);
-    while (q->step()) {
-      PolicyVersionRecord record;
-      record.version = static_cast<std::uint64_t>(q->column_int(0));
-      record.time = q->column_double(1);
-      record.user = q->column_text(2);
-      record.how = q->column_text(3);
-      record.name = q->column_text(4);
-      record.path = q->column_text(5);
-      record.hash = q->column_text(6);
-      const auto params = nlohmann::json::parse(q->column_text(7), nullptr, false);
-      const auto files = nlohmann::json::parse(q->column_text(8), nullptr, false);
-      if (!params.is_object() || !files.is_array()) {
-        throw store::CodecError("policy version " + std::to_string(record.version) +
-                                ": params or files are not JSON");
-      }
-      for (const auto& [key, value] : params.items()) {
-        record.params[key] = value.is_string() ? value.get<std::string>() : value.dump();
-      }
-      for (const auto& file : files) {
-        record.files.push_back(
-            {file.value("name", ""), file.value("path", ""), file.value("text", "")});
-      }
-      versions.push_back(std::move(record));
-    }
+    while (q->step()) versions.push_back(policy_version_row(*q));
     return versions;
   });
+}
+
+std::optional<PolicyVersionRecord> StateStore::policy_version(std::uint64_t version) const {
+  return impl_->guarded("reading policy version " + std::to_string(version),
+                        [&]() -> std::optional<PolicyVersionRecord> {
+                          auto q = impl_->db.prepared(kSelectPolicyVersion);
+                          q->bind_int(1, static_cast<std::int64_t>(version));
+                          if (!q->step()) return std::nullopt;
+                          return policy_version_row(*q);
+                        });
+}
+
+std::optional<PolicyVersionRecord> StateStore::last_policy_version() const {
+  return impl_->guarded("reading the last policy version",
+                        [&]() -> std::optional<PolicyVersionRecord> {
+                          auto q = impl_->db.prepared(kSelectLastPolicyVersion);
+                          if (!q->step()) return std::nullopt;
+                          return policy_version_row(*q);
+                        });
 }
 
 std::optional<std::string> StateStore::meta(const std::string& key) const {

@@ -122,6 +122,9 @@ class StateStore {
   // last one is the one running). Returns the version number given.
   std::uint64_t append_policy_version(PolicyVersionRecord record);
   std::vector<PolicyVersionRecord> policy_versions() const;  // oldest first
+  // One version, without reading the others (each carries its files' text).
+  std::optional<PolicyVersionRecord> policy_version(std::uint64_t version) const;
+  std::optional<PolicyVersionRecord> last_policy_version() const;
 
   // The schema this build writes (PRAGMA user_version). Opening a file of
   // schema 1 upgrades it in place (events' value/value2 become named fields;

@@ -98,14 +98,12 @@ void policy_history(const Message& m) {
 void policy_rollback(const Message& m) {
   require_admin(m, "rolling the policy back");
   const auto request = m.body<proto::PolicyRollbackRequest>();
-  const auto versions = m.daemon.versions.history();
+  // Versions are numbered 1, 2, ... without gaps: the one before the current
+  // is current - 1.
   const std::uint64_t current = m.daemon.versions.current();
-  const PolicyVersionRecord* target = nullptr;
-  for (const PolicyVersionRecord& version : versions) {
-    if (request.version ? version.version == *request.version : version.version < current) {
-      target = &version;  // without a version: the last one before the current
-    }
-  }
+  const std::uint64_t wanted = request.version.value_or(current > 0 ? current - 1 : 0);
+  const std::optional<PolicyVersionRecord> target =
+      wanted > 0 ? m.daemon.versions.version(wanted) : std::nullopt;
   if (!target) {
     throw proto::ProtoError(proto::code::kNotFound,
                             request.version

@@ -70,6 +70,26 @@ TEST_F(PolicyVersionsStore, AppendsAndReadsBackInOrder) {
   EXPECT_EQ(versions[1].files[0].text, "-- easy\n");
 }
 
+TEST_F(PolicyVersionsStore, ReadsOneVersionAndTheLast) {
+  auto store = StateStore::open(path_);
+  EXPECT_FALSE(store->last_policy_version());
+  EXPECT_FALSE(store->policy_version(1));
+  store->append_policy_version(record("fcfs", "-- one\n"));
+  store->append_policy_version(record("easy", "-- two\n"));
+  store->append_policy_version(record("perf", "-- three\n"));
+  const auto second = store->policy_version(2);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->name, "easy");
+  EXPECT_EQ(second->files[0].text, "-- two\n");
+  EXPECT_EQ(second->params.at("mode"), "fast");
+  const auto last = store->last_policy_version();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->version, 3u);
+  EXPECT_EQ(last->name, "perf");
+  EXPECT_FALSE(store->policy_version(4));
+  EXPECT_FALSE(store->policy_version(0));
+}
+
 TEST_F(PolicyVersionsStore, ASchema2FileGainsTheTable) {
   StateStore::open(path_);
   sqlite3* db = nullptr;
