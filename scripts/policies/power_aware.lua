@@ -11,7 +11,12 @@
 --         lower ≤ Σ k_i·pmin_i + m_j·pmin_j + k_idle·P_idle + P_other
 --         upper ≥ Σ k_i·pmax_i + m_j·pmax_j + k_idle·P_idle + P_other
 --         Σ k_i + m_j + k_idle = the nodes those jobs hold plus the idle ones
---     minimising k_idle·P_idle (the fewest idle nodes). P_other is the
+--     minimising k_idle·P_idle (the fewest idle nodes). The waiting job's
+--     size m_j is its requested size, fixed, as in Equation 1 (the paper
+--     defines m_j as "the nodes required by the job"); params.size = "free"
+--     lets the program choose it within the job's bounds instead (beyond
+--     the paper: the objective then often starts a job on 1 node of the
+--     many it asked for, since only idle nodes count). P_other is the
 --     power of the nodes the program does not control (jobs that are not
 --     malleable, or still starting). Waiting jobs are tried one at a time in
 --     priority order, then in pairs; the first feasible distribution is
@@ -32,7 +37,11 @@
 -- Parameters: waiting (default true), max_waiting (how many waiting jobs,
 -- from the head, the program may consider; default 8, so at most 8 + 28
 -- programs per pass), time_limit_ms (per program; default 100),
--- best_effort (default false).
+-- best_effort (default false), size ("request", the default and Equation 1,
+-- or "free"), prefer_start (default false, the paper's objective: with true,
+-- among the distributions with the fewest idle nodes the program prefers
+-- the one that gives the starting job(s) the most nodes; this matters with
+-- size = "free" only, since a requested size is fixed).
 local constraints = require("sched.constraints")
 local lp = require("sched.lp")
 
@@ -85,10 +94,15 @@ end
 -- Adds a job whose size the program chooses among its allowed sizes: one
 -- integer variable when every size in the range is allowed, else one binary
 -- variable per allowed size with exactly one chosen.
-local function add_job(prog, key, job, pmin, pmax)
+-- With `fixed`, the job's size is its request (job.nodes): one variable
+-- held there.
+local function add_job(prog, key, job, pmin, pmax, fixed)
   local c = job.node_constraint
   local choices = {}
-  if c == "none" then
+  if fixed then
+    prog.vars[#prog.vars + 1] = { name = key, lo = job.nodes, hi = job.nodes, int = true }
+    choices[1] = { var = key, mult = 1 }
+  elseif c == "none" then
     prog.vars[#prog.vars + 1] = { name = key, lo = job.min_nodes, hi = job.max_nodes, int = true }
     choices[1] = { var = key, mult = 1 }
   else
@@ -119,7 +133,10 @@ end
 -- the excess over upper are variables, minimised before the idle nodes, so
 -- the program always has a solution (the distribution closest to the
 -- corridor); the second result is that distance in watts.
-local function solve(ctx, movable, extra, other_w, free, time_limit_ms, soft)
+-- `options`: { fixed = the waiting jobs keep their requested sizes,
+-- prefer_start = weigh the waiting jobs' nodes in the objective }.
+local function solve(ctx, movable, extra, other_w, free, time_limit_ms, soft, options)
+  options = options or {}
   local power = ctx.power
   local idle_w = power.idle_w_per_node
   local controlled = free
@@ -135,12 +152,23 @@ local function solve(ctx, movable, extra, other_w, free, time_limit_ms, soft)
   end
   for i, job in ipairs(extra) do
     local lo, hi = per_node_watts(job, idle_w)
-    if not add_job(prog, "m" .. i, job, lo, hi) then
+    if not add_job(prog, "m" .. i, job, lo, hi, options.fixed) then
       return nil
     end
   end
   local rows = prog.rows
   local objective = { idle = idle_w }
+  if options.prefer_start and #extra > 0 then
+    -- Each node of a starting job weighs less than 1/(controlled + 1) of an
+    -- idle node: the fewest idle nodes still come first, then the most
+    -- nodes for the jobs that start.
+    local reward = -idle_w / (controlled + 1)
+    for i = 1, #extra do
+      for _, choice in ipairs(prog.sizes[extra[i]]) do
+        objective[choice.var] = reward * choice.mult
+      end
+    end
+  end
   if soft then
     -- A watt outside the corridor weighs more than every idle node.
     local weight = idle_w * (controlled + 1)
@@ -218,10 +246,24 @@ local function survey(ctx)
   return movable, math.max(other_w, 0)
 end
 
+-- params.size: "request" (Equation 1) or "free"; anything else fails the
+-- pass with a message naming the choices.
+local function sizing(params)
+  local size = params.size
+  if size == nil or size == "request" then
+    return true
+  end
+  if size == "free" then
+    return false
+  end
+  error('size must be "request" or "free", not ' .. tostring(size), 0)
+end
+
 local function redistribute(ctx, movable, other_w)
   local params = ctx.params
   local limit = params.time_limit_ms or 100
   local free = ctx.nodes_idle
+  local options = { fixed = sizing(params), prefer_start = params.prefer_start == true }
   if params.waiting ~= false then
     local candidates = {}
     local max_waiting = params.max_waiting or 8
@@ -232,7 +274,7 @@ local function redistribute(ctx, movable, other_w)
       candidates[#candidates + 1] = job
     end
     for _, job in ipairs(candidates) do
-      local sizes = solve(ctx, movable, { job }, other_w, free, limit)
+      local sizes = solve(ctx, movable, { job }, other_w, free, limit, false, options)
       if sizes then
         enact(ctx, movable, { job }, sizes)
         return true
@@ -241,7 +283,7 @@ local function redistribute(ctx, movable, other_w)
     for a = 1, #candidates do
       for b = a + 1, #candidates do
         local pair = { candidates[a], candidates[b] }
-        local sizes = solve(ctx, movable, pair, other_w, free, limit)
+        local sizes = solve(ctx, movable, pair, other_w, free, limit, false, options)
         if sizes then
           enact(ctx, movable, pair, sizes)
           return true
@@ -301,6 +343,12 @@ local function start_within_budget(ctx)
 end
 
 function P.schedule(ctx)
+  -- Bad parameters fail every pass, not only those that meet a violation.
+  sizing(ctx.params)
+  local prefer = ctx.params.prefer_start
+  if prefer ~= nil and type(prefer) ~= "boolean" then
+    error("prefer_start must be true or false, not " .. tostring(prefer), 0)
+  end
   local movable, other_w = survey(ctx)
   if movable == nil then
     return

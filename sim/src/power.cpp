@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "sched/sim/report.hpp"
 
@@ -38,6 +39,30 @@ PowerMetrics compute_power_metrics(const std::vector<PowerSample> &samples, doub
   }
   close_violation(end_time);
   return metrics;
+}
+
+int corridor_failures(const std::vector<PowerSample> &samples, double end_time,
+                      double check_every_s, double allowed_s) {
+  if (!(check_every_s > 0) || !(allowed_s >= 0)) {
+    throw std::invalid_argument("corridor_failures: check_every_s must be > 0, allowed_s >= 0");
+  }
+  int failures = 0;
+  double outside_since = -1;  // start of the current stay outside, or -1
+  std::size_t next = 0;       // the first sample after the last one applied
+  for (double check = check_every_s; check <= end_time; check += check_every_s) {
+    // Apply every sample up to the check: the power from then on is the
+    // last one's.
+    while (next < samples.size() && samples[next].time <= check) {
+      if (!outside(samples[next])) {
+        outside_since = -1;
+      } else if (outside_since < 0) {
+        outside_since = samples[next].time;
+      }
+      ++next;
+    }
+    failures += outside_since >= 0 && check - outside_since >= allowed_s;
+  }
+  return failures;
 }
 
 void write_power_csv(const std::string &path, const std::vector<PowerSample> &samples) {

@@ -47,15 +47,80 @@ std::string str(const char *verb, JobId id, const std::string &rest) {
   return std::string(verb) + " " + std::to_string(id) + " " + rest;
 }
 
-// Corridor [400, 800]. With the waiting Pi job: k + m + idle = 6 and
-// 250k + 170m + 71·idle ≤ 800 needs idle ≥ 4 (idle 3: 250 + 340 + 213 =
-// 803); idle = 4 gives k = m = 1 at 704 W.
+// size = "free" (the program chooses the waiting job's size). Corridor
+// [400, 800]. With the waiting Pi job: k + m + idle = 6 and 250k + 170m +
+// 71·idle ≤ 800 needs idle ≥ 4 (idle 3: 250 + 340 + 213 = 803); idle = 4
+// gives k = m = 1 at 704 W.
 TEST(PolicyPowerAware, AViolationIsMendedWithAWaitingJob) {
-  PowerTest t;
+  PowerTest t({{"size", std::string("free")}});
   const JobId heat = t.heat_on_four();
   const JobId pi = t.h.submit(job(2, 170));
   t.h.engine.set_corridor(400, 800);
   EXPECT_THAT(t.pass(), ElementsAre(str("shrink", heat, "4->1"), str("start", pi, "on 1")));
+}
+
+// The same with the default size = "request" (Equation 1: m_j is the
+// waiting job's request, 2): k = 1 with the Pi job on 2 and 3 idle draws
+// 250 + 340 + 213 = 803 W > 800, so no waiting job fits; the running job
+// alone: 250k + 71(6 − k) ≤ 800 gives k = 2 (784 W). The Pi job waits.
+TEST(PolicyPowerAware, TheWaitingJobKeepsItsRequestedSizeByDefault) {
+  PowerTest t;
+  const JobId heat = t.heat_on_four();
+  t.h.submit(job(2, 170));
+  t.h.engine.set_corridor(400, 800);
+  EXPECT_THAT(t.pass(), ElementsAre(str("shrink", heat, "4->2")));
+}
+
+// A Pi job runs on 3 of 6 nodes (3·170 + 3·71 = 723 W), under the corridor
+// [1000, 1120]; a heat job asks for 3. Free size: no idle node (k + m = 6,
+// 1020 + 80m ≤ 1120) forces m = 1: the Pi job grows to 5 and the heat job
+// starts on 1 node of its 3. Its request: k + idle = 3, 170k + 750 +
+// 71·idle in [1000, 1120] gives k = 1, idle = 2 (1062 W; k = 2: 1161): the
+// Pi job shrinks to 1 and the heat job starts on the 3 nodes it asked for.
+TEST(PolicyPowerAware, AThreeNodeHeatJobStartsOnThreeNodesNotOne) {
+  for (const char *size : {"request", "free"}) {
+    SCOPED_TRACE(size);
+    PowerTest t({{"size", std::string(size)}});
+    const JobId pi = t.h.submit(job(3, 170));
+    t.h.start_all();
+    const JobId heat = t.h.submit(job(3, 250));
+    t.h.engine.set_corridor(1000, 1120);
+    if (std::string(size) == "request") {
+      EXPECT_THAT(t.pass(), ElementsAre(str("shrink", pi, "3->1"), str("start", heat, "on 3")));
+    } else {
+      EXPECT_THAT(t.pass(), ElementsAre(str("expand", pi, "3->5"), str("start", heat, "on 1")));
+    }
+  }
+}
+
+// prefer_start with a free size: a Pi job on 2 of 6 nodes (340 + 4·71 =
+// 624 W) under [1000, 1400], a heat job asking for 3 waits. Every k + m = 6
+// with m ≤ 4 (1020 + 80m ≤ 1400) has no idle node, a tie the paper's
+// objective leaves to the solver; preferring the start gives the heat job
+// the 4 idle nodes (1340 W) instead of growing the Pi job.
+TEST(PolicyPowerAware, PreferStartGivesTheStartingJobTheMostNodesAmongTheFewestIdle) {
+  PowerTest t({{"size", std::string("free")}, {"prefer_start", true}});
+  t.h.submit(job(2, 170));
+  t.h.start_all();
+  const JobId heat = t.h.submit(job(3, 250));
+  t.h.engine.set_corridor(1000, 1400);
+  EXPECT_THAT(t.pass(), ElementsAre(str("start", heat, "on 4")));
+}
+
+TEST(PolicyPowerAware, AnUnknownSizeOrAPreferStartThatIsNoBooleanFailsThePass) {
+  {
+    PowerTest t({{"size", std::string("largest")}});
+    const auto error = t.h.pass();
+    ASSERT_TRUE(error);
+    EXPECT_THAT(*error, ::testing::HasSubstr("size must be \"request\" or \"free\""));
+    EXPECT_THAT(t.h.enactor.calls, IsEmpty());
+  }
+  {
+    PowerTest t({{"prefer_start", std::string("yes")}});
+    const auto error = t.h.pass();
+    ASSERT_TRUE(error);
+    EXPECT_THAT(*error, ::testing::HasSubstr("prefer_start must be true or false"));
+  }
 }
 
 // Scenario 2: only the running job: 250k + 71(6 − k) ≤ 800 gives k ≤ 2;

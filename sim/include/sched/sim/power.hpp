@@ -34,6 +34,19 @@ struct PowerMetrics {
 PowerMetrics compute_power_metrics(const std::vector<PowerSample> &samples, double end_time,
                                    double grace_s);
 
+// The paper's count of corridor violations (Chadha et al., Table II:
+// "whether the system was able to reconfigure the resources to restore the
+// power corridor"), as we read it: the scheduler checks the corridor every
+// `check_every_s` seconds (Slurm's SchedulerTick: our tick), and a check is a
+// failure when the power is outside the corridor and has been, without a
+// break, for at least `allowed_s` seconds before it (the time a
+// reconfiguration gets to restore it). A long stay outside thus fails at
+// every check after the allowed time; intervals (compute_power_metrics)
+// count it once. Checks are at k · check_every_s, k ≥ 1, up to end_time.
+// Throws std::invalid_argument when check_every_s ≤ 0 or allowed_s < 0.
+int corridor_failures(const std::vector<PowerSample> &samples, double end_time,
+                      double check_every_s, double allowed_s);
+
 // Header "time,watts,lower_w,upper_w", one row per sample. Throws
 // std::runtime_error naming the path when it cannot be written.
 void write_power_csv(const std::string &path, const std::vector<PowerSample> &samples);
