@@ -1,5 +1,5 @@
 // `sched run [-N NODES] [-n TASKS] [-c CPUS] [-m block|cyclic]
-// [--cpu-bind=none|cores] CMD [ARGS...]`: inside a job, runs a command as
+// [--cpu-bind=none|cores] [--mpi=pmi2|pmi1|none] CMD [ARGS...]`: inside a job, runs a command as
 // tasks across the job's nodes (like srun), prints the tasks' output as it
 // comes and exits with the worst status.
 #include <unistd.h>
@@ -28,6 +28,7 @@ struct RunArgs {
   int cpus_per_task = 0;
   std::string distribution;
   std::string cpu_bind;
+  std::string mpi;  // issue 16 item 2; unset: schedd's jobs.mpi_default
 };
 
 // The caller's environment travels with the step (srun's habit), except the
@@ -68,6 +69,7 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
   if (args.cpus_per_task > 0) request.cpus_per_task = args.cpus_per_task;
   if (!args.distribution.empty()) request.distribution = args.distribution;
   if (!args.cpu_bind.empty()) request.cpu_bind = args.cpu_bind;
+  if (!args.mpi.empty()) request.mpi = args.mpi;
   const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
   int worst = 0;
   bool done = false;
@@ -154,6 +156,15 @@ void add_run_command(CLI::App& app) {
                   "none or cores: pin each task to its -c cores (default: the job's)")
       ->check([](const std::string& value) -> std::string {
         return tasks::parse_cpu_bind(value) ? "" : "'" + value + "' is not none or cores";
+      });
+  cmd->add_option("--mpi", args->mpi,
+                  "pmi2, pmi1 or none: serve the tasks PMI (MPICH's PMI_FD) so that an MPI "
+                  "program starts without mpirun (default: schedd's jobs.mpi_default)")
+      ->check([](const std::string& value) -> std::string {
+        if (value == "pmix") return "--mpi=pmix is not yet supported: use pmi2 (MPICH) or none";
+        return value == "pmi2" || value == "pmi1" || value == "none"
+                   ? ""
+                   : "'" + value + "' is not pmi2, pmi1 or none";
       });
   cmd->add_option("--jobid", args->job, "The job (default: $SCHED_JOB_ID)")
       ->check(positive_number());

@@ -27,7 +27,9 @@ using Bodies = std::tuple<
     // added later, at the end so that the corpus's first bytes keep their bodies
     JobTaskRef,
     // ---- issue 19: events.replay
-    EventsReplayRequest, EventsReplayReply>;
+    EventsReplayRequest, EventsReplayReply,
+    // ---- issue 16 item 2: the PMI fence of MPI steps
+    PmiFence, PmiFenceDone, PmiAbort, PmiStepFailed>;
 
 constexpr std::size_t kBodies = std::tuple_size_v<Bodies>;
 

@@ -32,6 +32,7 @@ std::vector<std::string> apply_live_config(DaemonConfig& running, const DaemonCo
        fresh.submission_burst_per_user);
   live("auth.admins", running.admins, fresh.admins);
   live("jobs.allow_root_jobs", running.allow_root_jobs, fresh.allow_root_jobs);
+  live("jobs.mpi_default", running.mpi_default, fresh.mpi_default);
   live("server.max_page_items", running.max_page_items, fresh.max_page_items);
   live("nodes.fence_timeout_s", running.fence_timeout_s, fresh.fence_timeout_s);
 

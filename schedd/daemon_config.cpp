@@ -237,7 +237,15 @@ DaemonConfig load_config(const std::string& path) {
   };
   sections["jobs"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");
-    read_table(*node.as_table(), key, f, {{"allow_root_jobs", flag(c.allow_root_jobs, f)}});
+    read_table(*node.as_table(), key, f,
+               {{"allow_root_jobs", flag(c.allow_root_jobs, f)},
+                {"mpi_default", [&](const toml::node& v, const std::string& vkey) {
+                   const auto s = v.value<std::string>();
+                   if (s != "none" && s != "pmi2" && s != "pmi1") {
+                     fail(f, vkey, "expected \"none\", \"pmi2\" or \"pmi1\"");
+                   }
+                   c.mpi_default = *s;
+                 }}});
   };
   sections["power"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");

@@ -89,6 +89,9 @@ struct DaemonConfig {
   // Submissions whose user is root are refused unless this is set (the
   // local cluster's `sched cluster up` sets it: it runs as its user).
   bool allow_root_jobs = false;
+  // ---- MPI (issue 16 item 2): what `sched run` without --mpi serves its
+  // ranks: "none", "pmi2" or "pmi1" (Slurm's MpiDefault).
+  std::string mpi_default = "none";
 
   // [power]
   double idle_w_per_node = 71;

@@ -120,7 +120,8 @@ class Daemon : private EventSink {
   std::string event_endpoint_;
   Outbox outbox_;
   AgentDirectory agents_;
-  StepTable steps_;  // before the enactor, whose adaptations use it
+  StepTable steps_;       // before the enactor, whose adaptations use it
+  PmiFences pmi_fences_;  // issue 16 item 2: MPI steps' PMI fences
   LiveEnactor enactor_;
   Engine engine_;
   std::unique_ptr<PolicyHost> policy_;

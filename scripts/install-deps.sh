@@ -23,6 +23,10 @@ packages=(
   libtomlplusplus-dev      # config and native workloads
   nlohmann-json3-dev       # JSON output
   libgtest-dev libgmock-dev libbenchmark-dev
+  # MPI (issue 16): `sched run --mpi` tested with Debian's MPICH (mpicc.mpich);
+  # Open MPI and PMIx for the PMIx server to come. Both MPIs side by side: the
+  # tests name each one's wrapper (mpicc.mpich, mpicc.openmpi), never mpicc.
+  mpich libmpich-dev openmpi-bin libopenmpi-dev libpmix-dev
 )
 
 missing=()

@@ -347,6 +347,7 @@ void Agent::run(const std::atomic<bool>& stop) {
     items.push_back({socket_.handle(), 0, ZMQ_POLLIN, 0});
     for (auto& [job, js] : job_sockets_) items.push_back({js.socket.handle(), 0, ZMQ_POLLIN, 0});
     for (const TaskFd& fd : tasks_.poll_fds()) items.push_back({nullptr, fd.fd, ZMQ_POLLIN, 0});
+    for (int fd : pmi_fds()) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
     auto wake = registered_ ? next_heartbeat_ : next_register_;
     if (auto deadline = tasks_.next_deadline()) wake = std::min(wake, *deadline);
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
@@ -367,6 +368,7 @@ void Agent::run(const std::atomic<bool>& stop) {
     }
     check_link();
     drain_local();
+    serve_pmi();
     forward_output();
     report_exits();
     release_ended_jobs();
@@ -570,6 +572,10 @@ void Agent::on_message(const proto::Envelope& message) {
     on_adapt_go(message.body_as<proto::AdaptGo>());
   } else if (message.type == type::kAdaptAbort) {
     on_adapt_abort(message.body_as<proto::AdaptAbort>());
+  } else if (message.type == type::kPmiFenceDone) {
+    on_pmi_fence_done(message.body_as<proto::PmiFenceDone>());
+  } else if (message.type == type::kPmiStepFailed) {
+    on_pmi_step_failed(message.body_as<proto::PmiStepFailed>());
   } else {
     spdlog::warn("unknown message {} from the engine", message.type);
   }
@@ -616,6 +622,7 @@ void Agent::on_kill(const proto::JobKill& kill) {
   const auto tasks = tasks_.tasks_of(kill.job);
   spdlog::info("job {}: killing {} tasks ({})", kill.job, tasks.size(), kill.reason);
   adapting_.erase(kill.job);
+  pmi_job_killed(kill.job);
   for (TaskId task : tasks) tasks_.kill(task, std::chrono::duration<double>(kill.grace_s));
   if (tasks.empty() && !batch_.count(kill.job)) {
     // Nothing of it runs here (it ended, or never started): say so, so the
@@ -631,6 +638,7 @@ void Agent::on_kill(const proto::JobKill& kill) {
 
 void Agent::on_step(const proto::StepLaunch& launch) {
   for (const auto& [rank, error] : launch_ranks(launch, true)) {
+    pmi_launch_failed(launch, rank, error);
     proto::StepExited exited;
     exited.job = launch.job;
     exited.step = launch.step;
@@ -681,6 +689,15 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
         set_env(step.env, name, value);
       }
       step.cpus = bound_cpus(launch, local);
+      // --mpi: the rank's PMI connection; the agent closes the child's end
+      // once the child has its own copy (or could not start).
+      step.pmi_fd = pmi_connect(launch, rank, step.env);
+      struct CloseAfter {
+        int fd;
+        ~CloseAfter() {
+          if (fd >= 0) ::close(fd);
+        }
+      } close_after{step.pmi_fd};
       const TaskId task = tasks_.launch_step(step);
       step_launches_.try_emplace({launch.job, launch.step}, launch);
       step_tasks_[task] =
@@ -735,6 +752,8 @@ void Agent::report_exits() {
         step_launches_.erase({ended.job, ended.step});
       }
       adapt_task_exited(ended.job, ended.step, ended.rank, exit.status);
+      std::string message = exit.error;
+      pmi_task_exited(ended.job, ended.step, ended.rank, exit.status, message);
       // A process an expansion started and that never joined is not the
       // step's (the engine counts it in only at the adaptation's end).
       if (!ended.joined) continue;
@@ -744,7 +763,7 @@ void Agent::report_exits() {
       exited.node = options_.node_name;
       exited.rank = ended.rank;
       exited.status = exit.status;
-      exited.message = exit.error;
+      exited.message = message;
       send(proto::type::kStepExited, exited);
       continue;
     }

@@ -39,9 +39,11 @@
 #include "sched/agent/task_records.hpp"
 #include "sched/agent/topology.hpp"
 #include "sched/plugins/power_meter.hpp"
+#include "sched/pmi/server.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/curve.hpp"
 #include "sched/proto/envelope.hpp"
+#include "sched/proto/pmi_messages.hpp"
 #include "sched/proto/process_messages.hpp"
 #include "sched/proto/transport.hpp"
 
@@ -155,6 +157,44 @@ class Agent {
   void release_ended_jobs();
   // At the agent's stop: kills every job here and releases them.
   void stop_jobs();
+
+  // ---- MPI steps (agent_pmi.cpp, issue 16 item 2): a PMI-1 server per
+  // step with --mpi, its ranks connected by socket pairs (PMI_FD=3); the
+  // fence across the step's nodes goes through schedd (pmi.fence).
+  struct PmiConnection {
+    int fd = -1;  // the agent's end, non-blocking; -1 once the rank closed it
+    std::string unsent;
+    PmiConnection() = default;
+    PmiConnection(const PmiConnection&) = delete;
+    PmiConnection& operator=(const PmiConnection&) = delete;
+    ~PmiConnection();
+  };
+  struct PmiStep {
+    std::optional<pmi::NodeServer> server;
+    std::map<int, PmiConnection> connections;  // by rank
+    bool abort_sent = false;                   // this node told schedd the step cannot go on
+    bool ending = false;  // killed (the job, or the step failed): no abort to send
+    std::string failed;   // the step failed elsewhere: why, for its ranks' exits
+  };
+  std::map<std::pair<JobId, std::int64_t>, PmiStep> pmi_steps_;
+  // With --mpi: the rank's PMI connection (the step's server made on its
+  // first rank here) and its PMI_* variables in `env`; returns the child's
+  // end, which the caller closes once the rank is started. -1: no PMI.
+  int pmi_connect(const proto::StepLaunch& launch, int rank, EnvPairs& env);
+  // The agents' ends, for the loop's poll.
+  std::vector<int> pmi_fds() const;
+  // Reads what ranks wrote, answers them, and sends fences and aborts.
+  void serve_pmi();
+  void pmi_flush(PmiStep& step);
+  void on_pmi_fence_done(const proto::PmiFenceDone& done);
+  void on_pmi_step_failed(const proto::PmiStepFailed& failed);
+  // A rank of a step here ended (status as in step.exited); in an MPI step
+  // one that ended before it finalized fails the step. `message` (its
+  // step.exited message) gets the reason when it has none.
+  void pmi_task_exited(JobId job, std::int64_t step, int rank, int status, std::string& message);
+  // A rank of an MPI step could not start: the step cannot go on.
+  void pmi_launch_failed(const proto::StepLaunch& launch, int rank, const std::string& error);
+  void pmi_job_killed(JobId job);
 
   AgentOptions options_;
   NodeTopology topology_;

@@ -142,6 +142,7 @@ TaskId ProcessTable::launch_step(const StepLaunch& launch) {
   auto task = std::make_unique<Task>();
   task->job = launch.job;
   detail::SpawnSpec spec = detail::plan_step(launch, inherited_env_);
+  spec.pass_fd = launch.pmi_fd;
   detail::Pipe out = detail::make_pipe();
   detail::Pipe err = detail::make_pipe();
   spec.stdout_fd = out.write.get();

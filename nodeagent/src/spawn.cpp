@@ -121,17 +121,29 @@ struct ChildArgs {
     child_fail(a.report_fd, Stage::Redirect);
   }
 
+  // The passed descriptor becomes 3; the report pipe moves above it first
+  // (it may be 3 itself). dup2 leaves the copy open across exec.
+  int report_fd = a.report_fd;
+  if (s.pass_fd >= 0) {
+    report_fd = ::fcntl(a.report_fd, F_DUPFD_CLOEXEC, 10);
+    if (report_fd < 0) child_fail(a.report_fd, Stage::Redirect);
+    if (s.pass_fd == 3 ? ::fcntl(3, F_SETFD, 0) < 0 : ::dup2(s.pass_fd, 3) < 0) {
+      child_fail(report_fd, Stage::Redirect);
+    }
+  }
   // Everything else goes, except the report pipe, which exec closes itself.
-  const auto report = static_cast<unsigned>(a.report_fd);
-  if (report > 3 && ::close_range(3, report - 1, 0) < 0) {
-    for (int fd = 3; fd < a.report_fd; ++fd) ::close(fd);
+  const int first = s.pass_fd >= 0 ? 4 : 3;
+  const auto report = static_cast<unsigned>(report_fd);
+  if (report > static_cast<unsigned>(first) &&
+      ::close_range(static_cast<unsigned>(first), report - 1, 0) < 0) {
+    for (int fd = first; fd < report_fd; ++fd) ::close(fd);
   }
   if (::close_range(report + 1, ~0U, 0) < 0) {
-    for (int fd = a.report_fd + 1; fd < a.max_fd; ++fd) ::close(fd);
+    for (int fd = report_fd + 1; fd < a.max_fd; ++fd) ::close(fd);
   }
 
   ::execve(s.exec_path.c_str(), a.argv, a.envp);
-  child_fail(a.report_fd, Stage::Exec);
+  child_fail(report_fd, Stage::Exec);
 }
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {

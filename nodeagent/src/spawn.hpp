@@ -38,6 +38,9 @@ struct SpawnSpec {
   // Set: the child pins itself to these OS CPU numbers (sched_setaffinity)
   // after joining its cgroups; numbers past CPU_SETSIZE are a LaunchError.
   std::vector<int> cpus;
+  // Set: this descriptor of the agent becomes the child's descriptor 3
+  // (kept across exec): a step rank's PMI connection (PMI_FD=3).
+  int pass_fd = -1;
 };
 
 class Spawned {

@@ -16,6 +16,7 @@
 #include "daemon_config.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
+#include "pmi_fences.hpp"
 #include "policy_versions.hpp"
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
@@ -64,6 +65,8 @@ struct DaemonParts {
   std::function<void(Event)> auth_denied;
   // ---- issue 22: the journal of deployed policy versions
   PolicyVersions& versions;
+  // ---- issue 16 item 2: the PMI fences of MPI steps
+  PmiFences& pmi_fences;
 };
 
 // One message received on a socket.

@@ -45,6 +45,10 @@ void step_output(const Message& m);
 void step_exited(const Message& m);
 void step_running(const Message& m);
 
+// pmi.cpp (issue 16 item 2): the PMI fence of MPI steps across nodes.
+void pmi_fence(const Message& m);
+void pmi_abort(const Message& m);
+
 // adaptations.cpp: the agents' side of the six-step adaptation.
 void adapt_ready(const Message& m);
 void adapt_complete(const Message& m);

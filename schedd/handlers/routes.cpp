@@ -4,6 +4,7 @@
 #include "handlers/route_table.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/pmi_messages.hpp"
 
 namespace sched::daemon {
 
@@ -52,7 +53,10 @@ RouteTable agent_routes() {
       .add(type::kStepRunning, handlers::step_running)
       .add(type::kAdaptReady, handlers::adapt_ready)
       .add(type::kAdaptComplete, handlers::adapt_complete)
-      .add(type::kAdaptFailed, handlers::adapt_failed);
+      .add(type::kAdaptFailed, handlers::adapt_failed)
+      // ---- issue 16 item 2
+      .add(type::kPmiFence, handlers::pmi_fence)
+      .add(type::kPmiAbort, handlers::pmi_abort);
   return routes;
 }
 

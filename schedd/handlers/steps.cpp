@@ -65,6 +65,16 @@ void step_run(const Message& m) {
     throw proto::ProtoError(proto::code::kInvalid,
                             "cpu bind '" + *body.cpu_bind + "' is not none or cores");
   }
+  // ---- MPI (issue 16 item 2): the step's PMI, else the site's default.
+  const std::string mpi = body.mpi.value_or(daemon.config.mpi_default);
+  if (mpi == "pmix") {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "--mpi=pmix is not yet supported: use pmi2 (MPICH) or none");
+  }
+  if (mpi != "none" && mpi != "pmi2" && mpi != "pmi1") {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "mpi '" + mpi + "' is not pmi2, pmi1, pmix or none");
+  }
   const std::vector<std::string> step_nodes(job_nodes.begin(), job_nodes.begin() + nodes);
   for (const std::string& node : step_nodes) {
     const AgentState* agent = daemon.agents.find(node);
@@ -94,6 +104,7 @@ void step_run(const Message& m) {
   launch.cpus_per_task = body.cpus_per_task.value_or(spec.cpus_per_task);
   launch.distribution = std::string(tasks::to_string(*distribution));
   launch.cpu_bind = std::string(tasks::to_string(*cpu_bind));
+  if (mpi != "none") launch.mpi = mpi;
   const auto by_node = tasks::tasks_by_node(tasks::place_tasks(tasks, nodes, *distribution), nodes);
   for (int i = 0; i < nodes; ++i) {
     record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)],
@@ -146,7 +157,9 @@ void step_exited(const Message& m) {
     daemon.outbox.post(daemon.clients, client,
                        proto::encode_request(proto::type::kStepExited, 0, body));
   }
-  if (auto done = daemon.steps.task_exited(body.job, body.step); done && !done->empty()) {
+  auto done = daemon.steps.task_exited(body.job, body.step);
+  if (done) daemon.pmi_fences.drop(body.job, body.step);  // an MPI step's, when it ended
+  if (done && !done->empty()) {
     daemon.outbox.post(
         daemon.clients, *done,
         proto::encode_request(proto::type::kStepDone, 0, proto::StepRef{body.job, body.step}));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -236,6 +237,32 @@ TEST_F(AgentProcesses, StepOutputIsCapturedPerStream) {
   EXPECT_EQ(exit->status, 4);
   EXPECT_EQ(out, "hello\nhi\n");
   EXPECT_EQ(err, "err\n");
+}
+
+// --mpi (issue 16 item 2): the rank's PMI connection is its descriptor 3,
+// and no other descriptor of the agent reaches it.
+TEST_F(AgentProcesses, PmiFdBecomesTheTasksDescriptor3) {
+  int ends[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  StepLaunch s = step({"sh", "-c", "echo cmd=init >&3; ls /proc/self/fd"});
+  s.pmi_fd = ends[1];
+  const TaskId id = table_.launch_step(s);
+  ::close(ends[1]);
+  std::string out;
+  const auto exit = wait_exit(id, &out);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->status, 0) << exit->error;
+  char buf[64] = {};
+  EXPECT_EQ(::read(ends[0], buf, sizeof buf - 1), 9);
+  EXPECT_STREQ(buf, "cmd=init\n");
+  // ls sees 0-2, 3 and its own directory descriptor: nothing else.
+  std::istringstream fds(out);
+  std::vector<int> seen;
+  for (int fd; fds >> fd;) seen.push_back(fd);
+  ASSERT_GE(seen.size(), 4u) << out;
+  EXPECT_EQ(std::vector<int>(seen.begin(), seen.begin() + 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_LE(seen.size(), 5u) << out;
+  ::close(ends[0]);
 }
 
 TEST_F(AgentProcesses, ExitFdBecomesReadableWhenTheTaskEnds) {

@@ -10,6 +10,7 @@
 #include "handlers/route_table.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/pmi_messages.hpp"
 
 namespace sched::daemon {
 namespace {
@@ -51,7 +52,8 @@ TEST(RouteTable, AgentSocketRoutesEveryReport) {
   for (std::string_view t :
        {type::kAgentRegister, type::kAgentHeartbeat, type::kTaskStarted, type::kTaskExited,
         type::kPerfReport, type::kPowerReport, type::kStepOutput, type::kStepExited,
-        type::kStepRunning, type::kAdaptReady, type::kAdaptComplete, type::kAdaptFailed}) {
+        type::kStepRunning, type::kAdaptReady, type::kAdaptComplete, type::kAdaptFailed,
+        type::kPmiFence, type::kPmiAbort}) {  // ---- issue 16 item 2
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

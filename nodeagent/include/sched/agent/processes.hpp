@@ -64,6 +64,9 @@ struct StepLaunch : TaskIdentity {
   // --cpu-bind (issue 16 item 1): the OS CPU numbers the process is pinned
   // to before it execs; empty: wherever the agent may run.
   std::vector<int> cpus;
+  // --mpi (issue 16 item 2): the task's end of its PMI connection, which it
+  // gets as descriptor 3 (PMI_FD=3); the caller keeps and closes it. -1: none.
+  int pmi_fd = -1;
 };
 
 enum class Stream { Out, Err };

@@ -260,8 +260,12 @@ struct StepLaunch {
   std::optional<int> cpus_per_task;         // absent: 1
   std::optional<std::string> distribution;  // absent: block
   std::optional<std::string> cpu_bind;      // absent: none
+  // ---- MPI (issue 16 item 2): "pmi2" or "pmi1": the agent serves the
+  // step's ranks PMI (PMI_FD; pmi_messages.hpp); absent or "none": no PMI.
+  std::optional<std::string> mpi;
   template <class V>
   void fields(V& v) {
+    v("mpi", mpi);
     v("cpus_per_task", cpus_per_task);
     v("distribution", distribution);
     v("cpu_bind", cpu_bind);

@@ -817,8 +817,12 @@ struct StepRun {
   std::optional<int> cpus_per_task;         // -c
   std::optional<std::string> distribution;  // -m: block | cyclic
   std::optional<std::string> cpu_bind;      // --cpu-bind: none | cores
+  // ---- MPI (issue 16 item 2): --mpi, pmi2 | pmi1 | none; absent: schedd's
+  // default (mpi_default).
+  std::optional<std::string> mpi;
   template <class V>
   void fields(V& v) {
+    v("mpi", mpi);
     v("tasks_per_node", tasks_per_node);
     v("cpus_per_task", cpus_per_task);
     v("distribution", distribution);

@@ -6,6 +6,7 @@
 //   client_messages.hpp   client ↔ schedd (the sched CLI, monitoring tools)
 //   agent_messages.hpp    node agent ↔ schedd
 //   step_messages.hpp     a step's output and exits, agent → schedd → client
+//   pmi_messages.hpp      an MPI step's PMI fence across its nodes, agent ↔ schedd
 //   process_messages.hpp  a job's processes ↔ their node's agent
 //   event_messages.hpp    the body of a PUB event
 #pragma once
@@ -13,5 +14,6 @@
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/event_messages.hpp"
+#include "sched/proto/pmi_messages.hpp"
 #include "sched/proto/process_messages.hpp"
 #include "sched/proto/step_messages.hpp"
