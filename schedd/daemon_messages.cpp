@@ -30,7 +30,8 @@ DaemonParts Daemon::parts() {
                      access_,
                      agent_keys_->keys(),
                      [this](Event event) { auth_denied(std::move(event)); },
-                     *policy_versions_};
+                     *policy_versions_,
+                     resizes_};
 }
 
 void Daemon::drain_clients() {

@@ -17,6 +17,7 @@
 #include "live_enactor.hpp"
 #include "outbox.hpp"
 #include "policy_versions.hpp"
+#include "resize_requests.hpp"
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
 #include "sched/policy_host.hpp"
@@ -64,6 +65,8 @@ struct DaemonParts {
   std::function<void(Event)> auth_denied;
   // ---- issue 22: the journal of deployed policy versions
   PolicyVersions& versions;
+  // ---- issue 17 item 1: evolving jobs' live requests
+  ResizeRequests& resizes;
 };
 
 // One message received on a socket.

@@ -34,7 +34,9 @@ RouteTable client_routes() {
       .add(type::kPolicyRollback, handlers::policy_rollback)
       .add(type::kPolicySnapshot, handlers::policy_snapshot)
       // ---- issue 19
-      .add(type::kEventsReplay, handlers::events_replay);
+      .add(type::kEventsReplay, handlers::events_replay)
+      // ---- issue 17 item 1
+      .add(type::kJobResize, handlers::job_resize);
   return routes;
 }
 
@@ -52,7 +54,9 @@ RouteTable agent_routes() {
       .add(type::kStepRunning, handlers::step_running)
       .add(type::kAdaptReady, handlers::adapt_ready)
       .add(type::kAdaptComplete, handlers::adapt_complete)
-      .add(type::kAdaptFailed, handlers::adapt_failed);
+      .add(type::kAdaptFailed, handlers::adapt_failed)
+      // ---- issue 17 item 1
+      .add(type::kResizeRequest, handlers::resize_request);
   return routes;
 }
 
