@@ -282,6 +282,9 @@ void show(const JobIdRef& ref, bool json) {
             << " Requeues=" << job.requeues;
   if (job.mtct) std::cout << " MTCT=" << *job.mtct;
   if (job.power_w) std::cout << " PowerW=" << *job.power_w;
+  // ---- issue 17 item 7: the job's own power bounds (per node, as submitted)
+  if (job.power_min_w) std::cout << " MinPowerW=" << *job.power_min_w;
+  if (job.power_max_w) std::cout << " MaxPowerW=" << *job.power_max_w;
   // ---- issue 18 item 2
   std::cout << "\n   Dependency=" << job.dependency.value_or("(null)")
             << " BeginTime=" << time(job.begin_time);

@@ -31,7 +31,8 @@ DaemonParts Daemon::parts() {
                      agent_keys_->keys(),
                      [this](Event event) { auth_denied(std::move(event)); },
                      *policy_versions_,
-                     pmi_fences_};
+                     pmi_fences_,
+                     resizes_};
 }
 
 void Daemon::drain_clients() {

@@ -94,6 +94,18 @@ std::string event_log_line(const Event& event, const Job* job) {
       add("request", event.reason);
       add("code", event.code);
       break;
+    case EventType::ResizeRequested:
+    case EventType::ResizePending:
+    case EventType::ResizeGranted:
+    case EventType::ResizeRefused:
+    case EventType::ResizeExpired:
+      add_number("prev_nodes", event.prev_nodes);
+      add_number("nodes", event.nodes);
+      add("by", event.reason);
+      add("user", event.user);
+      add("node", event.node);
+      add("code", event.code);
+      break;
     case EventType::SchedPass:
       add_number("pass_s", event.pass_s);
       add_number("actions", event.actions);

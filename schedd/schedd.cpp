@@ -301,11 +301,18 @@ void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
 }
 
 void Daemon::commit() {
+  // ---- issue 17 item 1: the turn's request answers, journaled as events
+  // now and sent after the replies (a "pending" reply before its "granted").
+  std::vector<ResizeRequests::Outgoing> answers = resizes_.take();
+  for (ResizeRequests::Outgoing& answer : answers) engine_.publish(answer.event);
   if (store_->in_transaction()) {
     save_counters();
     store_->commit();
   }
   outbox_.flush();
+  for (const ResizeRequests::Outgoing& answer : answers) {
+    if (!answer.node.empty()) agents_.send(answer.node, proto::type::kResizeAnswer, answer.answer);
+  }
 }
 
 void Daemon::on_timers(double now) {
@@ -338,6 +345,7 @@ void Daemon::on_timers(double now) {
     expire_fences(now);
     store_->forget_submissions(now);  // request ids past their time
     enactor_.adaptations().expire(now);
+    for (JobId id : resizes_.expire(now)) (void)engine_.withdraw_resize_request(id);
     for (JobId id : enactor_.overdue_kills(now)) {
       spdlog::warn("job {}: no exit report after its kill; it ends anyway", id);
       engine_.job_ended(id, -SIGKILL);
@@ -460,6 +468,7 @@ void Daemon::on_event(const Event& event) {
   if (event.type == EventType::PolicyReverted && policy_versions_ && policy_) {
     policy_versions_->note_revert(*policy_, event.time);
   }
+  resizes_.on_event(event);  // ---- issue 17 item 1
   if (job) {
     save_job(*job);
     const bool over = is_terminal(job->state) || job->state == JobState::Pending;
@@ -576,6 +585,11 @@ void Daemon::recover() {
     if (const Status restored = engine_.restore_job(stored.job, stored.nodes); !restored.ok()) {
       spdlog::error("job {} not restored: {}", stored.job.id, restored.message());
       continue;
+    }
+    // ---- issue 17 item 1: a request's asker is not journaled; the request
+    // goes, and resize.expired says so (the application asks again).
+    if (stored.job.request && engine_.withdraw_resize_request(stored.job.id).ok()) {
+      resizes_.dropped_at_restart(stored.job);
     }
     if (stored.job.state == JobState::Pending) {
       ++pending;

@@ -30,6 +30,7 @@
 #include "http/front.hpp"
 #include "live_enactor.hpp"
 #include "outbox.hpp"
+#include "resize_requests.hpp"
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
 #include "sched/policy_host.hpp"
@@ -141,6 +142,8 @@ class Daemon : private EventSink {
   void expire_fences(double now);
   // The latest perf.report of each node of a job: MTCT = Σ comm / Σ compute.
   std::map<JobId, std::map<std::string, NodePhases>> phases_;
+  // ---- issue 17 item 1: evolving jobs' live requests, answered in commit()
+  ResizeRequests resizes_;
   // Why a node is down or drained, for `sched nodes`.
   std::map<std::string, std::string> node_reasons_;
   // Where jobs that hold nodes run, for their record once they have ended.

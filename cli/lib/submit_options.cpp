@@ -19,12 +19,15 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 37> kOptions = {{
+constexpr std::array<OptionInfo, 39> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
     {"min-nodes", 0, ValueKind::Required, false, "Fewest nodes (makes the job malleable)"},
     {"max-nodes", 0, ValueKind::Required, false, "Most nodes (makes the job malleable)"},
+    // The paper's names (Chadha et al., Listing 2), so its scripts run unchanged.
+    {"min-nodes-invasive", 0, ValueKind::Required, false, "The same as --min-nodes"},
+    {"max-nodes-invasive", 0, ValueKind::Required, false, "The same as --max-nodes"},
     {"kind", 0, ValueKind::Required, false, "rigid, moldable, malleable or evolving"},
     {"node-constraints", 0, ValueKind::Required, false,
      "Allowed sizes: none, pof2, even, odd or ncube"},
@@ -244,9 +247,9 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     auto parsed = parse_node_range(value);
     if (auto* error = std::get_if<std::string>(&parsed)) return *error;
     o.nodes = std::get<NodeRange>(parsed);
-  } else if (name == "min-nodes") {
+  } else if (name == "min-nodes" || name == "min-nodes-invasive") {
     return count(o.min_nodes);
-  } else if (name == "max-nodes") {
+  } else if (name == "max-nodes" || name == "max-nodes-invasive") {
     return count(o.max_nodes);
   } else if (name == "ntasks-per-node") {
     return count(o.tasks_per_node);

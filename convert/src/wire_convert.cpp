@@ -341,6 +341,8 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
   info.requeues = job.requeues;
   info.mtct = job.mtct;
   info.power_w = job.power_w;
+  if (job.spec.power_min_w > 0) info.power_min_w = job.spec.power_min_w;
+  if (job.spec.power_max_w > 0) info.power_max_w = job.spec.power_max_w;
   info.workdir = job.spec.workdir;
   info.output = output_path(job, leader);
   info.error = error_path(job, leader);
@@ -452,6 +454,16 @@ proto::EventMsg event_msg(const Event& event) {
       if (event.line > 0) msg.line = event.line;
       break;
     case EventType::AuthDenied:
+      if (!event.user.empty()) msg.user = event.user;
+      if (!event.reason.empty()) msg.reason = event.reason;
+      if (!event.code.empty()) msg.code = event.code;
+      break;
+    case EventType::ResizeRequested:
+    case EventType::ResizePending:
+    case EventType::ResizeGranted:
+    case EventType::ResizeRefused:
+    case EventType::ResizeExpired:
+      msg.prev_nodes = event.prev_nodes;
       if (!event.user.empty()) msg.user = event.user;
       if (!event.reason.empty()) msg.reason = event.reason;
       if (!event.code.empty()) msg.code = event.code;

@@ -106,10 +106,15 @@ void Engine::emit(Event event) {
     case EventType::SchedPass:
     case EventType::PolicyError:
     case EventType::JobReserved:
-    case EventType::PolicyReverted:  // set_policy already counted the change
-    case EventType::AuthDenied:      // a refused peer changed nothing
-    case EventType::PowerViolation:  // an observation of what changed before
-      break;                         // a policy's own output does not change what it decides on
+    case EventType::PolicyReverted:   // set_policy already counted the change
+    case EventType::AuthDenied:       // a refused peer changed nothing
+    case EventType::PowerViolation:   // an observation of what changed before
+    case EventType::ResizeRequested:  // schedd's record; job.request and a grant's
+    case EventType::ResizePending:    // adaptation are the engine's changes
+    case EventType::ResizeGranted:
+    case EventType::ResizeRefused:
+    case EventType::ResizeExpired:
+      break;  // a policy's own output does not change what it decides on
     default:
       ++state_version_;
   }
@@ -439,8 +444,14 @@ Status Engine::resize_request(JobId id, ResizeRequest request) {
   }
   if (request.nodes < job->spec.min_nodes || request.nodes > job->spec.max_nodes ||
       !is_allowed_size(job->spec.constraint, request.nodes)) {
-    return Status::invalid("job " + std::to_string(id) + ": " + std::to_string(request.nodes) +
-                           " nodes is outside its bounds or constraint");
+    const std::string constraint =
+        job->spec.constraint == NodeConstraint::None
+            ? std::string()
+            : " (" + std::string(to_string(job->spec.constraint)) + " sizes only)";
+    return Status::invalid("job " + std::to_string(id) + " takes " +
+                           std::to_string(job->spec.min_nodes) + " to " +
+                           std::to_string(job->spec.max_nodes) + " nodes" + constraint + ": " +
+                           std::to_string(request.nodes) + " is outside its bounds or constraint");
   }
   job->request = request;
   touch(*job);
@@ -453,6 +464,16 @@ Status Engine::resize_request(JobId id, ResizeRequest request) {
   event.message = expand ? "expand" : "shrink";
   emit(std::move(event));
   request_pass(PassReason::Request);
+  return {};
+}
+
+Status Engine::withdraw_resize_request(JobId id) {
+  Job* job = job_mut(id);
+  if (!job) return Status::not_found("no job " + std::to_string(id));
+  if (!job->request) return Status::conflict("job " + std::to_string(id) + " asks for nothing");
+  job->request.reset();
+  touch(*job);
+  ++state_version_;
   return {};
 }
 

@@ -17,6 +17,9 @@
 struct sched_mall {
   std::unique_ptr<sched::mall::Session> session;
   std::string error;  // the last call's failure
+  // The strings of the last sched_mall_request_status (valid until the next call).
+  std::string request_code;
+  std::string request_message;
 };
 
 namespace {
@@ -125,6 +128,55 @@ int sched_mall_adapt_commit(sched_mall* m) {
 int sched_mall_report_phase(sched_mall* m, double comm_seconds, double compute_seconds) {
   if (!m) return SCHED_MALL_EINVAL;
   return guarded(m->error, [&] { m->session->report_phase(comm_seconds, compute_seconds); });
+}
+
+int sched_mall_request(sched_mall* m, int op, int nodes, const char* reason, int* request) {
+  if (!m) return SCHED_MALL_EINVAL;
+  return guarded(m->error, [&] {
+    if (!request) throw Failure(SCHED_MALL_EINVAL, "sched_mall_request: request is NULL");
+    *request = 0;
+    *request = m->session->request(op, nodes, reason);
+  });
+}
+
+int sched_mall_request_status(sched_mall* m, int request, sched_mall_request_info* info) {
+  if (!m) return SCHED_MALL_EINVAL;
+  return guarded(m->error, [&] {
+    if (!info) throw Failure(SCHED_MALL_EINVAL, "sched_mall_request_status: info is NULL");
+    const sched::proto::ResizeAnswer& answer = m->session->request_status(request);
+    if (answer.state == "granted") {
+      info->state = SCHED_MALL_REQUEST_GRANTED;
+    } else if (answer.state == "refused") {
+      info->state = SCHED_MALL_REQUEST_REFUSED;
+    } else if (answer.state == "expired") {
+      info->state = SCHED_MALL_REQUEST_EXPIRED;
+    } else if (answer.state == "pending") {
+      info->state = SCHED_MALL_REQUEST_PENDING;
+    } else {
+      throw Failure(SCHED_MALL_EPROTO,
+                    "the scheduler answered the request with state '" + answer.state + "'");
+    }
+    info->nodes = answer.nodes;
+    m->request_code = answer.code;
+    m->request_message = answer.message;
+    info->code = m->request_code.c_str();
+    info->message = m->request_message.c_str();
+  });
+}
+
+const char* sched_mall_request_state_name(int state) {
+  switch (state) {
+    case SCHED_MALL_REQUEST_PENDING:
+      return "PENDING";
+    case SCHED_MALL_REQUEST_GRANTED:
+      return "GRANTED";
+    case SCHED_MALL_REQUEST_REFUSED:
+      return "REFUSED";
+    case SCHED_MALL_REQUEST_EXPIRED:
+      return "EXPIRED";
+    default:
+      return "unknown";
+  }
 }
 
 int sched_mall_send(sched_mall* m, int to_rank, const void* data, size_t size) {

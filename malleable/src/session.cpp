@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 #include <utility>
 
@@ -56,6 +57,18 @@ Session::Session()
 }
 
 void Session::on_notice(const proto::Envelope& notice) {
+  if (notice.type == proto::type::kProcResizeAnswer) {
+    try {
+      const auto answer = notice.body_as<proto::ResizeAnswer>();
+      const auto it = request_numbers_.find(answer.request);
+      if (answer.job != env_.job || it == request_numbers_.end()) return;
+      requests_[static_cast<std::size_t>(it->second - 1)] = answer;
+      request_numbers_.erase(it);
+    } catch (const proto::ProtoError&) {
+      // An answer this library cannot read: the request stays pending.
+    }
+    return;
+  }
   try {
     const auto body = notice.body_as<proto::ProcAdaptNotice>();
     if (body.job != env_.job) return;
@@ -208,6 +221,52 @@ void Session::adapt_commit() {
 
 int Session::peers() const {
   return window_ ? static_cast<int>(window_->plan.old_ranks.size()) : size_;
+}
+
+int Session::request(int op, int nodes, const char* reason) {
+  if (left_) throw Failure(SCHED_MALL_EINVAL, "this process left the job at its last adaptation");
+  if (op != SCHED_MALL_GROW && op != SCHED_MALL_SHRINK) {
+    throw Failure(SCHED_MALL_EINVAL, "request: op " + std::to_string(op) +
+                                         " is not SCHED_MALL_GROW or SCHED_MALL_SHRINK");
+  }
+  if (nodes < 1) {
+    throw Failure(SCHED_MALL_EINVAL,
+                  "request: " + std::to_string(nodes) + " nodes (at least 1 is needed)");
+  }
+  if (!request_timeout_s_) {
+    request_timeout_s_ = 0;  // schedd's default
+    if (const char* text = std::getenv("SCHED_MALL_REQUEST_TIMEOUT_S"); text && *text) {
+      char* end = nullptr;
+      const double value = std::strtod(text, &end);
+      if (*end != '\0' || !std::isfinite(value) || value <= 0) {
+        request_timeout_s_.reset();
+        throw Failure(SCHED_MALL_EENV, std::string("SCHED_MALL_REQUEST_TIMEOUT_S='") + text +
+                                           "' is not a number of seconds above 0");
+      }
+      request_timeout_s_ = value;
+    }
+  }
+  proto::ProcResize body;
+  body.job = env_.job;
+  body.op = op == SCHED_MALL_GROW ? "grow" : "shrink";
+  body.nodes = nodes;
+  body.reason = reason ? reason : "";
+  body.timeout_s = *request_timeout_s_;
+  // Answered once schedd took the request (or refused it): one round trip.
+  auto answer = agent_.call<proto::ResizeAnswer>(proto::type::kProcResize, body);
+  requests_.push_back(std::move(answer));
+  const int number = static_cast<int>(requests_.size());
+  if (requests_.back().state == "pending") request_numbers_[requests_.back().request] = number;
+  return number;
+}
+
+const proto::ResizeAnswer& Session::request_status(int request) {
+  if (request < 1 || request > static_cast<int>(requests_.size())) {
+    throw Failure(SCHED_MALL_EINVAL, "request_status: " + std::to_string(request) +
+                                         " is not a request of this process");
+  }
+  agent_.poll();  // answers that came meanwhile
+  return requests_[static_cast<std::size_t>(request - 1)];
 }
 
 void Session::report_phase(double comm_seconds, double compute_seconds) {

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <vector>
 #include <zmq.hpp>
 
 #include "agent_link.hpp"
@@ -32,6 +34,11 @@ class Session {
   sched_mall_adaptation adapt_begin();
   int adapt_window_rank(int new_rank) const;
   void adapt_commit();
+
+  // Evolving requests: the handle's number for the request, and its answer
+  // so far (state "pending", "granted", "refused" or "expired").
+  int request(int op, int nodes, const char* reason);
+  const proto::ResizeAnswer& request_status(int request);
 
   void report_phase(double comm_seconds, double compute_seconds);
   void send(int to, const void* data, std::size_t size);
@@ -65,6 +72,10 @@ class Session {
   bool withdrawn_ = false;                // one announced was withdrawn since
   std::optional<Window> window_;
   bool left_ = false;  // committed as a leaving process
+  // Requests by this handle's number (index + 1); schedd's id → number.
+  std::vector<proto::ResizeAnswer> requests_;
+  std::map<std::uint64_t, int> request_numbers_;
+  std::optional<double> request_timeout_s_;  // SCHED_MALL_REQUEST_TIMEOUT_S
 };
 
 }  // namespace sched::mall

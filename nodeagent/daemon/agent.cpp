@@ -495,6 +495,8 @@ void Agent::on_local(JobId job, const std::string& peer, const proto::Envelope& 
   } else if (message.type == type::kProcAdaptCommit) {
     check_own_job(job, message.body_as<proto::ProcAdaptCommit>().job);
     on_proc_adapt_commit(peer, message);
+  } else if (message.type == type::kProcResize) {
+    on_proc_resize(job, peer, message);
   } else if (message.type == type::kProcFinalize) {
     const auto body = message.body_as<proto::ProcFinalize>();
     check_own_job(job, body.job);
@@ -507,6 +509,45 @@ void Agent::on_local(JobId job, const std::string& peer, const proto::Envelope& 
     throw proto::ProtoError(proto::code::kUnknownType,
                             "unknown message type '" + message.type + "'");
   }
+}
+
+// ---- issue 17 item 1: a process's request, relayed to schedd as it is;
+// schedd's reply and later answers come back to the process.
+void Agent::on_proc_resize(JobId job, const std::string& peer, const proto::Envelope& message) {
+  const auto body = message.body_as<proto::ProcResize>();
+  check_own_job(job, body.job);
+  if (!registered_) {
+    throw proto::ProtoError(proto::code::kUnavailable,
+                            "the node agent is not registered with schedd; ask again later");
+  }
+  proto::ResizeRequestMsg relay;
+  relay.node = options_.node_name;
+  relay.request = body;
+  const std::uint64_t seq = send(proto::type::kResizeRequest, relay);
+  resize_relays_[seq] = ResizeRelay{peer, message.seq};
+}
+
+void Agent::on_resize_reply(const proto::Envelope& reply) {
+  const auto it = resize_relays_.find(reply.seq);
+  if (it == resize_relays_.end()) return;
+  const ResizeRelay relay = it->second;
+  resize_relays_.erase(it);
+  if (!*reply.ok) {
+    const std::string code = reply.error ? reply.error->code : std::string(proto::code::kInternal);
+    const std::string why = reply.error ? reply.error->message : "schedd refused the request";
+    send_local(relay.peer, proto::encode_error(proto::type::kProcResize, relay.seq, code, why));
+    return;
+  }
+  const auto answer = reply.body_as<proto::ResizeAnswer>();
+  if (answer.state == "pending") resize_askers_[answer.request] = relay.peer;
+  send_local(relay.peer, proto::encode_reply(proto::type::kProcResize, relay.seq, answer));
+}
+
+void Agent::on_resize_answer(const proto::ResizeAnswer& answer) {
+  const auto it = resize_askers_.find(answer.request);
+  if (it == resize_askers_.end()) return;  // asked through another node, or gone
+  notify_process(it->second, proto::type::kProcResizeAnswer, answer);
+  resize_askers_.erase(it);
 }
 
 void Agent::report_perf(JobId job) {
@@ -526,6 +567,10 @@ void Agent::on_message(const proto::Envelope& message) {
   namespace type = proto::type;
   last_heard_ = Clock::now();
   cut_off_killed_ = false;  // should the engine fall silent again
+  if (message.is_reply() && message.type == type::kResizeRequest) {
+    on_resize_reply(message);
+    if (*message.ok) return;  // an error reply goes on below (not_found: register again)
+  }
   if (message.is_reply()) {
     if (message.type == type::kAgentRegister) {
       if (!*message.ok) {
@@ -576,6 +621,8 @@ void Agent::on_message(const proto::Envelope& message) {
     on_pmi_fence_done(message.body_as<proto::PmiFenceDone>());
   } else if (message.type == type::kPmiStepFailed) {
     on_pmi_step_failed(message.body_as<proto::PmiStepFailed>());
+  } else if (message.type == type::kResizeAnswer) {
+    on_resize_answer(message.body_as<proto::ResizeAnswer>());
   } else {
     spdlog::warn("unknown message {} from the engine", message.type);
   }

@@ -269,6 +269,18 @@ class Agent {
     bool unreported = false;  // new phases since the last perf.report
   };
   std::map<JobId, Phases> phases_;
+  // ---- issue 17 item 1: evolving requests relayed to schedd. The
+  // process's proc.resize waiting for schedd's reply (our resize.request's
+  // seq → its peer and seq), and who hears later answers (request id → peer).
+  struct ResizeRelay {
+    std::string peer;
+    std::uint64_t seq = 0;
+  };
+  std::map<std::uint64_t, ResizeRelay> resize_relays_;
+  std::map<std::uint64_t, std::string> resize_askers_;
+  void on_proc_resize(JobId job, const std::string& peer, const proto::Envelope& message);
+  void on_resize_reply(const proto::Envelope& reply);
+  void on_resize_answer(const proto::ResizeAnswer& answer);
   std::unique_ptr<plugins::PowerMeter> meter_;
   std::map<JobId, double> power_estimates_;  // per-node watts of the jobs run here
   // task.exited reports not yet acknowledged: seq → the report.

@@ -18,6 +18,7 @@
 #include "outbox.hpp"
 #include "pmi_fences.hpp"
 #include "policy_versions.hpp"
+#include "resize_requests.hpp"
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
 #include "sched/policy_host.hpp"
@@ -67,6 +68,8 @@ struct DaemonParts {
   PolicyVersions& versions;
   // ---- issue 16 item 2: the PMI fences of MPI steps
   PmiFences& pmi_fences;
+  // ---- issue 17 item 1: evolving jobs' live requests
+  ResizeRequests& resizes;
 };
 
 // One message received on a socket.

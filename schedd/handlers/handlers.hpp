@@ -62,6 +62,11 @@ void task_exited(const Message& m);
 void perf_report(const Message& m);
 void power_report(const Message& m);
 
+// ---- issue 17 item 1: resize.cpp, evolving jobs' requests: from the
+// application through its agent, and `sched resize`.
+void resize_request(const Message& m);
+void job_resize(const Message& m);
+
 // ---- issue 19: events.cpp: the journal's events (replay).
 void events_replay(const Message& m);
 

@@ -35,7 +35,9 @@ RouteTable client_routes() {
       .add(type::kPolicyRollback, handlers::policy_rollback)
       .add(type::kPolicySnapshot, handlers::policy_snapshot)
       // ---- issue 19
-      .add(type::kEventsReplay, handlers::events_replay);
+      .add(type::kEventsReplay, handlers::events_replay)
+      // ---- issue 17 item 1
+      .add(type::kJobResize, handlers::job_resize);
   return routes;
 }
 
@@ -56,7 +58,9 @@ RouteTable agent_routes() {
       .add(type::kAdaptFailed, handlers::adapt_failed)
       // ---- issue 16 item 2
       .add(type::kPmiFence, handlers::pmi_fence)
-      .add(type::kPmiAbort, handlers::pmi_abort);
+      .add(type::kPmiAbort, handlers::pmi_abort)
+      // ---- issue 17 item 1
+      .add(type::kResizeRequest, handlers::resize_request);
   return routes;
 }
 

@@ -200,5 +200,52 @@ TEST(CliJobScript, TaskDirectives) {
   EXPECT_EQ(error_of("#!/bin/sh\n#SBATCH -c 0\n"), "line 2: -c: '0' must be at least 1");
 }
 
+// Issue 17 item 7: the paper's Listing 2 (Chadha et al., "Extending SLURM for
+// dynamic resource-aware adaptive batch scheduling"), verbatim, comments
+// after values included.
+constexpr std::string_view kListing2 =
+    "#SBATCH --job-name sample_job_script\n"
+    "#SBATCH --time=00:15:00\n"
+    "#SBATCH --nodes=1\n"
+    "#SBATCH --ntasks-per-node=48\n"
+    "#SBATCH --min-nodes-invasive=1\n"
+    "#SBATCH --max-nodes-invasive=5\n"
+    "#SBATCH --min-power=100 #in Watts\n"
+    "#SBATCH --max-power=200 #in Watts\n"
+    "#SBATCH --node-constraints=\"odd\"\n"
+    "#possible values pof2, even, ncube, odd, #none\n"
+    "\n"
+    "srun test_app #job step 1\n";
+
+TEST(CliJobScript, ThePapersListing2) {
+  const SubmitOptions options = directives(kListing2);
+  EXPECT_EQ(options.job_name, "sample_job_script");
+  EXPECT_EQ(options.walltime, 15 * 60);
+  EXPECT_EQ(options.tasks_per_node, 48);
+  EXPECT_EQ(options.min_nodes, 1);
+  EXPECT_EQ(options.max_nodes, 5);
+  EXPECT_EQ(options.power_min_w, 100);
+  EXPECT_EQ(options.power_max_w, 200);
+  EXPECT_EQ(options.constraint, NodeConstraint::Odd);
+  EXPECT_TRUE(options.warnings.empty());
+  const Submission submission = submission_from_script(kListing2, {});
+  ASSERT_FALSE(submission.error) << *submission.error;
+  EXPECT_EQ(submission.spec.kind, JobKind::Malleable) << "the invasive bounds make it malleable";
+  EXPECT_EQ(submission.spec.nodes, 1);
+  EXPECT_EQ(submission.spec.min_nodes, 1);
+  EXPECT_EQ(submission.spec.max_nodes, 5);
+  EXPECT_EQ(submission.spec.constraint, NodeConstraint::Odd);
+  EXPECT_EQ(submission.spec.power_min_w, 100);
+  EXPECT_EQ(submission.spec.power_max_w, 200);
+}
+
+TEST(CliJobScript, InvasiveAliasesTakeTheSameValuesAsTheirOptions) {
+  EXPECT_EQ(directives("#SCHED --min-nodes-invasive 2 --max-nodes-invasive=4\n").max_nodes, 4);
+  EXPECT_EQ(error_of("#SBATCH --max-nodes-invasive=none\n"),
+            "line 1: --max-nodes-invasive: 'none' is not a number");
+  EXPECT_EQ(error_of("#SCHED --min-nodes-invasive\n"),
+            "line 1: --min-nodes-invasive needs a value");
+}
+
 }  // namespace
 }  // namespace sched::cli

@@ -69,6 +69,20 @@ TEST(SlurmFrontEnd, SbatchIsSubmitWithTheScriptAndItsArgumentsUntouched) {
             (Words{"submit", "--output=out-%j.txt"}));
 }
 
+// Issue 17 item 7: the paper's option names pass as sched's own.
+TEST(SlurmFrontEnd, SbatchAndSrunTakeThePapersOptionNames) {
+  EXPECT_EQ(sched_args(SlurmCommand::Sbatch,
+                       {"--min-nodes-invasive=1", "--max-nodes-invasive", "5", "--min-power=100",
+                        "--max-power", "200", "--node-constraints=odd", "job.sh"}),
+            (Words{"submit", "--min-nodes-invasive=1", "--max-nodes-invasive=5", "--min-power=100",
+                   "--max-power=200", "--node-constraints=odd", "job.sh"}));
+  const Words outside_job =
+      sched_args(SlurmCommand::Srun, {"--max-nodes-invasive=3", "hostname"}, outside());
+  ASSERT_GE(outside_job.size(), 2u);
+  EXPECT_EQ(outside_job[0], "alloc");
+  EXPECT_EQ(outside_job[1], "--max-nodes-invasive=3");
+}
+
 TEST(SlurmFrontEnd, SbatchDropsSlurmOnlyOptionsWithTheDirectivesWarning) {
   const Translation t = translate(
       SlurmCommand::Sbatch, {"-p", "batch", "--mail-type=END", "-N", "1", "job.sh"}, outside());

@@ -55,6 +55,30 @@ TEST(WireEvents, AReservationCarriesTheExpectedStart) {
   EXPECT_FALSE(msg.lower_w);
 }
 
+// Issue 17 item 1: a resize request's events carry who asked, the sizes and
+// the refusal's code (§9.7a).
+TEST(WireEvents, AResizeRefusalCarriesTheSizesTheAskerAndTheCode) {
+  Event event;
+  event.type = EventType::ResizeRefused;
+  event.job = 12;
+  event.from = event.to = JobState::Running;
+  event.prev_nodes = 2;
+  event.nodes = 9;
+  event.reason = "application";
+  event.node = "n1";
+  event.code = "invalid";
+  event.message = "request 3: job 12 takes 1 to 4 nodes: 9 is outside";
+  const proto::EventMsg msg = on_the_wire(event);
+  EXPECT_EQ(msg.topic, "resize.refused");
+  EXPECT_EQ(msg.job, 12);
+  EXPECT_EQ(msg.prev_nodes, 2);
+  EXPECT_EQ(msg.nodes, 9);
+  EXPECT_EQ(msg.reason, "application");
+  EXPECT_EQ(msg.node, "n1");
+  EXPECT_EQ(msg.code, "invalid");
+  EXPECT_EQ(msg.state, "RUNNING");
+}
+
 // A refused client request says who, what request and what code (§9.7); a
 // refused agent link says which node, with no user.
 TEST(WireEvents, ARefusalCarriesTheCallerTheRequestAndTheCode) {

@@ -363,6 +363,23 @@ TEST_F(EngineRefusals, AnEvolvingJobsRequestIsChecked) {
   EXPECT_EQ(engine->find_job(ev)->request->nodes, 4);
 }
 
+// Issue 17 item 1: schedd withdraws a request that was not granted in time.
+TEST_F(EngineRefusals, AWithdrawnRequestIsGoneAndCannotBeGranted) {
+  JobSpec spec = malleable_spec(1, 1, 3);
+  spec.kind = JobKind::Evolving;
+  const JobId ev = run_job(spec);
+  EXPECT_EQ(engine->withdraw_resize_request(ev).code(), StatusCode::Conflict) << "none to withdraw";
+  EXPECT_EQ(engine->withdraw_resize_request(999).code(), StatusCode::NotFound);
+  ASSERT_EQ(engine->resize_request(ev, {ResizeRequest::Op::Expand, 3}), Status());
+  const std::string refused = engine->resize_request(ev, {ResizeRequest::Op::Expand, 5}).message();
+  EXPECT_NE(refused.find("takes 1 to 3 nodes: 5 is outside"), std::string::npos) << refused;
+  EXPECT_EQ(engine->withdraw_resize_request(ev), Status());
+  EXPECT_FALSE(engine->find_job(ev)->request);
+  in_pass([&](PassContext& ctx) {
+    expect_refused(ctx.expand(ev, 3), RefusalCode::NotRequested, ev);  // asks for nothing now
+  });
+}
+
 TEST_F(EngineRefusals, ExpandMustGrowAndShrinkMustShrink) {
   in_pass([&](PassContext& ctx) {
     Verdict v = ctx.expand(m, 2);

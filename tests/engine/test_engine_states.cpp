@@ -591,6 +591,11 @@ TEST_F(EngineStates, TopicsAreTheProtocolNames) {
       {EventType::PolicyReloaded, "policy.reloaded"},
       {EventType::PolicyError, "policy.error"},
       {EventType::AuthDenied, "auth.denied"},
+      {EventType::ResizeRequested, "resize.requested"},
+      {EventType::ResizePending, "resize.pending"},
+      {EventType::ResizeGranted, "resize.granted"},
+      {EventType::ResizeRefused, "resize.refused"},
+      {EventType::ResizeExpired, "resize.expired"},
       {EventType::SchedPass, "sched.pass"},
   };
   for (const auto& [type, name] : topics) EXPECT_EQ(topic(type), name);

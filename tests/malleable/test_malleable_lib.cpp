@@ -41,6 +41,10 @@ class FakeAgent {
     std::string status = "existing";
     int size = 0;
     std::optional<std::string> refuse;  // answer proc.init with this error
+    // proc.resize: answered with this state ("pending", "refused", ...) and
+    // request id 7, or with an error of this code when set.
+    std::string resize_state = "pending";
+    std::optional<std::string> resize_error;
   };
 
   FakeAgent(const std::string& endpoint, Config config)
@@ -63,6 +67,15 @@ class FakeAgent {
   void announce(int rank, std::uint64_t adaptation, bool withdrawn = false) {
     std::lock_guard lock(mutex_);
     notices_.push_back({rank, adaptation, withdrawn});
+  }
+
+  std::vector<proto::ProcResize> resizes() const { return locked(resizes_); }
+
+  // Sends the process of this rank a later answer to a request
+  // (proc.resize_answer), from the agent's thread.
+  void answer(int rank, const proto::ResizeAnswer& answer) {
+    std::lock_guard lock(mutex_);
+    answers_.push_back({rank, answer});
   }
 
   // Waits until `count` phases have arrived (they get no reply to wait for).
@@ -94,6 +107,11 @@ class FakeAgent {
             proto::encode_request(type, 0, proto::ProcAdaptNotice{42, notice.adaptation}));
       }
       notices_.clear();
+      for (const auto& [rank, answer] : answers_) {
+        proto::send_routed(socket_, peers_.at(rank),
+                           proto::encode_request(proto::type::kProcResizeAnswer, 0, answer));
+      }
+      answers_.clear();
     }
   }
 
@@ -115,6 +133,24 @@ class FakeAgent {
     } else if (message.type == proto::type::kProcPhase) {
       phases_.push_back(message.body_as<proto::ProcPhase>());
       arrived_.notify_all();
+    } else if (message.type == proto::type::kProcResize) {
+      resizes_.push_back(message.body_as<proto::ProcResize>());
+      if (config_.resize_error) {
+        proto::send_routed(socket_, peer,
+                           proto::encode_error(message.type, message.seq, *config_.resize_error,
+                                               "the node agent is not registered"));
+        return;
+      }
+      proto::ResizeAnswer answer;
+      answer.job = resizes_.back().job;
+      answer.request = 7;
+      answer.state = config_.resize_state;
+      answer.nodes = resizes_.back().nodes;
+      if (answer.state == "refused") {
+        answer.code = "invalid";
+        answer.message = "job 42 takes 1 to 4 nodes: 9 is outside its bounds or constraint";
+      }
+      proto::send_routed(socket_, peer, proto::encode_reply(message.type, message.seq, answer));
     } else if (message.type == proto::type::kProcFinalize) {
       finalizes_.push_back(message.body_as<proto::ProcFinalize>());
       proto::send_routed(socket_, peer,
@@ -132,6 +168,8 @@ class FakeAgent {
   std::vector<proto::ProcInit> inits_;
   std::vector<proto::ProcPhase> phases_;
   std::vector<proto::ProcFinalize> finalizes_;
+  std::vector<proto::ProcResize> resizes_;
+  std::vector<std::pair<int, proto::ResizeAnswer>> answers_;
   std::map<int, std::string> peers_;  // rank → routing id, from proc.init
   struct Notice {
     int rank;
@@ -146,10 +184,16 @@ struct Finalizer {
 };
 using Handle = std::unique_ptr<sched_mall, Finalizer>;
 
-const char* const kVariables[] = {
-    "SCHED_JOB_ID",          "SCHED_STEP_ID",   "SCHED_PROCID",
-    "SCHED_NTASKS",          "SCHED_NODEID",    "SCHED_AGENT_ENDPOINT",
-    "SCHED_MALL_TIMEOUT_MS", "SCHED_MALL_BIND", "SCHED_MALL_RENDEZVOUS_DIR"};
+const char* const kVariables[] = {"SCHED_JOB_ID",
+                                  "SCHED_STEP_ID",
+                                  "SCHED_PROCID",
+                                  "SCHED_NTASKS",
+                                  "SCHED_NODEID",
+                                  "SCHED_AGENT_ENDPOINT",
+                                  "SCHED_MALL_TIMEOUT_MS",
+                                  "SCHED_MALL_BIND",
+                                  "SCHED_MALL_RENDEZVOUS_DIR",
+                                  "SCHED_MALL_REQUEST_TIMEOUT_S"};
 
 class MalleableLib : public ::testing::Test {
  protected:
@@ -170,6 +214,7 @@ class MalleableLib : public ::testing::Test {
     ::setenv("SCHED_MALL_TIMEOUT_MS", "3000", 1);
     ::unsetenv("SCHED_MALL_BIND");
     ::unsetenv("SCHED_MALL_RENDEZVOUS_DIR");
+    ::unsetenv("SCHED_MALL_REQUEST_TIMEOUT_S");
   }
 
   void TearDown() override {
@@ -190,6 +235,10 @@ class MalleableLib : public ::testing::Test {
     FakeAgent::Config config;
     config.size = size;
     config.status = status;
+    agent_.emplace(agent_endpoint_, std::move(config));
+    return *agent_;
+  }
+  FakeAgent& start_agent(FakeAgent::Config config) {
     agent_.emplace(agent_endpoint_, std::move(config));
     return *agent_;
   }
@@ -325,6 +374,112 @@ TEST_F(MalleableLib, ReportPhaseRefusesBadTimesAndSendsNothing) {
   // The finalize reply comes after anything sent before it.
   EXPECT_EQ(sched_mall_finalize(m.release()), SCHED_MALL_OK);
   EXPECT_TRUE(agent.phases().empty());
+}
+
+// ---- issue 17 item 1: evolving requests
+
+TEST_F(MalleableLib, RequestSendsProcResizeAndKeepsTheAnswerUntilTheNextOneComes) {
+  FakeAgent& agent = start_agent(2);
+  ::setenv("SCHED_MALL_REQUEST_TIMEOUT_S", "45", 1);
+  Handle m = init_rank(0);
+  int request = 0;
+  ASSERT_EQ(sched_mall_request(m.get(), SCHED_MALL_GROW, 4, "more rows", &request), SCHED_MALL_OK)
+      << sched_mall_error(m.get());
+  EXPECT_EQ(request, 1) << "the handle's own numbers, from 1";
+  const auto sent = agent.resizes();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].job, 42);
+  EXPECT_EQ(sent[0].op, "grow");
+  EXPECT_EQ(sent[0].nodes, 4);
+  EXPECT_EQ(sent[0].reason, "more rows");
+  EXPECT_DOUBLE_EQ(sent[0].timeout_s, 45);
+  sched_mall_request_info info{};
+  ASSERT_EQ(sched_mall_request_status(m.get(), request, &info), SCHED_MALL_OK);
+  EXPECT_EQ(info.state, SCHED_MALL_REQUEST_PENDING);
+  EXPECT_EQ(info.nodes, 4);
+  EXPECT_STREQ(info.code, "");
+  // The grant comes later, as a notice for schedd's request id.
+  proto::ResizeAnswer granted;
+  granted.job = 42;
+  granted.request = 7;
+  granted.state = "granted";
+  granted.nodes = 3;  // in part
+  agent.answer(0, granted);
+  for (int i = 0; i < 500 && info.state == SCHED_MALL_REQUEST_PENDING; ++i) {
+    std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(sched_mall_request_status(m.get(), request, &info), SCHED_MALL_OK);
+  }
+  EXPECT_EQ(info.state, SCHED_MALL_REQUEST_GRANTED);
+  EXPECT_EQ(info.nodes, 3);
+  EXPECT_STREQ(sched_mall_request_state_name(info.state), "GRANTED");
+  // A shrink is a second request with its own number.
+  int second = 0;
+  ASSERT_EQ(sched_mall_request(m.get(), SCHED_MALL_SHRINK, 1, nullptr, &second), SCHED_MALL_OK);
+  EXPECT_EQ(second, 2);
+  EXPECT_EQ(agent.resizes().back().op, "shrink");
+  EXPECT_EQ(agent.resizes().back().reason, "");
+  EXPECT_DOUBLE_EQ(agent.resizes().back().timeout_s, 45);
+}
+
+TEST_F(MalleableLib, ARefusalComesWithItsCodeAndText) {
+  FakeAgent::Config config;
+  config.size = 2;
+  config.resize_state = "refused";
+  start_agent(config);
+  Handle m = init_rank(0);
+  int request = 0;
+  ASSERT_EQ(sched_mall_request(m.get(), SCHED_MALL_GROW, 9, "", &request), SCHED_MALL_OK);
+  sched_mall_request_info info{};
+  ASSERT_EQ(sched_mall_request_status(m.get(), request, &info), SCHED_MALL_OK);
+  EXPECT_EQ(info.state, SCHED_MALL_REQUEST_REFUSED);
+  EXPECT_STREQ(info.code, "invalid");
+  EXPECT_NE(std::string(info.message).find("takes 1 to 4 nodes"), std::string::npos)
+      << info.message;
+}
+
+TEST_F(MalleableLib, RequestRefusesBadArgumentsAndSendsNothing) {
+  FakeAgent& agent = start_agent(2);
+  Handle m = init_rank(0);
+  int request = -1;
+  EXPECT_EQ(sched_mall_request(m.get(), 3, 4, "", &request), SCHED_MALL_EINVAL);
+  EXPECT_NE(std::string(sched_mall_error(m.get())).find("SCHED_MALL_GROW"), std::string::npos);
+  EXPECT_EQ(sched_mall_request(m.get(), SCHED_MALL_GROW, 0, "", &request), SCHED_MALL_EINVAL);
+  EXPECT_EQ(sched_mall_request(m.get(), SCHED_MALL_GROW, 4, "", nullptr), SCHED_MALL_EINVAL);
+  EXPECT_EQ(sched_mall_request(nullptr, SCHED_MALL_GROW, 4, "", &request), SCHED_MALL_EINVAL);
+  sched_mall_request_info info{};
+  EXPECT_EQ(sched_mall_request_status(m.get(), 1, &info), SCHED_MALL_EINVAL)
+      << "no request was made";
+  ::setenv("SCHED_MALL_REQUEST_TIMEOUT_S", "soon", 1);
+  EXPECT_EQ(sched_mall_request(m.get(), SCHED_MALL_GROW, 4, "", &request), SCHED_MALL_EENV);
+  EXPECT_NE(std::string(sched_mall_error(m.get())).find("'soon'"), std::string::npos);
+  EXPECT_TRUE(agent.resizes().empty());
+}
+
+TEST_F(MalleableLib, AnAgentThatCannotRelayIsAProtocolError) {
+  FakeAgent::Config config;
+  config.size = 2;
+  config.resize_error = "unavailable";
+  start_agent(config);
+  Handle m = init_rank(0);
+  int request = 0;
+  EXPECT_EQ(sched_mall_request(m.get(), SCHED_MALL_GROW, 4, "", &request), SCHED_MALL_EPROTO);
+  EXPECT_NE(std::string(sched_mall_error(m.get())).find("not registered"), std::string::npos)
+      << sched_mall_error(m.get());
+}
+
+TEST_F(MalleableLib, TheCppWrapperAsksAndReadsTheAnswer) {
+  FakeAgent& agent = start_agent(2);
+  ::setenv("SCHED_PROCID", "0", 1);
+  sched::mall::Process process;
+  const int request = process.request_grow(3, "why not");
+  EXPECT_EQ(process.request_status(request).state, SCHED_MALL_REQUEST_PENDING);
+  EXPECT_EQ(agent.resizes().back().nodes, 3);
+  try {
+    process.request_shrink(0);
+    FAIL() << "0 nodes was accepted";
+  } catch (const sched::mall::Error& e) {
+    EXPECT_EQ(e.code(), SCHED_MALL_EINVAL);
+  }
 }
 
 TEST_F(MalleableLib, FinalizeSendsProcFinalize) {

@@ -39,7 +39,8 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
         type::kJobHold, type::kJobRelease, type::kJobRequeue,
         // ---- issue 22
         type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback,
-        type::kPolicySnapshot, type::kEventsReplay}) {  // ---- issue 19
+        type::kPolicySnapshot, type::kEventsReplay,  // ---- issue 19
+        type::kJobResize}) {                         // ---- issue 17
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());
@@ -53,7 +54,8 @@ TEST(RouteTable, AgentSocketRoutesEveryReport) {
        {type::kAgentRegister, type::kAgentHeartbeat, type::kTaskStarted, type::kTaskExited,
         type::kPerfReport, type::kPowerReport, type::kStepOutput, type::kStepExited,
         type::kStepRunning, type::kAdaptReady, type::kAdaptComplete, type::kAdaptFailed,
-        type::kPmiFence, type::kPmiAbort}) {  // ---- issue 16 item 2
+        type::kPmiFence, type::kPmiAbort,  // ---- issue 16 item 2
+        type::kResizeRequest}) {
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

@@ -139,6 +139,9 @@ class Engine {
   // earlier request. NotFound: no such job; Conflict: not running, or not a
   // change from its size now; Invalid: not evolving, or outside its bounds.
   Status resize_request(JobId id, ResizeRequest request);
+  // Drops the job's request (schedd's timeout, a restart). NotFound: no
+  // such job; Conflict: it has none.
+  Status withdraw_resize_request(JobId id);
   void perf_report(JobId id, double mtct);
   void power_report(JobId id, double watts_per_node);
   void tick();

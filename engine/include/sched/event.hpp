@@ -39,7 +39,15 @@ enum class EventType {
   PolicyError,
   PolicyReverted,  // the engine went back to the last good policy
   AuthDenied,      // schedd refused a peer: an unknown key, a node its key may not speak for
-  SchedPass,       // keep last: the journal reads topics up to it
+  // Issue 17 item 1: what became of an evolving job's live request (schedd's
+  // record; job.request is the engine's): asked, waiting, granted (its
+  // adaptation began), refused, expired (not granted in time, dropped).
+  ResizeRequested,
+  ResizePending,
+  ResizeGranted,
+  ResizeRefused,
+  ResizeExpired,
+  SchedPass,  // keep last: the journal reads topics up to it
 };
 
 // The topic of an event: "job.started", "policy.error", ...
@@ -82,7 +90,9 @@ struct Event {
   int line = 0;      // 0 when unknown
 
   // ---- auth.denied about a client request: the caller refused (and, in
-  // reason and code, the request's type and the error's code)
+  // reason and code, the request's type and the error's code); resize.*:
+  // the user who asked ("" for the application itself), code the refusal's
+  // wire code, reason "application" or "user"
   std::string user;
 
   std::string message;  // people-readable detail (errors, reasons)

@@ -168,6 +168,62 @@ SCHED_MALL_API int sched_mall_adapt_commit(sched_mall* m);
 SCHED_MALL_API int sched_mall_report_phase(sched_mall* m, double comm_seconds,
                                            double compute_seconds);
 
+/* ---- Evolving requests (docs/malleable.md): an evolving job's application
+ * asks to grow or shrink. Only evolving jobs (--kind evolving) may ask; the
+ * scheduler's policy decides when (the bundled elastic policy serves
+ * requests first in each pass).
+ *
+ * sched_mall_request sends the request through the node agent to the
+ * scheduler and returns as soon as the scheduler took it (or refused it),
+ * without waiting for the grant: *request is this handle's number for it.
+ * sched_mall_request_status then says where it stands; the answer comes by
+ * itself (any call on the handle reads it; request_status and probe do
+ * without waiting):
+ *   PENDING  taken, waiting for nodes (or for the policy);
+ *   GRANTED  the adaptation to info.nodes has begun: it arrives as any
+ *            adaptation does (probe, adapt_begin, adapt_commit);
+ *   REFUSED  info.code and info.message say why ("invalid": outside the
+ *            job's bounds or constraint, or not an evolving job;
+ *            "conflict": not running, not a change, or replaced by a later
+ *            request: a job has one request at a time);
+ *   EXPIRED  not granted within the timeout: dropped.
+ * The timeout is SCHED_MALL_REQUEST_TIMEOUT_S seconds (default: the
+ * scheduler's, 300; at most a day). A request a schedd restart finds
+ * pending is dropped (a resize.expired event; this process is not told).
+ * Any rank may ask; usually one does. */
+#define SCHED_MALL_GROW 1
+#define SCHED_MALL_SHRINK 2
+
+typedef enum {
+  SCHED_MALL_REQUEST_PENDING = 0,
+  SCHED_MALL_REQUEST_GRANTED = 1,
+  SCHED_MALL_REQUEST_REFUSED = 2,
+  SCHED_MALL_REQUEST_EXPIRED = 3
+} sched_mall_request_state;
+
+typedef struct {
+  sched_mall_request_state state;
+  int nodes;               /* granted: the size the adaptation goes to; else the size asked */
+  const char* code;        /* refused/expired: a wire error code ("invalid"); else "" */
+  const char* message;     /* for people; "" when none */
+} sched_mall_request_info; /* strings valid until the next call on the handle */
+
+/* op: SCHED_MALL_GROW or SCHED_MALL_SHRINK; nodes: the size asked for
+ * (bigger than the job's size for GROW, smaller for SHRINK, else the
+ * request is refused); reason: for people, may be NULL. SCHED_MALL_EINVAL
+ * for a bad op, nodes < 1 or a NULL request; SCHED_MALL_EPROTO when the
+ * agent could not pass it on (not registered: ask again later). */
+SCHED_MALL_API int sched_mall_request(sched_mall* m, int op, int nodes, const char* reason,
+                                      int* request);
+
+/* Where request `request` (from sched_mall_request) stands. Does not block.
+ * SCHED_MALL_EINVAL for a number this handle did not give. */
+SCHED_MALL_API int sched_mall_request_status(sched_mall* m, int request,
+                                             sched_mall_request_info* info);
+
+/* The name of a request state ("GRANTED"; "unknown" for others). */
+SCHED_MALL_API const char* sched_mall_request_state_name(int state);
+
 /* Sends a copy of size bytes at data (NULL allowed when size is 0) to rank
  * to_rank. */
 SCHED_MALL_API int sched_mall_send(sched_mall* m, int to_rank, const void* data, size_t size);

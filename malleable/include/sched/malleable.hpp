@@ -64,6 +64,22 @@ class Process {
   int adapt_window_rank(int new_rank) const;
   void adapt_commit();
 
+  // Evolving requests (malleable.h): the request's number, and where it
+  // stands (its strings copied).
+  struct RequestStatus {
+    sched_mall_request_state state = SCHED_MALL_REQUEST_PENDING;
+    int nodes = 0;
+    std::string code;
+    std::string message;
+  };
+  int request_grow(int nodes, const std::string& reason = {}) {
+    return request(SCHED_MALL_GROW, nodes, reason);
+  }
+  int request_shrink(int nodes, const std::string& reason = {}) {
+    return request(SCHED_MALL_SHRINK, nodes, reason);
+  }
+  RequestStatus request_status(int request);
+
   void report_phase(double comm_seconds, double compute_seconds);
   void send(int to_rank, std::span<const std::byte> data);
   std::vector<std::byte> recv(int from_rank);
@@ -75,6 +91,7 @@ class Process {
   sched_mall* handle() const { return handle_; }
 
  private:
+  int request(int op, int nodes, const std::string& reason);
   void check(int result) const {
     if (result != SCHED_MALL_OK) throw Error(result, sched_mall_error(handle_));
   }
@@ -168,6 +185,18 @@ inline int Process::adapt_window_rank(int new_rank) const {
 }
 
 inline void Process::adapt_commit() { check(sched_mall_adapt_commit(handle_)); }
+
+inline int Process::request(int op, int nodes, const std::string& reason) {
+  int number = 0;
+  check(sched_mall_request(handle_, op, nodes, reason.c_str(), &number));
+  return number;
+}
+
+inline Process::RequestStatus Process::request_status(int request) {
+  sched_mall_request_info info{};
+  check(sched_mall_request_status(handle_, request, &info));
+  return RequestStatus{info.state, info.nodes, info.code, info.message};
+}
 
 inline void Process::report_phase(double comm_seconds, double compute_seconds) {
   check(sched_mall_report_phase(handle_, comm_seconds, compute_seconds));

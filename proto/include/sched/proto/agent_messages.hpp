@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sched/proto/process_messages.hpp"
 #include "sched/proto/step_messages.hpp"
 
 namespace sched::proto {
@@ -34,6 +35,11 @@ inline constexpr std::string_view kAdaptGo = "adapt.go";
 inline constexpr std::string_view kAdaptComplete = "adapt.complete";
 inline constexpr std::string_view kAdaptFailed = "adapt.failed";
 inline constexpr std::string_view kAdaptAbort = "adapt.abort";
+// Issue 17 item 1: an evolving job's request, relayed by the agent of a
+// node it runs on (answered with a ResizeAnswer, process_messages.hpp), and
+// schedd's later answer to that agent (resize.answer, a ResizeAnswer).
+inline constexpr std::string_view kResizeRequest = "resize.request";
+inline constexpr std::string_view kResizeAnswer = "resize.answer";
 }  // namespace type
 
 // --------------------------------------------------------- registration
@@ -439,6 +445,17 @@ struct AdaptAbort {
     v("job", job);
     v("adaptation", adaptation);
     v("reason", reason);
+  }
+};
+
+// ---- issue 17 item 1: agent → schedd, a process's proc.resize from `node`.
+struct ResizeRequestMsg {
+  std::string node;
+  ProcResize request;
+  template <class V>
+  void fields(V& v) {
+    v("node", node);
+    v("request", request);
   }
 };
 

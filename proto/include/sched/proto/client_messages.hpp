@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sched/proto/event_messages.hpp"
+#include "sched/proto/process_messages.hpp"
 #include "sched/proto/step_messages.hpp"
 
 namespace sched::proto {
@@ -38,6 +39,9 @@ inline constexpr std::string_view kStepAttach = "step.attach";
 inline constexpr std::string_view kJobHold = "job.hold";
 inline constexpr std::string_view kJobRelease = "job.release";
 inline constexpr std::string_view kJobRequeue = "job.requeue";
+// Issue 17 item 1: `sched resize` (the owner or an admin asks for an
+// evolving job), answered with a ResizeAnswer (process_messages.hpp).
+inline constexpr std::string_view kJobResize = "job.resize";
 // ---- issue 22: the administrator's policy workflow (check, set, history, rollback)
 inline constexpr std::string_view kPolicyCheck = "policy.check";
 inline constexpr std::string_view kPolicySet = "policy.set";
@@ -240,6 +244,9 @@ struct JobInfo {
   int requeues = 0;
   std::optional<double> mtct;
   std::optional<double> power_w;
+  // --min-power, --max-power as submitted (issue 17 item 7); absent: not given
+  std::optional<double> power_min_w;
+  std::optional<double> power_max_w;
   std::string workdir;
   std::string output;
   std::optional<std::int64_t> mem_bytes;      // --mem, per node
@@ -326,6 +333,8 @@ struct JobInfo {
     v("requeues", requeues);
     v("mtct", mtct);
     v("power_w", power_w);
+    v("power_min_w", power_min_w);
+    v("power_max_w", power_max_w);
     v("workdir", workdir);
     v("output", output);
   }
@@ -900,6 +909,21 @@ struct EventsReplayReply {
   void fields(V& v) {
     v("events", events);
     v("last_seq", last_seq);
+  }
+};
+
+// ---- issue 17 item 1: job.resize, `sched resize JOB --nodes N`
+struct JobResize {
+  std::int64_t id = 0;
+  int nodes = 0;
+  std::string reason;
+  double timeout_s = 0;  // 0: schedd's default
+  template <class V>
+  void fields(V& v) {
+    v("id", id);
+    v("nodes", nodes);
+    v("reason", reason);
+    v("timeout_s", timeout_s);
   }
 };
 

@@ -23,6 +23,7 @@ inline constexpr std::string_view kConflict = "conflict";        // not in a sta
 inline constexpr std::string_view kUnavailable = "unavailable";  // the server cannot now
 inline constexpr std::string_view kInternal = "internal";
 inline constexpr std::string_view kAborted = "aborted";  // an adaptation was rolled back
+inline constexpr std::string_view kExpired = "expired";  // a resize request not granted in time
 // Who asks (docs/security.md): no credential, or one that does not prove who
 // sent this request; a caller who may not do what it asks; a per-user limit.
 inline constexpr std::string_view kUnauthenticated = "unauthenticated";

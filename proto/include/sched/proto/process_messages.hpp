@@ -19,6 +19,11 @@ inline constexpr std::string_view kProcAdaptCommit = "proc.adapt_commit";
 // agent → process notices (no reply): an adaptation waits; it was withdrawn.
 inline constexpr std::string_view kProcAdaptPending = "proc.adapt_pending";
 inline constexpr std::string_view kProcAdaptAbort = "proc.adapt_abort";
+// Issue 17 item 1: an evolving job's own request to grow or shrink (process
+// → agent, answered once schedd took it), and its later answer (agent →
+// process notice).
+inline constexpr std::string_view kProcResize = "proc.resize";
+inline constexpr std::string_view kProcResizeAnswer = "proc.resize_answer";
 }  // namespace type
 
 // process → its node's agent: "I am rank R of job J's step S" (the library's
@@ -132,6 +137,51 @@ struct ProcAdaptCommit {
     v("job", job);
     v("adaptation", adaptation);
     v("window_rank", window_rank);
+  }
+};
+
+// ---- issue 17 item 1: evolving requests (docs/malleable.md, docs/protocol.md §8)
+
+// process → agent: job J asks to grow or shrink to `nodes` nodes. The agent
+// relays it to schedd (resize.request) and relays schedd's ResizeAnswer back
+// as the reply.
+struct ProcResize {
+  std::int64_t job = 0;
+  std::string op;  // "grow" or "shrink"
+  int nodes = 0;   // the size asked for
+  std::string reason;
+  double timeout_s = 0;  // dropped (expired) after this long; 0: schedd's default
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("op", op);
+    v("nodes", nodes);
+    v("reason", reason);
+    v("timeout_s", timeout_s);
+  }
+};
+
+// Where a request stands: the reply to proc.resize, resize.request and
+// job.resize, and the later notices (proc.resize_answer, resize.answer).
+// state: "pending" (taken, waiting for the policy), "granted" (the
+// adaptation to `nodes` has begun: it arrives as any adaptation does),
+// "refused" (code and message say why: a wire error code, docs/protocol.md
+// §3) or "expired" (not granted within its timeout; dropped).
+struct ResizeAnswer {
+  std::int64_t job = 0;
+  std::uint64_t request = 0;  // schedd's id of the request (0: refused before it had one)
+  std::string state;
+  int nodes = 0;  // granted: the size the adaptation goes to; else the size asked
+  std::string code;
+  std::string message;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("request", request);
+    v("state", state);
+    v("nodes", nodes);
+    v("code", code);
+    v("message", message);
   }
 };
 
