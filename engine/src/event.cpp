@@ -6,12 +6,13 @@
 namespace sched {
 
 std::string_view topic(EventType type) {
-  static constexpr std::array<std::string_view, 25> topics = {
-      "job.submitted",   "job.starting", "job.started",     "job.adapting",   "job.resized",
-      "job.completing",  "job.requeued", "job.completed",   "job.failed",     "job.cancelled",
-      "job.timeout",     "job.reserved", "job.request",     "job.held",       "job.released",
-      "node.up",         "node.down",    "node.drain",      "power.corridor", "power.violation",
-      "policy.reloaded", "policy.error", "policy.reverted", "auth.denied",    "sched.pass"};
+  static constexpr std::array<std::string_view, 27> topics = {
+      "job.submitted",  "job.starting",    "job.started",     "job.adapting", "job.resized",
+      "job.completing", "job.requeued",    "job.completed",   "job.failed",   "job.cancelled",
+      "job.timeout",    "job.reserved",    "job.request",     "job.held",     "job.released",
+      "job.suspended",  "job.resumed",     "node.up",         "node.down",    "node.drain",
+      "power.corridor", "power.violation", "policy.reloaded", "policy.error", "policy.reverted",
+      "auth.denied",    "sched.pass"};
   return topics[static_cast<std::size_t>(type)];
 }
 
