@@ -15,6 +15,8 @@ class NullEnactor : public Enactor {
   void resize(const Job&, const Resize&) override {}
   void stop(const Job&, StopReason) override {}
   void request_perf(const Job&) override {}
+  void suspend(const Job&) override {}
+  void resume(const Job&) override {}
 };
 
 inline std::string policy_path(const std::string& name) {

@@ -87,7 +87,8 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
         quiet_since = now;
         const auto info =
             client().call<proto::JobReply>(proto::type::kJobShow, proto::JobRef{job}).job;
-        if (info.state != "RUNNING" && info.state != "ADAPTING") {
+        // A suspended job's steps are frozen with it, and go on when it resumes.
+        if (info.state != "RUNNING" && info.state != "ADAPTING" && info.state != "SUSPENDED") {
           std::cerr << program_name() << ": job " << job << " is " << info.state << "; step "
                     << started.step << " is over\n";
           return 1;

@@ -20,6 +20,11 @@ bool Access::is_admin(const auth::Caller& caller) const {
          config_.admins.end();
 }
 
+bool Access::may_submit_urgent(const auth::Caller& caller) const {
+  return is_admin(caller) || std::find(config_.urgent_users.begin(), config_.urgent_users.end(),
+                                       caller.user) != config_.urgent_users.end();
+}
+
 void Access::deny(const Message& m, std::string_view code, const std::string& message,
                   std::int64_t job) {
   Event event;
@@ -70,6 +75,15 @@ void require_admin(const Message& m, std::string_view what) {
   m.daemon.access.deny(m, proto::code::kPermissionDenied,
                        "permission denied: " + std::string(what) + " is for administrators (" +
                            caller_of(m).user + " is not one)");
+}
+
+void require_urgent(const Message& m) {
+  if (m.daemon.access.may_submit_urgent(caller_of(m))) return;
+  if (m.daemon.config.urgent_users.empty()) require_admin(m, "urgent priority");
+  m.daemon.access.deny(m, proto::code::kPermissionDenied,
+                       "permission denied: urgent priority is for administrators and the users "
+                       "of [urgent] users (" +
+                           caller_of(m).user + " is neither)");
 }
 
 void require_owner(const Message& m, std::int64_t job, const std::string& owner) {

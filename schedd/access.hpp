@@ -26,6 +26,8 @@ class Access {
   Access(const DaemonConfig& config, std::function<void(Event)> denied);
 
   bool is_admin(const auth::Caller& caller) const;
+  // Admins and the users of [urgent] users (issue 17 item 3).
+  bool may_submit_urgent(const auth::Caller& caller) const;
 
   // Publishes auth.denied about `m` (through `denied`) and throws
   // ProtoError(code, message).
@@ -56,6 +58,9 @@ bool caller_is_admin(const Message& m);
 // Refuses (permission_denied) unless the caller is an admin; `what` names
 // the verb: "reloading the policy".
 void require_admin(const Message& m, std::string_view what);
+// Refuses (permission_denied) an urgent job from a caller who may not
+// submit one (Access::may_submit_urgent).
+void require_urgent(const Message& m);
 // Refuses unless the caller owns the job (`owner`) or is an admin:
 // "permission denied: job 12 belongs to alice".
 void require_owner(const Message& m, std::int64_t job, const std::string& owner);

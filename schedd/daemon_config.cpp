@@ -221,6 +221,21 @@ DaemonConfig load_config(const std::string& path) {
                    }
                  }}});
   };
+  sections["urgent"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected a table");
+    read_table(*node.as_table(), key, f,
+               {{"users", [&](const toml::node& v, const std::string& vkey) {
+                   const toml::array* list = v.as_array();
+                   if (!list) fail(f, vkey, "expected an array of user names");
+                   c.urgent_users.clear();
+                   for (const toml::node& name : *list) {
+                     if (!name.is_string() || name.value<std::string>()->empty()) {
+                       fail(f, vkey, "expected an array of user names");
+                     }
+                     c.urgent_users.push_back(*name.value<std::string>());
+                   }
+                 }}});
+  };
   sections["limits"] = [&](const toml::node& node, const std::string& key) {
     if (!node.is_table()) fail(f, key, "expected a table");
     read_table(

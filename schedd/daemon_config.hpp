@@ -73,6 +73,8 @@ struct DaemonConfig {
   std::string munge_socket;         // empty: libmunge's default (/run/munge/munge.socket.2)
   // Users who may use the admin verbs, besides root and schedd's own user.
   std::vector<std::string> admins;
+  // [urgent] users: who may submit urgent jobs (--urgent), besides admins.
+  std::vector<std::string> urgent_users;
 
   // [limits] per user; 0: no limit.
   int max_pending_jobs_per_user = 0;

@@ -40,6 +40,8 @@ std::string event_log_line(const Event& event, const Job* job) {
     case EventType::JobRequeued:
     case EventType::JobHeld:
     case EventType::JobReleased:
+    case EventType::JobSuspended:
+    case EventType::JobResumed:
       add("from", to_string(event.from));
       add("to", to_string(event.to));
       add_number("nodes", event.nodes);

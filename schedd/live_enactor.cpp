@@ -82,6 +82,21 @@ void LiveEnactor::request_perf(const Job& job) {
   }
 }
 
+void LiveEnactor::suspend(const Job& job) {
+  // Sent before any launch on the nodes it frees (the pass enacts in call
+  // order, and one agent's messages arrive in order): the urgent job's
+  // processes never share a node with running ones.
+  for (const std::string& node : convert::node_names(job, engine_->cluster())) {
+    agents_.send(node, proto::type::kJobSuspend, proto::JobSuspend{job.id});
+  }
+}
+
+void LiveEnactor::resume(const Job& job) {
+  for (const std::string& node : convert::node_names(job, engine_->cluster())) {
+    agents_.send(node, proto::type::kJobResume, proto::JobSuspend{job.id});
+  }
+}
+
 std::vector<JobId> LiveEnactor::overdue_kills(double now) {
   std::vector<JobId> overdue;
   for (auto it = kills_.begin(); it != kills_.end();) {

@@ -30,6 +30,9 @@ class LiveEnactor : public Enactor {
   void resize(const Job& job, const Resize& resize) override;
   void stop(const Job& job, StopReason reason) override;
   void request_perf(const Job& job) override;
+  // job.suspend / job.resume to every agent of the job (its own node list).
+  void suspend(const Job& job) override;
+  void resume(const Job& job) override;
 
   Adaptations& adaptations() { return adaptations_; }
 

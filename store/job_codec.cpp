@@ -280,6 +280,8 @@ std::string encode_progress(const Job& job) {
       {"shrinks", job.shrinks},
       {"gain", job.gain},
       {"requeues", job.requeues},
+      {"suspensions", job.suspensions},
+      {"suspended_since", number(job.suspended_since)},
       {"limit_extension", number(job.limit_extension)},
       {"adapting_since", number(job.adapting_since)},
       {"resize_held_until", number(job.resize_held_until)},
@@ -313,6 +315,8 @@ void decode_progress(const std::string& source, Job& job) {
   read(object, "shrinks", job.shrinks);
   read(object, "gain", job.gain);
   read(object, "requeues", job.requeues);
+  read(object, "suspensions", job.suspensions);
+  read(object, "suspended_since", job.suspended_since);
   read(object, "limit_extension", job.limit_extension);
   read(object, "adapting_since", job.adapting_since);
   read(object, "resize_held_until", job.resize_held_until);

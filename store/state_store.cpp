@@ -174,7 +174,8 @@ const std::string kRollback = "ROLLBACK";
 
 constexpr std::array kAllStates = {JobState::Pending,  JobState::Starting,   JobState::Running,
                                    JobState::Adapting, JobState::Completing, JobState::Completed,
-                                   JobState::Failed,   JobState::Cancelled,  JobState::Timeout};
+                                   JobState::Failed,   JobState::Cancelled,  JobState::Timeout,
+                                   JobState::Suspended};
 
 std::string state_names(const std::vector<JobState>& states) {
   std::vector<std::string> names;

@@ -18,6 +18,8 @@ class NoEnactor : public Enactor {
   void resize(const Job& /*job*/, const Resize& /*resize*/) override {}
   void stop(const Job& /*job*/, StopReason /*reason*/) override {}
   void request_perf(const Job& /*job*/) override {}
+  void suspend(const Job& /*job*/) override {}
+  void resume(const Job& /*job*/) override {}
 };
 
 // One test's world: a cluster, a queue and running jobs on an engine of its own.

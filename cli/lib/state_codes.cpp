@@ -8,8 +8,8 @@ namespace sched::cli {
 namespace {
 
 // In JobState order.
-constexpr std::array<std::string_view, 9> kCodes = {"PD", "CF", "R",  "AD", "CG",
-                                                    "CD", "F",  "CA", "TO"};
+constexpr std::array<std::string_view, 10> kCodes = {"PD", "CF", "R",  "AD", "CG",
+                                                     "CD", "F",  "CA", "TO", "S"};
 
 }  // namespace
 

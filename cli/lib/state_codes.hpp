@@ -10,7 +10,7 @@ namespace sched::cli {
 
 // squeue's ST column: PENDING PD, STARTING CF (Slurm's CONFIGURING),
 // RUNNING R, ADAPTING AD (ours), COMPLETING CG, COMPLETED CD, FAILED F,
-// CANCELLED CA, TIMEOUT TO.
+// CANCELLED CA, TIMEOUT TO, SUSPENDED S.
 std::string_view state_code(JobState state);
 
 // A state as a user names it in a filter (squeue -t): the code ("PD") or the

@@ -145,6 +145,18 @@ int ctx_preempt(lua_State* L) {
   return answer(L, pass, pass.preempt(id, mode == 0 ? PreemptMode::Requeue : PreemptMode::Cancel));
 }
 
+int ctx_suspend(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "suspend");
+  return answer(L, pass, pass.suspend(job_arg(L, 2)));
+}
+
+int ctx_resume(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "resume");
+  return answer(L, pass, pass.resume(job_arg(L, 2)));
+}
+
 int ctx_reserve(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   PassContext& pass = pass_or_error(L, "reserve");
@@ -153,17 +165,20 @@ int ctx_reserve(lua_State* L) {
   return answer(L, pass, pass.reserve(id, time));
 }
 
-// ctx.running is a fresh plain table of the running jobs, made on first
-// read in a pass (a policy may sort it). ctx.pending is a plain sequence kept
-// across passes and patched on first read in a pass (lua_pending_list.cpp): read-only
+// ctx.running (and ctx.suspended) is a fresh plain table of the running
+// (suspended) jobs, made on first read in a pass (a policy may sort it). ctx.pending is a plain
+// sequence kept across passes and patched on first read in a pass (lua_pending_list.cpp): read-only
 // by contract, with the common ways of changing it refused.
 int ctx_index(lua_State* L) {
   const char* key = lua_tostring(L, 2);
-  if (key && (std::string_view(key) == "pending" || std::string_view(key) == "running")) {
+  if (key && (std::string_view(key) == "pending" || std::string_view(key) == "running" ||
+              std::string_view(key) == "suspended")) {
     PassContext& pass = pass_or_error(L, key);
     LuaRuntime& rt = LuaRuntime::of(L);
     if (key[0] == 'r') {
-      rt.push_running_list(pass);
+      rt.push_job_list(pass, pass.running());
+    } else if (key[0] == 's') {
+      rt.push_job_list(pass, pass.suspended());
     } else {
       rt.push_pending_list(pass);
     }
@@ -264,6 +279,8 @@ void push_ctx_methods(lua_State* L) {
                                      {"request_perf", ctx_request_perf},
                                      {"preempt", ctx_preempt},
                                      {"reserve", ctx_reserve},
+                                     {"suspend", ctx_suspend},
+                                     {"resume", ctx_resume},
                                      {"earliest_start", ctx_earliest_start},
                                      {"release_profile", ctx_release_profile},
                                      {"next_fit", ctx_next_fit},

@@ -366,8 +366,7 @@ void LuaRuntime::sweep_job_tables(PassContext& ctx) {
 
 // ---------------------------------------------------------------- ctx.running
 
-void LuaRuntime::push_running_list(PassContext& ctx) {
-  const auto& running = ctx.running();
+void LuaRuntime::push_job_list(PassContext& ctx, const std::vector<const Job*>& running) {
   lua_createtable(L_, static_cast<int>(running.size()), 0);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
   const int jobs = lua_gettop(L_);

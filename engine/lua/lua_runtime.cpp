@@ -445,6 +445,8 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "pending");
   lua_pushnil(L_);
   lua_setfield(L_, -2, "running");
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, "suspended");
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {

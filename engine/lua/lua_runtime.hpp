@@ -75,8 +75,8 @@ class LuaRuntime {
   const std::string& lib_dir() const { return lib_dir_; }
   // ctx.power: {lower, upper, current_w, idle_w_per_node}.
   void push_power(PassContext& ctx);
-  // ctx.running: a fresh plain table of the running jobs' tables.
-  void push_running_list(PassContext& ctx);
+  // ctx.running, ctx.suspended: a fresh sequence of the jobs' tables (ctx.running, ctx.suspended).
+  void push_job_list(PassContext& ctx, const std::vector<const Job*>& jobs);
   // ctx.pending: the plain sequence kept across passes, brought up to date
   // with the queue (lua_pending_list.cpp).
   void push_pending_list(PassContext& ctx);

@@ -6,10 +6,10 @@ namespace sched {
 
 std::string_view to_string(RefusalCode code) {
   static constexpr std::array<std::string_view, kRefusalCodeCount> names = {
-      "unknown_job", "not_pending", "not_running", "over_allocation", "below_min",
-      "above_max",   "constraint",  "adapting",    "mixed_resize",    "leader_node",
-      "rigid_job",   "not_larger",  "not_smaller", "already_acted",   "not_requested",
-      "resize_held", "placement",   "bad_argument"};
+      "unknown_job", "not_pending", "not_running",   "over_allocation", "below_min",
+      "above_max",   "constraint",  "adapting",      "mixed_resize",    "leader_node",
+      "rigid_job",   "not_larger",  "not_smaller",   "already_acted",   "not_requested",
+      "resize_held", "placement",   "not_suspended", "bad_argument"};
   return names[static_cast<std::size_t>(code)];
 }
 
@@ -27,6 +27,10 @@ std::string_view to_string(Action::Type type) {
       return "preempt";
     case Action::Type::Reserve:
       return "reserve";
+    case Action::Type::Suspend:
+      return "suspend";
+    case Action::Type::Resume:
+      return "resume";
   }
   return "unknown";
 }

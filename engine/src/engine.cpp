@@ -67,6 +67,18 @@ std::vector<const Job*> Engine::running_jobs() const {
   return out;
 }
 
+std::vector<const Job*> Engine::suspended_jobs() const {
+  std::vector<const Job*> out;
+  out.reserve(suspended_.size());
+  for (JobId id : suspended_) out.push_back(find_job(id));
+  std::sort(out.begin(), out.end(), [](const Job* a, const Job* b) {
+    if (a->priority != b->priority) return a->priority > b->priority;
+    if (a->suspended_since != b->suspended_since) return a->suspended_since < b->suspended_since;
+    return a->id < b->id;
+  });
+  return out;
+}
+
 double Engine::cluster_power_w() const {
   double watts = 0;
   // A job's nodes mostly lie side by side: look each holder up once per run.
@@ -320,7 +332,8 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
         index = cluster_.add_node(name);
         cluster_.set_up(*index, false);  // until its agent registers
       }
-      if (cluster_.node(*index).job != 0) {
+      // A suspended job holds none of its nodes: others may run there.
+      if (cluster_.node(*index).job != 0 && saved.state != JobState::Suspended) {
         return Status::conflict("node " + name + " is held by job " +
                                 std::to_string(cluster_.node(*index).job));
       }
@@ -343,13 +356,23 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     enqueue_pending(ref);
   } else {
     by_name_[{ref.spec.user, ref.spec.name}].insert(ref.id);
-    // Whatever it was doing (starting, adapting, completing) when the engine
-    // stopped, its agents now say whether it runs.
-    ref.state = JobState::Running;
-    for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
     ref.allocation = allocation;
     ref.allocation_since = clock_.now();
-    running_.emplace(ref.start_time, ref.id);
+    if (saved.state == JobState::Suspended) {
+      // Still frozen on its nodes (its agents say whether its processes are
+      // there); the nodes stay free for others meanwhile. The time it was
+      // suspended before the restart counts from its saved start.
+      ref.state = JobState::Suspended;
+      if (ref.suspended_since < 0) ref.suspended_since = clock_.now();
+      suspended_.insert(ref.id);
+    } else {
+      // Whatever it was doing (starting, adapting, completing) when the engine
+      // stopped, its agents now say whether it runs.
+      ref.state = JobState::Running;
+      ref.suspended_since = -1;
+      for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
+      running_.emplace(ref.start_time, ref.id);
+    }
     if (ref.spec.array_job_id != 0) admit_array_task(ref, true);
   }
   ++state_version_;
@@ -372,6 +395,7 @@ Status Engine::cancel(JobId id) {
     case JobState::Starting:
     case JobState::Running:
     case JobState::Adapting:
+    case JobState::Suspended:
       begin_stop(*job, JobState::Cancelled, StopReason::Cancel);
       return {};
     case JobState::Completing:
@@ -406,7 +430,7 @@ void Engine::fail(JobId id, const std::string& why) {
   Job* job = job_mut(id);
   if (!job) return;
   if (job->state == JobState::Starting || job->state == JobState::Running ||
-      job->state == JobState::Adapting) {
+      job->state == JobState::Adapting || job->state == JobState::Suspended) {
     begin_stop(*job, JobState::Failed, StopReason::Failure, why);
   }
 }
@@ -553,6 +577,20 @@ Status Engine::set_node_up(const std::string& name, bool up, const std::string& 
         begin_stop(*holder, config_.requeue_on_node_failure ? JobState::Pending : JobState::Failed,
                    StopReason::NodeFailure);
       }
+    }
+    // A suspended job whose node is lost cannot resume there: it goes too.
+    std::vector<JobId> lost;
+    for (JobId id : suspended_) {
+      const Job* held = find_job(id);
+      if (held && std::find(held->allocation.begin(), held->allocation.end(), *index) !=
+                      held->allocation.end()) {
+        lost.push_back(id);
+      }
+    }
+    for (JobId id : lost) {
+      begin_stop(*job_mut(id),
+                 config_.requeue_on_node_failure ? JobState::Pending : JobState::Failed,
+                 StopReason::NodeFailure);
     }
   }
   request_pass(PassReason::Manual);

@@ -279,6 +279,7 @@ Status Engine::requeue(JobId id) {
     case JobState::Starting:
     case JobState::Running:
     case JobState::Adapting:
+    case JobState::Suspended:
       begin_stop(*job, JobState::Pending, StopReason::Requeue, "requeued");
       return {};
     case JobState::Pending:

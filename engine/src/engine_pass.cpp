@@ -182,6 +182,12 @@ void Engine::enact(const Action &action) {
                    StopReason::Preempt);
       }
       break;
+    case Action::Type::Suspend:
+      if (job->state == JobState::Running) enact_suspend(*job);
+      break;
+    case Action::Type::Resume:
+      if (job->state == JobState::Suspended) enact_resume(*job);
+      break;
     case Action::Type::Reserve:
       if (job->state == JobState::Pending &&
           (!job->expected_start || *job->expected_start != action.time)) {
@@ -240,6 +246,32 @@ void Engine::enact_resize(Job &job, int to) {
   launch_if_ready(job.id);
 }
 
+void Engine::enact_suspend(Job &job) {
+  // Its nodes are free at once: the enactor freezes the processes before
+  // anything else is launched there (in schedd its messages leave first).
+  account_allocation(job);
+  for (NodeIndex n : job.allocation) cluster_.release(n);
+  running_.erase({job.start_time, job.id});
+  suspended_.insert(job.id);
+  job.suspended_since = clock_.now();
+  ++job.suspensions;
+  transition(job, JobState::Suspended, EventType::JobSuspended);
+  enactor_.suspend(job);
+}
+
+void Engine::enact_resume(Job &job) {
+  for (NodeIndex n : job.allocation) cluster_.assign(n, job.id);
+  suspended_.erase(job.id);
+  // The limit did not run while it was suspended.
+  const double now = clock_.now();
+  if (job.suspended_since >= 0) job.limit_extension += now - job.suspended_since;
+  job.suspended_since = -1;
+  job.allocation_since = now;
+  running_.emplace(job.start_time, job.id);
+  transition(job, JobState::Running, EventType::JobResumed);
+  enactor_.resume(job);
+}
+
 void Engine::launch_if_ready(JobId id) {
   if (waiting_nodes_.count(id)) return;
   Job *job = job_mut(id);
@@ -274,6 +306,11 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::stri
     if (outcome == JobState::Cancelled) (void)cancel(job.id);  // pending now: cannot fail
     return;
   }
+  if (job.state == JobState::Suspended) {
+    // Its nodes are not its own any more: only its frozen processes go
+    // (finish leaves the nodes to whoever holds them now).
+    suspended_.erase(job.id);
+  }
   job.outcome = outcome;
   // Why it ends, for `sched show` and `sched acct` (issue 18 item 6), when
   // its node has not said more already; a node's own report (job_ended)
@@ -287,12 +324,17 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::stri
       job.end_reason = why;
     }
   }
+  const bool suspended = job.state == JobState::Suspended;
   transition(job, JobState::Completing, EventType::JobCompleting, std::move(why));
-  for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
+  if (!suspended) {
+    for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
+  }
   enactor_.stop(job, reason);
 }
 
 void Engine::finish(Job &job) {
+  const bool was_suspended = job.suspended_since >= 0;
+  if (was_suspended) job.allocation_since = clock_.now();  // it held no nodes since
   account_allocation(job);
   std::vector<NodeIndex> nodes = std::move(job.allocation);
   job.allocation.clear();
@@ -302,6 +344,11 @@ void Engine::finish(Job &job) {
   }
   waiting_nodes_.erase(job.id);
   running_.erase({job.start_time, job.id});
+  if (was_suspended) {
+    suspended_.erase(job.id);
+    nodes.clear();  // ended while suspended: it held none of them
+    job.suspended_since = -1;
+  }
   release_nodes(job, nodes);
   job.end_time = clock_.now();
   job.request.reset();  // asked by the processes that are now gone

@@ -10,9 +10,9 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kKindNames = {"rigid", "moldable", "malleable",
                                                         "evolving"};
-constexpr std::array<std::string_view, 9> kStateNames = {"PENDING",  "STARTING",   "RUNNING",
-                                                         "ADAPTING", "COMPLETING", "COMPLETED",
-                                                         "FAILED",   "CANCELLED",  "TIMEOUT"};
+constexpr std::array<std::string_view, 10> kStateNames = {
+    "PENDING",   "STARTING", "RUNNING",   "ADAPTING", "COMPLETING",
+    "COMPLETED", "FAILED",   "CANCELLED", "TIMEOUT",  "SUSPENDED"};
 constexpr std::array<std::string_view, 5> kConstraintNames = {"none", "pof2", "even", "odd",
                                                               "ncube"};
 
@@ -64,7 +64,9 @@ bool is_valid_transition(JobState from, JobState to) {
     case S::Starting:  // a launch that fails or is cancelled goes through COMPLETING
       return to == S::Running || to == S::Completing || to == S::Pending;
     case S::Running:
-      return to == S::Adapting || to == S::Completing;
+      return to == S::Adapting || to == S::Completing || to == S::Suspended;
+    case S::Suspended:  // resumed, or stopped (cancel, requeue, a lost node) while frozen
+      return to == S::Running || to == S::Completing;
     case S::Adapting:
       return to == S::Running || to == S::Completing;
     case S::Completing:  // PENDING: requeued

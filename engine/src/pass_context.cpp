@@ -57,6 +57,11 @@ const std::vector<const Job*>& PassContext::running() {
   return *running_;
 }
 
+const std::vector<const Job*>& PassContext::suspended() {
+  if (!suspended_) suspended_ = engine_.suspended_jobs();
+  return *suspended_;
+}
+
 const Job* PassContext::job(JobId id) const { return engine_.find_job(id); }
 
 const Cluster& PassContext::cluster() const { return engine_.cluster(); }
@@ -194,7 +199,9 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
                       std::to_string(job->resize_held_until));
   }
   const Mark& mark = marks_[id];
-  if (mark.preempted) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted in this pass");
+  if (mark.preempted) {
+    return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted or suspended in this pass");
+  }
   if (mark.direction == -direction) return refuse(RefusalCode::MixedResize, id, to);
   const int current = tentative_size(*job);
   if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, id, to, current);
@@ -307,6 +314,55 @@ Verdict PassContext::preempt(JobId id, PreemptMode mode) {
   Action action{Action::Type::Preempt, id};
   action.mode = mode;
   actions_.push_back(action);
+  return std::nullopt;
+}
+
+Verdict PassContext::suspend(JobId id) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
+  if (job->state != JobState::Running) {
+    return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
+  }
+  Mark& mark = marks_[id];
+  if (mark.preempted || mark.direction != 0) {
+    return refuse(RefusalCode::AlreadyActed, id, 0, 0,
+                  "already preempted, suspended or resized in this pass");
+  }
+  idle_ += usable_nodes(engine_.cluster(), *job, 0, job->size());
+  mark.preempted = true;
+  actions_.push_back(Action{Action::Type::Suspend, id});
+  return std::nullopt;
+}
+
+Verdict PassContext::resume(JobId id) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (job->state != JobState::Suspended) {
+    return refuse(RefusalCode::NotSuspended, id, 0, 0, std::string(to_string(job->state)));
+  }
+  Mark& mark = marks_[id];
+  if (mark.resumed) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "resumed in this pass");
+  // Its processes are frozen on its own nodes: it resumes there or not at
+  // all, and only on nodes idle now (not ones another job gives back later
+  // in this pass, which a start by count may take).
+  const Cluster& cluster = engine_.cluster();
+  if (placed_.empty()) placed_.assign(static_cast<std::size_t>(cluster.size()), false);
+  int busy = 0;
+  for (NodeIndex node : job->allocation) {
+    if (!cluster.idle(node) || placed_[static_cast<std::size_t>(node)]) ++busy;
+  }
+  if (busy > 0) {
+    return refuse(RefusalCode::Placement, id, job->size(), job->size() - busy,
+                  std::to_string(busy) + " of its nodes are not idle");
+  }
+  if (job->size() > idle_) return refuse(RefusalCode::OverAllocation, id, job->size(), idle_);
+  for (NodeIndex node : job->allocation) placed_[static_cast<std::size_t>(node)] = true;
+  idle_ -= job->size();
+  mark.resumed = true;
+  Action action{Action::Type::Resume, id, job->size()};
+  action.placement = job->allocation;
+  actions_.push_back(std::move(action));
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -233,6 +234,7 @@ void Agent::release_ended_jobs() {
     if (!cgroups_->kill_all(job)) spdlog::error("job {}: its cgroup could not be emptied", job);
     if (!cgroups_->remove(job)) spdlog::warn("job {}: its cgroup could not be removed", job);
     job_sockets_.erase(job);
+    suspended_.erase(job);
     std::error_code ec;
     std::filesystem::remove_all(job_dir(job), ec);
     it = job_mem_.erase(it);
@@ -607,6 +609,10 @@ void Agent::on_message(const proto::Envelope& message) {
     on_launch(message.body_as<proto::JobLaunch>());
   } else if (message.type == type::kJobKill) {
     on_kill(message.body_as<proto::JobKill>());
+  } else if (message.type == type::kJobSuspend) {
+    on_suspend(message.body_as<proto::JobSuspend>().job, true);
+  } else if (message.type == type::kJobResume) {
+    on_suspend(message.body_as<proto::JobSuspend>().job, false);
   } else if (message.type == type::kStepLaunch) {
     on_step(message.body_as<proto::StepLaunch>());
   } else if (message.type == type::kPerfRequest) {
@@ -665,7 +671,35 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
   }
 }
 
+void Agent::on_suspend(JobId job, bool suspend) {
+  const auto tasks = tasks_.tasks_of(job);
+  if (suspend) {
+    if (suspended_.count(job)) return;
+    // The freezer stops every process of the job's cgroup at once, forks
+    // under way included; without one, the process groups get SIGSTOP.
+    const bool frozen = cgroups_->freeze(job, true);
+    if (!frozen) {
+      for (TaskId task : tasks) tasks_.signal(task, SIGSTOP);
+    }
+    suspended_[job] = frozen;
+    spdlog::info("job {}: suspended ({} tasks, {})", job, tasks.size(),
+                 frozen ? "cgroup frozen" : "SIGSTOP");
+    return;
+  }
+  const auto it = suspended_.find(job);
+  if (it == suspended_.end()) return;
+  if (it->second) {
+    if (!cgroups_->freeze(job, false)) spdlog::error("job {}: its cgroup could not be thawed", job);
+  } else {
+    for (TaskId task : tasks) tasks_.signal(task, SIGCONT);
+  }
+  suspended_.erase(it);
+  spdlog::info("job {}: resumed ({} tasks)", job, tasks.size());
+}
+
 void Agent::on_kill(const proto::JobKill& kill) {
+  // A frozen job is thawed first: its processes must run to see SIGTERM.
+  on_suspend(kill.job, false);
   const auto tasks = tasks_.tasks_of(kill.job);
   spdlog::info("job {}: killing {} tasks ({})", kill.job, tasks.size(), kill.reason);
   adapting_.erase(kill.job);

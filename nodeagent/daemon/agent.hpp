@@ -94,6 +94,8 @@ class Agent {
   void on_message(const proto::Envelope& message);
   void on_launch(const proto::JobLaunch& launch);
   void on_kill(const proto::JobKill& kill);
+  // job.suspend / job.resume: freeze or thaw the job's processes here.
+  void on_suspend(JobId job, bool suspend);
   void on_step(const proto::StepLaunch& launch);
   // Starts the launch's ranks here; an error message per rank that could
   // not start. `joined`: part of the step at once (not an expansion's new
@@ -204,6 +206,9 @@ class Agent {
   UserIdentity self_;  // the agent's own user: root, or the one user it runs jobs as
   std::unique_ptr<Cgroups> cgroups_;
   std::map<JobId, std::int64_t> job_mem_;  // jobs with processes here: their --mem (0: none)
+  // Suspended jobs here: true when their cgroup is frozen, false when their
+  // processes were sent SIGSTOP (no freezer).
+  std::map<JobId, bool> suspended_;
   zmq::context_t context_;
   zmq::socket_t socket_;
   std::unique_ptr<proto::curve::HandshakeWatch> handshakes_;  // says when schedd refuses our key

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -183,6 +184,10 @@ class CgroupV2 final : public Cgroups {
     }
   }
 
+  bool freeze(JobId job, bool frozen) override {
+    return write_text(node_dir_ / job_dir_name(job) / "cgroup.freeze", frozen ? "1" : "0");
+  }
+
   bool remove(JobId job) override { return remove_tree(node_dir_ / job_dir_name(job)); }
 
   std::vector<JobId> clean_stale() override {
@@ -273,6 +278,13 @@ class CgroupV1 final : public Cgroups {
     }
   }
 
+  bool freeze(JobId job, bool frozen) override {
+    if (std::find(controllers_.begin(), controllers_.end(), "freezer") == controllers_.end()) {
+      return false;
+    }
+    return write_text(job_dir("freezer", job) / "freezer.state", frozen ? "FROZEN" : "THAWED");
+  }
+
   bool remove(JobId job) override {
     bool ok = true;
     for (const auto& controller : controllers_) ok = remove_tree(job_dir(controller, job)) && ok;
@@ -312,6 +324,7 @@ class NoCgroups final : public Cgroups {
   std::vector<std::string> prepare(JobId, const std::string&, std::uint64_t) override { return {}; }
   CgroupUsage usage(JobId) const override { return {}; }
   bool kill_all(JobId) override { return true; }
+  bool freeze(JobId, bool) override { return false; }
   bool remove(JobId) override { return true; }
   std::vector<JobId> clean_stale() override { return {}; }
 };

@@ -238,6 +238,14 @@ bool ProcessTable::kill(TaskId id, std::chrono::duration<double> grace) {
   return true;
 }
 
+bool ProcessTable::signal(TaskId id, int sig) {
+  const auto it = tasks_.find(id);
+  if (it == tasks_.end()) return false;
+  const pid_t pid = it->second->proc.pid();
+  signal_tree(pid, detail::collect_tree(pid, {}), sig);
+  return true;
+}
+
 void ProcessTable::poll_timers() {
   const SteadyTime now = clock_();
   for (auto& [id, task] : tasks_) {

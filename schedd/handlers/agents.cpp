@@ -112,7 +112,7 @@ void end_vanished_jobs(DaemonParts& daemon, AgentState& agent, const proto::Agen
   std::vector<JobId> gone;
   for (const auto& [id, job] : engine.jobs()) {
     const bool live = job->state == JobState::Starting || job->state == JobState::Running ||
-                      job->state == JobState::Adapting;
+                      job->state == JobState::Adapting || job->state == JobState::Suspended;
     if (live && !job->allocation.empty() && job->allocation.front() == index &&
         !listed.running.count(id) && !listed.exited.count(id) && !daemon.awaiting_agent.count(id)) {
       gone.push_back(id);

@@ -68,7 +68,7 @@ void submit(const Message& m) {
   }
   proto::JobSpecMsg job = body.job;
   job.user = submitter(m, job.user);
-  if (job.urgent) require_admin(m, "urgent priority");
+  if (job.urgent) require_urgent(m);
   // Slurm: only an operator may raise a job's priority with a negative nice.
   if (job.nice && *job.nice < 0) require_admin(m, "a negative nice");
   JobSpec spec;

@@ -20,6 +20,7 @@
 -- bf_resolution 60 s, bf_window 86400 s (1440 minutes).
 local moldable = require("lib.moldable")
 local profile = require("lib.profile")
+local urgent = require("lib.urgent")
 
 local P = { name = "slurm_backfill", api = 1 }
 
@@ -53,11 +54,12 @@ local function planned(walltime, resolution)
   return math.ceil(walltime / resolution) * resolution
 end
 
--- The main scheduler: priority order while jobs fit. Returns how many it
--- started (the first positions of ctx.pending).
-local function main_pass(ctx)
+-- The main scheduler: priority order while jobs fit, from position `first`
+-- (lib.urgent started those before). Returns how many of the first
+-- positions of ctx.pending are started.
+local function main_pass(ctx, first)
   local pending = ctx.pending
-  for k = 1, #pending do
+  for k = first, #pending do
     local job = pending[k]
     local size = moldable.size(job, ctx.nodes_idle)
     if not size or not ctx:start(job, size) then
@@ -116,10 +118,12 @@ function P.schedule(ctx)
     window = positive(params, "bf_window", 86400),
   }
   local pending = ctx.pending
-  if ctx.appended ~= #pending + 1 then
+  -- Urgent jobs first, suspended jobs resumed (lib/urgent.lua).
+  local first, acted = urgent.schedule(ctx)
+  if acted or ctx.appended ~= #pending + 1 then
     changed = true
   end
-  local started = main_pass(ctx)
+  local started = main_pass(ctx, first)
   if not changed or (last_backfill and ctx.now - last_backfill < settings.interval) then
     return
   end

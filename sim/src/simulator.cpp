@@ -323,7 +323,7 @@ double Simulator::rate(const Run &run) const {
 
 void Simulator::advance(Run &run) {
   const double now = clock_.now();
-  if (!run.adapting) run.done += rate(run) * (now - run.since);
+  if (!run.adapting && !run.suspended) run.done += rate(run) * (now - run.since);
   run.since = now;
 }
 
@@ -436,6 +436,24 @@ void Simulator::stop(const Job &job, StopReason /*reason*/) {
   runs_.erase(job.id);  // its scheduled events no longer apply
   const JobId id = job.id;
   results_.push([id](Engine &engine) { engine.job_ended(id, kKilledStatus); });
+}
+
+void Simulator::suspend(const Job &job) {
+  auto it = runs_.find(job.id);
+  if (it == runs_.end()) return;
+  Run &run = it->second;
+  advance(run);
+  run.suspended = true;
+  run.generation = ++generations_;  // its milestone and time limit wait for the resume
+}
+
+void Simulator::resume(const Job &job) {
+  auto it = runs_.find(job.id);
+  if (it == runs_.end()) return;
+  Run &run = it->second;
+  run.suspended = false;
+  run.since = clock_.now();
+  plan(job.id, run);  // the rest of its work, and its limit stretched by the engine
 }
 
 void Simulator::request_perf(const Job &job) {

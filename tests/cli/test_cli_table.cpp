@@ -81,6 +81,12 @@ TEST(CliTable, SqueueStateCodes) {
   EXPECT_EQ(state_code(JobState::Failed), "F");
   EXPECT_EQ(state_code(JobState::Cancelled), "CA");
   EXPECT_EQ(state_code(JobState::Timeout), "TO");
+  EXPECT_EQ(state_code(JobState::Suspended), "S");  // as squeue shows it
+}
+
+TEST(CliTable, SuspendedIsFilteredBySOrItsName) {
+  EXPECT_EQ(parse_state_filter("S"), JobState::Suspended);
+  EXPECT_EQ(parse_state_filter("suspended"), JobState::Suspended);
 }
 
 TEST(CliTable, StateFiltersTakeCodesOrNames) {

@@ -81,6 +81,8 @@ class QueueingEnactor : public Enactor {
     results_.push([id](Engine& e) { e.job_ended(id, -9); });
   }
   void request_perf(const Job&) override {}
+  void suspend(const Job&) override {}
+  void resume(const Job&) override {}
   int starts = 0;
 
  private:

@@ -193,5 +193,72 @@ TEST_F(CgroupTest, StaleCgroupsOfAnEarlierAgentAreKilledAndRemoved) {
   EXPECT_TRUE(successor->clean_stale().empty());
 }
 
+// A suspended job's processes (issue 17 item 3): frozen by the cgroup (v2
+// cgroup.freeze, v1 freezer.state), they make no progress until thawed; a
+// node without a freezer says so, and the agent stops them by signal.
+TEST_F(CgroupTest, AJobIsFrozenAndThawed) {
+  if (!contained()) {
+    EXPECT_FALSE(cgroups_->freeze(9, true)) << "no freezer: the caller must use signals";
+    GTEST_SKIP() << "no writable cgroup hierarchy here: " << why_;
+  }
+  const auto procs = cgroups_->prepare(9, "batch", 0);
+  const TaskId id = table_.launch_batch(
+      batch(9, "i=0; while true; do i=$((i+1)); echo $i > count; sleep 0.02; done\n", procs));
+  const auto count = [&] { return std::atoi(slurp(dir_ / "count").c_str()); };
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  while (count() < 3 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_GE(count(), 3);
+  if (!cgroups_->freeze(9, true)) {
+    GTEST_SKIP() << "this " << cgroups_->kind() << " hierarchy has no freezer";
+  }
+  std::this_thread::sleep_for(200ms);  // a write under way ends
+  const int frozen_at = count();
+  std::this_thread::sleep_for(400ms);
+  EXPECT_EQ(count(), frozen_at) << "a frozen job makes no progress";
+  EXPECT_TRUE(table_.alive(id));
+  ASSERT_TRUE(cgroups_->freeze(9, false));
+  const auto resumed_by = std::chrono::steady_clock::now() + 5s;
+  while (count() <= frozen_at && std::chrono::steady_clock::now() < resumed_by) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_GT(count(), frozen_at) << "thawed, it goes on";
+  // Frozen again, it is still killed whole (kill_all thaws what it kills).
+  ASSERT_TRUE(cgroups_->freeze(9, true));
+  EXPECT_TRUE(cgroups_->kill_all(9));
+  EXPECT_TRUE(wait_exit(table_, id));
+}
+
+TEST_F(CgroupTest, WithoutAFreezerSigstopAndSigcontStopAndContinueATask) {
+  const TaskId id = table_.launch_batch(
+      batch(10, "i=0; while true; do i=$((i+1)); echo $i > count; sleep 0.02; done\n", {}));
+  const auto count = [&] { return std::atoi(slurp(dir_ / "count").c_str()); };
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  while (count() < 3 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_GE(count(), 3);
+  ASSERT_TRUE(table_.signal(id, SIGSTOP));
+  const pid_t pid = *table_.pid(id);
+  const auto stopped_by = std::chrono::steady_clock::now() + 5s;
+  while (slurp("/proc/" + std::to_string(pid) + "/status").find("State:\tT") == std::string::npos &&
+         std::chrono::steady_clock::now() < stopped_by) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_NE(slurp("/proc/" + std::to_string(pid) + "/status").find("State:\tT"), std::string::npos);
+  std::this_thread::sleep_for(200ms);
+  const int stopped_at = count();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(count(), stopped_at);
+  ASSERT_TRUE(table_.signal(id, SIGCONT));
+  const auto resumed_by = std::chrono::steady_clock::now() + 5s;
+  while (count() <= stopped_at && std::chrono::steady_clock::now() < resumed_by) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_GT(count(), stopped_at);
+  EXPECT_FALSE(table_.signal(12345, SIGCONT)) << "an unknown task";
+  table_.kill(id, 0s);
+  EXPECT_TRUE(wait_exit(table_, id));
+}
+
 }  // namespace
 }  // namespace sched::agent

@@ -159,7 +159,8 @@ TEST(Twin, SnapshotPolicyFilesAreWrittenAndLoad) {
   LiveSnapshot snapshot;
   // easy_backfill.lua and the lib modules it requires, as schedd lists what
   // it loaded.
-  for (const char* name : {"easy_backfill.lua", "lib/easy.lua", "lib/moldable.lua"}) {
+  for (const char* name :
+       {"easy_backfill.lua", "lib/easy.lua", "lib/moldable.lua", "lib/urgent.lua"}) {
     std::ifstream in(std::string(SCHED_SOURCE_POLICY_DIR) + "/" + name);
     std::stringstream text;
     text << in.rdbuf();

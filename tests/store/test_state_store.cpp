@@ -116,6 +116,8 @@ void expect_same_job(const Job& expected, const Job& actual) {
   EXPECT_EQ(expected.shrinks, actual.shrinks);
   EXPECT_EQ(expected.gain, actual.gain);
   EXPECT_EQ(expected.requeues, actual.requeues);
+  EXPECT_EQ(expected.suspensions, actual.suspensions);
+  expect_same(expected.suspended_since, actual.suspended_since, "suspended_since");
   expect_same(expected.mtct, actual.mtct, "mtct");
   expect_same(expected.power_w, actual.power_w, "power_w");
   ASSERT_EQ(expected.request.has_value(), actual.request.has_value());
@@ -205,6 +207,8 @@ Job full_job(JobId id) {
   job.shrinks = 2;
   job.gain = -5;
   job.requeues = 1;
+  job.suspensions = 2;
+  job.suspended_since = 1700000925.25;
   job.mtct = 0.4375;
   job.power_w = 215.5;
   job.request = ResizeRequest{ResizeRequest::Op::Shrink, 2};
@@ -347,7 +351,8 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // hold is saved; dependency, before_begin, array_throttled derived;
   // priority, factors and weighted (issue 18 item 5) computed again when the
   // job is restored.
-  EXPECT_EQ(field_count<Job>(), 33u);
+  // + suspensions, suspended_since (issue 17 item 3)
+  EXPECT_EQ(field_count<Job>(), 35u);
   // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
   // array, array_job_id, array_task_id, array_throttle (item 1); ntasks,
   // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1)
@@ -440,6 +445,22 @@ TEST_F(StateStoreTest, LoadActiveJobsSkipsTerminalJobsAndKeepsIdOrder) {
   store->save_job(simple_job(8, JobState::Adapting), {});
   store->save_job(simple_job(6, JobState::Starting), {});
   EXPECT_EQ(ids_of(store->load_active_jobs()), (std::vector<JobId>{2, 5, 6, 8, 12}));
+}
+
+TEST_F(StateStoreTest, ASuspendedJobIsActiveAndKeepsItsNodesAndSuspension) {
+  // A suspended job survives a restart as suspended (issue 17 item 3).
+  auto store = open();
+  Job job = simple_job(4, JobState::Suspended);
+  job.allocation = {0, 1};
+  job.suspensions = 1;
+  job.suspended_since = 1700000100.5;
+  store->save_job(job, {"n1", "n2"});
+  const std::vector<StoredJob> active = store->load_active_jobs();
+  ASSERT_EQ(active.size(), 1u);
+  EXPECT_EQ(active[0].job.state, JobState::Suspended);
+  EXPECT_EQ(active[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(active[0].job.suspended_since, 1700000100.5);
+  EXPECT_EQ(active[0].job.suspensions, 1);
 }
 
 TEST_F(StateStoreTest, MaxJobIdIncludesFinishedJobs) {

@@ -31,7 +31,7 @@ namespace sched::test {
 // Stores every call the engine makes, with a copy of what it was given.
 class RecordingEnactor : public Enactor {
  public:
-  enum class Kind { Start, Resize, Stop, Perf };
+  enum class Kind { Start, Resize, Stop, Perf, Suspend, Resume };
   struct Call {
     Kind kind = Kind::Start;
     JobId job = 0;
@@ -53,6 +53,8 @@ class RecordingEnactor : public Enactor {
     calls.push_back(std::move(call));
   }
   void request_perf(const Job& job) override { calls.push_back(make(Kind::Perf, job)); }
+  void suspend(const Job& job) override { calls.push_back(make(Kind::Suspend, job)); }
+  void resume(const Job& job) override { calls.push_back(make(Kind::Resume, job)); }
 
   std::vector<Call> of(Kind kind) const {
     std::vector<Call> out;

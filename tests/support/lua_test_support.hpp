@@ -64,7 +64,8 @@ class TempDir {
 };
 
 // Records what the engine asks for, as short strings ("start 3 on 2",
-// "expand 1 2->4", "shrink 1 4->2", "stop 5", "perf 2"). Answers nothing by
+// "expand 1 2->4", "shrink 1 4->2", "stop 5", "perf 2", "suspend 3",
+// "resume 3"). Answers nothing by
 // itself: tests confirm starts and adaptations through the engine.
 class FakeEnactor : public Enactor {
  public:
@@ -82,6 +83,8 @@ class FakeEnactor : public Enactor {
     calls.push_back("stop " + std::to_string(job.id));
   }
   void request_perf(const Job& job) override { calls.push_back("perf " + std::to_string(job.id)); }
+  void suspend(const Job& job) override { calls.push_back("suspend " + std::to_string(job.id)); }
+  void resume(const Job& job) override { calls.push_back("resume " + std::to_string(job.id)); }
 };
 
 class EventLog : public EventSink {

@@ -15,14 +15,15 @@ namespace sched {
 enum class PreemptMode { Requeue, Cancel };
 
 struct Action {
-  enum class Type { Start, Expand, Shrink, RequestPerf, Preempt, Reserve };
+  enum class Type { Start, Expand, Shrink, RequestPerf, Preempt, Reserve, Suspend, Resume };
   Type type = Type::Start;
   JobId job = 0;
   int nodes = 0;    // Start: size; Expand/Shrink: target size
   double time = 0;  // Reserve: expected start
   PreemptMode mode = PreemptMode::Requeue;
   // Start of a placed job (sched/placement.hpp): the nodes it gets, picked
-  // when the start was checked; empty: any `nodes` nodes.
+  // when the start was checked; empty: any `nodes` nodes. Resume: the
+  // job's own nodes (enacted with the placed starts, before the others).
   std::vector<NodeIndex> placement{};
 };
 
@@ -43,12 +44,14 @@ enum class RefusalCode {
   AlreadyActed,    // the job was already started or preempted in this pass
   NotRequested,    // resize of an evolving job beyond (or against) its own request
   ResizeHeld,      // a resize of a job whose last adaptation was rolled back, too soon
-  Placement,       // a placed job's nodes (-w, -x, --gres) are not idle
+  Placement,       // a placed job's nodes (-w, -x, --gres), or a resumed job's, are not idle
+  NotSuspended,    // resume of a job that is not suspended
   BadArgument,     // malformed call
 };
 
 std::string_view to_string(RefusalCode code);
-// "start", "expand", "shrink", "request_perf", "preempt", "reserve": as ctx names them.
+// "start", "expand", "shrink", "request_perf", "preempt", "reserve", "suspend",
+// "resume": as ctx names them.
 std::string_view to_string(Action::Type type);
 inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::BadArgument) + 1;
 

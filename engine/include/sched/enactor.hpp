@@ -33,6 +33,12 @@ class Enactor {
   virtual void stop(const Job& job, StopReason reason) = 0;
   // Ask for fresh MTCT data. Answer (maybe): Engine::perf_report.
   virtual void request_perf(const Job& job) = 0;
+  // Freeze the job's processes on job.allocation (SUSPENDED already; its
+  // nodes are already free for others) / thaw them (RUNNING again on the
+  // same nodes). No answer: a job that cannot be frozen or thawed is ended
+  // through Engine::job_ended by whoever sees it go.
+  virtual void suspend(const Job& job) = 0;
+  virtual void resume(const Job& job) = 0;
 };
 
 }  // namespace sched

@@ -251,6 +251,9 @@ class Engine {
   std::vector<const Job*> pending_jobs() const;  // priority order
   std::vector<const Job*> running_jobs() const;  // start order
   std::size_t running_jobs_count() const { return running_.size(); }
+  // SUSPENDED jobs, highest priority first, then earliest suspended: the
+  // order a policy resumes them in.
+  std::vector<const Job*> suspended_jobs() const;
   std::size_t active_jobs() const { return active_; }  // not yet terminal
   const PassStats& stats() const { return stats_; }
   PowerView power() const;
@@ -277,6 +280,8 @@ class Engine {
   void enact(const Action& action);
   void enact_start(Job& job, int nodes, const std::vector<NodeIndex>& placement);
   void enact_resize(Job& job, int to);
+  void enact_suspend(Job& job);
+  void enact_resume(Job& job);
   void extend_limit(Job& job, const Resize& resize, bool ok);
   void begin_stop(Job& job, JobState outcome, StopReason reason, std::string why = {});
   void finish(Job& job);
@@ -330,6 +335,7 @@ class Engine {
   std::unordered_map<JobId, std::unique_ptr<Job>> jobs_;
   PendingQueue pending_;
   std::set<std::pair<double, JobId>> running_;  // (start time, id)
+  std::set<JobId> suspended_;                   // SUSPENDED jobs
   // STARTING jobs still waiting for promised nodes: id → nodes still missing.
   std::unordered_map<JobId, int> waiting_nodes_;
   // Adaptations under way: id → what was asked.

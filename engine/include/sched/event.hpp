@@ -26,10 +26,12 @@ enum class EventType {
   JobFailed,
   JobCancelled,
   JobTimeout,
-  JobReserved,  // a policy's ctx:reserve changed the expected start
-  JobRequest,   // an evolving job asks to grow or shrink
-  JobHeld,      // PENDING, held back (sched hold, --hold)
-  JobReleased,  // PENDING, its hold lifted (sched release)
+  JobReserved,   // a policy's ctx:reserve changed the expected start
+  JobRequest,    // an evolving job asks to grow or shrink
+  JobHeld,       // PENDING, held back (sched hold, --hold)
+  JobReleased,   // PENDING, its hold lifted (sched release)
+  JobSuspended,  // RUNNING → SUSPENDED (a policy's ctx:suspend)
+  JobResumed,    // SUSPENDED → RUNNING on its own nodes (ctx:resume)
   NodeUp,
   NodeDown,
   NodeDrain,

@@ -21,7 +21,10 @@ enum class JobKind { Rigid, Moldable, Malleable, Evolving };
 
 // PENDING → STARTING → RUNNING ⇄ ADAPTING → COMPLETING → COMPLETED | FAILED |
 // CANCELLED | TIMEOUT; PENDING → CANCELLED; a requeue goes back to PENDING
-// through COMPLETING. is_valid_transition() holds the full table.
+// through COMPLETING; RUNNING ⇄ SUSPENDED → COMPLETING (issue 17: a policy's
+// ctx:suspend and ctx:resume). is_valid_transition() holds the full table.
+// SUSPENDED is last so that the names stored before it existed keep their
+// places.
 enum class JobState {
   Pending,
   Starting,
@@ -32,6 +35,7 @@ enum class JobState {
   Failed,
   Cancelled,
   Timeout,
+  Suspended,
 };
 
 enum class NodeConstraint { None, Pof2, Even, Odd, Ncube };
@@ -138,6 +142,8 @@ struct Job {
   double end_time = -1;    // -1: not ended
 
   // Node indices; the first one is the leader and never leaves the job.
+  // A SUSPENDED job keeps its list (its processes are there, frozen, and it
+  // resumes on the same nodes) while the cluster holds none of them.
   std::vector<NodeIndex> allocation;
 
   // Exit code (>= 0) or minus the signal number; meaningful once ended.
@@ -156,6 +162,10 @@ struct Job {
   int shrinks = 0;
   int gain = 0;  // nodes added minus nodes removed by adaptations
   int requeues = 0;
+  int suspensions = 0;
+  // When the current suspension began (-1: not suspended). Its length is
+  // added to limit_extension on resume: the limit does not run while suspended.
+  double suspended_since = -1;
 
   std::optional<double> mtct;     // latest communication/computation ratio
   std::optional<double> power_w;  // latest measured power per node

@@ -59,6 +59,9 @@ class PassContext {
   // Running jobs (RUNNING or ADAPTING) in start order. Built on first use.
   const std::vector<const Job*>& running();
   std::size_t running_count() const;
+  // SUSPENDED jobs, highest priority first (then earliest suspended). Built
+  // on first use.
+  const std::vector<const Job*>& suspended();
 
   const Job* job(JobId id) const;
   const Cluster& cluster() const;
@@ -96,6 +99,12 @@ class PassContext {
   Verdict request_perf(JobId id);
   Verdict preempt(JobId id, PreemptMode mode);
   Verdict reserve(JobId id, double time);
+  // Freezes a RUNNING job: its usable nodes count as idle for the rest of the
+  // pass; it keeps its node list. Resumes a SUSPENDED job on those same
+  // nodes, which must all be idle at the start of the pass (Placement) and
+  // not taken by a placed start or resume earlier in it.
+  Verdict suspend(JobId id);
+  Verdict resume(JobId id);
 
   const std::vector<Action>& actions() const { return actions_; }
   // Refusals seen in this pass, by code (for statistics).
@@ -106,7 +115,8 @@ class PassContext {
  private:
   struct Mark {
     bool started = false;
-    bool preempted = false;
+    bool preempted = false;  // or suspended: it gives all its nodes back
+    bool resumed = false;
     int resize_to = 0;  // 0: not resized in this pass
     int direction = 0;  // +1 expand, -1 shrink
   };
@@ -129,6 +139,7 @@ class PassContext {
   std::optional<PendingQueue::Cursor> pending_cursor_;
   bool pending_complete_ = false;
   std::optional<std::vector<const Job*>> running_;
+  std::optional<std::vector<const Job*>> suspended_;
   std::vector<std::pair<double, int>> releases_;  // collect_releases' scratch
   std::optional<std::size_t> appended_;
   // Nodes given to placed jobs in this pass, by index; sized on first use.

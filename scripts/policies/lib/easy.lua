@@ -8,6 +8,7 @@
 -- later jobs that fit now and either end by that time, or use only nodes
 -- the head will not need then (the "extra" nodes).
 local moldable = require("lib.moldable")
+local urgent = require("lib.urgent")
 
 local M = {}
 
@@ -61,11 +62,12 @@ local function memo_holds(ctx, memo)
     and (memo.shadow or ctx.appended == 1)
 end
 
--- The whole pass; returns its memo (see `last`).
-local function whole(ctx, started, depth)
+-- The whole pass from position `first` (lib.urgent started those before);
+-- returns its memo (see `last`).
+local function whole(ctx, started, depth, first)
   local pending = ctx.pending
   local n = #pending
-  local i = 1
+  local i = first
 
   -- Phase 1: first come, first served while jobs fit.
   while i <= n do
@@ -110,7 +112,8 @@ local function depth_of(opts)
   return depth
 end
 
--- One EASY pass over ctx.pending. A caller may have resized running jobs
+-- One EASY pass over ctx.pending, after lib.urgent's (urgent jobs first,
+-- suspended jobs resumed). A caller may have resized running jobs
 -- earlier in the same pass: ctx:earliest_start judges them at the sizes the
 -- pass left them at. `opts.incremental`: the caller's pass does nothing but
 -- this, so a pass after one that started nothing may look at the new jobs
@@ -119,20 +122,22 @@ end
 -- Returns the set of jobs it started (job table → true).
 function M.schedule(ctx, opts)
   local depth = depth_of(opts)
-  local incremental = opts and opts.incremental and not ctx.dry
+  local started = {}
+  local first, acted = urgent.schedule(ctx, started)
+  -- What lib.urgent did is not in the memo: the pass is whole.
+  local incremental = opts and opts.incremental and not ctx.dry and not acted
   local memo = incremental and last or nil
-  if incremental then
+  if opts and opts.incremental and not ctx.dry then
     last = nil
   end
-  local started = {}
   if memo_holds(ctx, memo) then
     if memo.shadow then
       backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
     else
-      whole(ctx, started, depth)  -- the queue was empty: only new jobs in it
+      whole(ctx, started, depth, 1)  -- the queue was empty: only new jobs in it
     end
   else
-    memo = whole(ctx, started, depth)
+    memo = whole(ctx, started, depth, first)
   end
   if incremental and next(started) == nil then
     last = memo

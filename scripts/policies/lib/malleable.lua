@@ -41,6 +41,7 @@
 --   wants_mtct          ask for MTCT data of jobs that have none
 local constraints = require("sched.constraints")
 local moldable = require("lib.moldable")
+local urgent = require("lib.urgent")
 
 local M = {}
 
@@ -54,9 +55,12 @@ function M.started_before(a, b)
   return a.id < b.id
 end
 
--- Step 1. Returns the head, or nil when every waiting job started.
-local function start_in_priority_order(ctx)
-  for _, job in ipairs(ctx.pending) do
+-- Step 1, from position `first` (lib.urgent started those before). Returns
+-- the head, or nil when every waiting job started.
+local function start_in_priority_order(ctx, first)
+  local pending = ctx.pending
+  for i = first, #pending do
+    local job = pending[i]
     local size = moldable.size(job, ctx.nodes_idle)
     if not size or not ctx:start(job, size) then
       return job
@@ -160,7 +164,9 @@ end
 
 -- One pass of the policy with the given ordering.
 function M.schedule(ctx, ordering)
-  local head = start_in_priority_order(ctx)
+  -- Urgent jobs first, suspended jobs resumed (lib/urgent.lua).
+  local first = urgent.schedule(ctx)
+  local head = start_in_priority_order(ctx, first)
   local expand_when_idle = ctx.params.expand_when_idle ~= false
   if head == nil and not (expand_when_idle and ctx.nodes_idle > 0) then
     return

@@ -49,6 +49,10 @@ class Cgroups {
   // SIGKILLs every process in the job's cgroup (cgroup.kill, or freeze,
   // kill, thaw), again until none is left or a bound passes; true when empty.
   virtual bool kill_all(JobId job) = 0;
+  // Freezes (frozen) or thaws the job's processes: cgroup.freeze (v2) or
+  // freezer.state (v1). False when there is no freezer to use here (none,
+  // or v1 without the freezer controller): the caller stops them by signal.
+  virtual bool freeze(JobId job, bool frozen) = 0;
   // Removes the job's cgroup (after kill_all); false when it is still busy.
   virtual bool remove(JobId job) = 0;
   // The jobs whose cgroups an earlier agent left here: their processes are

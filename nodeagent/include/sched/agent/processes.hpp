@@ -134,6 +134,10 @@ class ProcessTable {
   // for an unknown (or already reaped) task.
   bool kill(TaskId task, std::chrono::duration<double> grace);
 
+  // Sends `signal` to the task's process group and every descendant (SIGSTOP
+  // and SIGCONT: a suspension without a freezer). False for an unknown task.
+  bool signal(TaskId task, int signal);
+
   // Sends the SIGKILLs whose grace has run out.
   void poll_timers();
   // When poll_timers() next has something to do, if ever.

@@ -21,6 +21,9 @@ inline constexpr std::string_view kAgentRegister = "agent.register";
 inline constexpr std::string_view kAgentHeartbeat = "agent.heartbeat";
 inline constexpr std::string_view kJobLaunch = "job.launch";
 inline constexpr std::string_view kJobKill = "job.kill";
+// Freeze and thaw a suspended job's processes (issue 17 item 3).
+inline constexpr std::string_view kJobSuspend = "job.suspend";
+inline constexpr std::string_view kJobResume = "job.resume";
 inline constexpr std::string_view kTaskStarted = "task.started";
 inline constexpr std::string_view kTaskExited = "task.exited";
 inline constexpr std::string_view kStepLaunch = "step.launch";
@@ -193,6 +196,16 @@ struct JobKill {
     v("job", job);
     v("grace_s", grace_s);
     v("reason", reason);
+  }
+};
+
+// engine → every agent of the job: freeze (job.suspend) or thaw
+// (job.resume) its processes there. No answer.
+struct JobSuspend {
+  std::int64_t job = 0;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
   }
 };
 

@@ -95,11 +95,12 @@ class Simulator : private Enactor, private EventSink {
 
   // A started job's progress through its work.
   struct Run {
-    std::size_t index = 0;  // workload job
-    int nodes = 1;          // the size it progresses on
-    double done = 0;        // seconds of work done, at the requested size
-    double since = 0;       // when `done` was last brought up to date
-    bool adapting = false;  // no progress until the adaptation ends
+    std::size_t index = 0;   // workload job
+    int nodes = 1;           // the size it progresses on
+    double done = 0;         // seconds of work done, at the requested size
+    double since = 0;        // when `done` was last brought up to date
+    bool adapting = false;   // no progress until the adaptation ends
+    bool suspended = false;  // no progress until resumed (its work left is kept)
     int adapt_to = 0;
     std::size_t next_request = 0;  // evolving: the next step of the model
     std::uint64_t generation = 0;  // bumped whenever its scheduled events go stale
@@ -128,6 +129,8 @@ class Simulator : private Enactor, private EventSink {
   void resize(const Job &job, const Resize &resize) override;
   void stop(const Job &job, StopReason reason) override;
   void request_perf(const Job &job) override;
+  void suspend(const Job &job) override;
+  void resume(const Job &job) override;
   // EventSink: notes policy errors and resizes for the result.
   void on_event(const Event &event) override;
 
