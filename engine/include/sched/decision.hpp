@@ -24,6 +24,10 @@ struct Action {
   // Start of a placed job (sched/placement.hpp): the nodes it gets, picked
   // when the start was checked; empty: any `nodes` nodes.
   std::vector<NodeIndex> placement{};
+  // Shrink: the nodes that leave, picked when the shrink was checked (the
+  // policy's {nodes = ...}, or sched/shrink_choice.hpp's default); never the
+  // leader.
+  std::vector<NodeIndex> leaving{};
 };
 
 enum class RefusalCode {
