@@ -35,6 +35,10 @@ struct SimOptions {
   std::optional<double> malleable_fraction;
   std::string esp_time_limit;
   double tick_s = 60;
+  // MTCT over a recent window, passed on when it moves (as schedd's
+  // [scheduler] mtct_window_s and mtct_refresh_fraction, same defaults).
+  double mtct_window_s = 60;
+  double mtct_refresh_fraction = 0.1;
   std::string out_dir;
   bool no_pictures = false;
 };
@@ -177,6 +181,8 @@ void run_sim(const SimOptions& options) {
     sim::SimConfig config;
     config.nodes = options.nodes;
     config.tick_s = options.tick_s;
+    config.engine.mtct_window_s = options.mtct_window_s;
+    config.engine.mtct_refresh_fraction = options.mtct_refresh_fraction;
     sim::Simulator simulator(workload, config);
     simulator.set_policy(LuaPolicy::load(paths[i], policy_options));
     sim::SimResult result = simulator.run();
@@ -239,6 +245,14 @@ void add_sim_command(CLI::App& app) {
                   "ESP jobs' time limits: exact (their run time, the default), round:SECONDS "
                   "(rounded up, as users give them) or fixed:SECONDS");
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
+  sim->add_option("--mtct-window", options->mtct_window_s,
+                  "Seconds of recent measurements a job's MTCT is taken over (0: all since its "
+                  "last adaptation; default 60)")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option("--mtct-refresh", options->mtct_refresh_fraction,
+                  "A new MTCT reaches the policy when it moved by more than this fraction "
+                  "(0: every report; default 0.1)")
+      ->check(CLI::NonNegativeNumber);
   sim->add_option("--out", options->out_dir,
                   "Write jobs.csv, resizes.csv, power.csv, metrics.json and the pictures "
                   "(gantt.svg, utilisation.svg, queue.svg, power.svg) here");

@@ -16,6 +16,12 @@ std::string milliseconds(double seconds) {
   return text;
 }
 
+std::string whole_watts(double watts) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f W", watts);
+  return text;
+}
+
 void print_stats(const proto::StatsReply& s) {
   std::cout << "Server time:        " << format_timestamp(s.server_time) << " ("
             << static_cast<std::int64_t>(s.server_time) << ")\n"
@@ -33,6 +39,12 @@ void print_stats(const proto::StatsReply& s) {
             << "  Pending:          " << s.pending << "\n"
             << "  Running:          " << s.running << "\n"
             << "\nNodes:              " << s.nodes_up << " up of " << s.nodes << "\n"
+            << "Power:              " << whole_watts(s.power_w);
+  if (s.corridor_lower_w > 0 || s.corridor_upper_w > 0) {
+    std::cout << " (corridor " << whole_watts(s.corridor_lower_w) << " to "
+              << whole_watts(s.corridor_upper_w) << ")";
+  }
+  std::cout << "\n"
             << "Messages:           " << s.messages << " (" << s.bad_messages << " bad)\n";
   if (!s.event_endpoint.empty()) std::cout << "Events:             " << s.event_endpoint << "\n";
 }

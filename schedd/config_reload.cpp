@@ -52,6 +52,9 @@ std::vector<std::string> apply_live_config(DaemonConfig& running, const DaemonCo
   later("scheduler.policy_dir", running.policy_dir != fresh.policy_dir);
   later("scheduler.adapt_timeout_s", running.adapt_timeout_s != fresh.adapt_timeout_s);
   later("scheduler.adapt_backoff_s", running.adapt_backoff_s != fresh.adapt_backoff_s);
+  later("scheduler.mtct_window_s", running.mtct_window_s != fresh.mtct_window_s);
+  later("scheduler.mtct_refresh_fraction",
+        running.mtct_refresh_fraction != fresh.mtct_refresh_fraction);
   later("scheduler.kill_invalid_depend", running.kill_invalid_depend != fresh.kill_invalid_depend);
   later("scheduler.max_array_size", running.max_array_size != fresh.max_array_size);
   later("priority", !same(running.priority, fresh.priority));

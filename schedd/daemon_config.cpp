@@ -124,6 +124,8 @@ DaemonConfig load_config(const std::string& path) {
                 {"policy_check_s", number(c.policy_check_s, f, 0.01)},
                 {"adapt_timeout_s", number(c.adapt_timeout_s, f, 0.01)},
                 {"adapt_backoff_s", number(c.adapt_backoff_s, f, 0)},
+                {"mtct_window_s", number(c.mtct_window_s, f, 0)},
+                {"mtct_refresh_fraction", number(c.mtct_refresh_fraction, f, 0)},
                 {"kill_invalid_depend", flag(c.kill_invalid_depend, f)},
                 // ---- job arrays (issue 18 item 1)
                 {"max_array_size", count(c.max_array_size, f)},

@@ -36,6 +36,11 @@ struct DaemonConfig {
   // it began is rolled back (window not yet open) or fails the job (open).
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;  // after a rollback, no resize of the job for this long
+  // MTCT (issue 17 item 5): the ratio a policy sees is over this many
+  // seconds of recent measurements (0: all since the job's last
+  // adaptation), and reaches it when it moved by more than this fraction.
+  double mtct_window_s = 60;
+  double mtct_refresh_fraction = 0.1;
   // A pending job whose dependency can never be met is cancelled (Slurm's
   // SchedulerParameters=kill_invalid_depend); false: it waits, shown as
   // DependencyNeverSatisfied, until cancelled.

@@ -46,6 +46,8 @@ EngineConfig engine_config(const DaemonConfig& config) {
   out.requeue_on_node_failure = config.on_failure == NodeFailureAction::Requeue;
   out.idle_w_per_node = config.idle_w_per_node;
   out.resize_backoff_s = config.adapt_backoff_s;
+  out.mtct_window_s = config.mtct_window_s;
+  out.mtct_refresh_fraction = config.mtct_refresh_fraction;
   out.revert_after_failures = config.policy_revert_after_failures;
   out.kill_invalid_depend = config.kill_invalid_depend;
   out.priority = config.priority;

@@ -1,5 +1,9 @@
 // The ctx object's methods (docs/design.md §4 actions) and its lazily built lists.
 #include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "lua_runtime.hpp"
 #include "sched/pass_context.hpp"
@@ -123,11 +127,43 @@ int ctx_expand(lua_State* L) {
   return answer(L, pass, pass.expand(id, size_arg(L, 3)));
 }
 
+// ctx:shrink(job, n [, {nodes = {"n3", ...}}]): `nodes` names the nodes that
+// leave; without it the engine picks them.
+std::optional<std::vector<std::string>> shrink_nodes_arg(lua_State* L, int arg) {
+  if (lua_isnoneornil(L, arg)) return std::nullopt;
+  luaL_checktype(L, arg, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, arg) != 0) {
+    lua_pop(L, 1);  // the value; the key stays for lua_next
+    if (lua_type(L, -1) != LUA_TSTRING || std::string_view(lua_tostring(L, -1)) != "nodes") {
+      luaL_argerror(L, arg, "the only option is nodes");
+    }
+  }
+  lua_getfield(L, arg, "nodes");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return std::nullopt;
+  }
+  if (!lua_istable(L, -1)) luaL_argerror(L, arg, "nodes must be a list of node names");
+  std::vector<std::string> names;
+  const lua_Integer count = luaL_len(L, -1);
+  for (lua_Integer i = 1; i <= count; ++i) {
+    if (lua_rawgeti(L, -1, i) != LUA_TSTRING) {
+      luaL_argerror(L, arg, "nodes must be a list of node names");
+    }
+    names.emplace_back(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return names;
+}
+
 int ctx_shrink(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   PassContext& pass = pass_or_error(L, "shrink");
   const JobId id = job_arg(L, 2);
-  return answer(L, pass, pass.shrink(id, size_arg(L, 3)));
+  const int size = size_arg(L, 3);
+  return answer(L, pass, pass.shrink(id, size, shrink_nodes_arg(L, 4)));
 }
 
 int ctx_request_perf(lua_State* L) {

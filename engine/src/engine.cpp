@@ -410,6 +410,7 @@ void Engine::job_started(JobId id) {
   Job* job = job_mut(id);
   if (!job || job->state != JobState::Starting || waiting_nodes_.count(id)) return;
   transition(*job, JobState::Running, EventType::JobStarted);
+  shrink_off_drained(*job, true);  // a node drained while it started
 }
 
 void Engine::job_ended(JobId id, int exit_status, const JobEndReport& report) {
@@ -439,11 +440,23 @@ void Engine::perf_report(JobId id, double mtct) {
   Job* job = job_mut(id);
   if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
   if (!std::isfinite(mtct) || mtct < 0) return;  // a broken measurement is no data
+  // Small moves are noise to a policy: it keeps what it has, and no pass.
+  if (!mtct_moved(job->mtct, mtct, config_.mtct_refresh_fraction)) return;
   job->mtct = mtct;
   touch(*job);
   ++state_version_;
   // Fresh data is what a performance-aware policy waited for.
   request_pass(PassReason::Perf);
+}
+
+void Engine::perf_totals(JobId id, double comm_s, double compute_s, bool publish) {
+  const Job* job = find_job(id);
+  if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
+  if (!std::isfinite(comm_s) || !std::isfinite(compute_s) || comm_s < 0 || compute_s < 0) return;
+  const auto it = mtct_windows_.try_emplace(id, config_.mtct_window_s).first;
+  it->second.add(clock_.now(), comm_s, compute_s);
+  if (!publish) return;
+  if (const auto ratio = it->second.ratio()) perf_report(id, *ratio);
 }
 
 Status Engine::resize_request(JobId id, ResizeRequest request) {
@@ -510,6 +523,15 @@ void Engine::power_report(JobId id, double watts_per_node) {
 }
 
 void Engine::tick() {
+  // Drain shrinks that waited for a resize hold to pass.
+  for (const JobId id : std::vector<JobId>(drain_waits_.begin(), drain_waits_.end())) {
+    Job* job = job_mut(id);
+    if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) {
+      drain_waits_.erase(id);
+    } else if (job->state == JobState::Running) {
+      shrink_off_drained(*job, true);
+    }
+  }
   release_begun();
   recompute_priorities();
   request_pass(PassReason::Tick);
@@ -600,13 +622,21 @@ Status Engine::set_node_up(const std::string& name, bool up, const std::string& 
 Status Engine::set_node_draining(const std::string& name, bool draining, const std::string& why) {
   const auto index = cluster_.find(name);
   if (!index) return Status::not_found("no node " + name);
-  if (cluster_.node(*index).draining == draining) return {};
+  const Node& node = cluster_.node(*index);
+  if (node.draining == draining) return {};
   cluster_.set_draining(*index, draining);
   Event event;
   event.type = draining ? EventType::NodeDrain : EventType::NodeUp;
   event.node = name;
   if (draining) event.message = why;
+  // A malleable job on it is shrunk off it; the event says when it cannot be.
+  Job* holder = draining && node.job != 0 && !node.releasing ? job_mut(node.job) : nullptr;
+  if (holder && holder->spec.kind == JobKind::Malleable) {
+    const std::string why_not = plan_drain_shrink(*holder).why_not;
+    if (!why_not.empty()) event.message += (event.message.empty() ? "" : "; ") + why_not;
+  }
   emit(std::move(event));
+  if (holder) shrink_off_drained(*holder, false);
   request_pass(PassReason::Manual);
   return {};
 }
@@ -657,7 +687,10 @@ void Engine::adaptation_done(JobId id, bool ok) {
   if (!ok && config_.resize_backoff_s > 0) {
     job->resize_held_until = clock_.now() + config_.resize_backoff_s;
   }
-  if (ok) job->mtct.reset();  // MTCT is measured anew at the new size
+  if (ok) {
+    job->mtct.reset();  // MTCT is measured anew at the new size
+    mtct_windows_.erase(id);
+  }
   if (ok && job->request) {
     // A granted request is done once the job reached the size it asked for.
     const bool expand = job->request->op == ResizeRequest::Op::Expand;
@@ -675,6 +708,7 @@ void Engine::adaptation_done(JobId id, bool ok) {
   event.nodes = job->size();
   event.message = ok ? "" : "adaptation rolled back";
   emit(std::move(event));
+  if (drain_waits_.count(id)) shrink_off_drained(*job, true);  // drained while it adapted
   request_pass(PassReason::Adaptation);
 }
 

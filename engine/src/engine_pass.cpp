@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sched/engine.hpp"
+#include "sched/shrink_choice.hpp"
 
 namespace sched {
 
@@ -170,7 +171,7 @@ void Engine::enact(const Action &action) {
       break;
     case Action::Type::Expand:
     case Action::Type::Shrink:
-      enact_resize(*job, action.nodes);
+      enact_resize(*job, action.nodes, action.leaving);
       break;
     case Action::Type::RequestPerf:
       if (job->state == JobState::Running) enactor_.request_perf(*job);
@@ -223,7 +224,8 @@ void Engine::enact_start(Job &job, int nodes, const std::vector<NodeIndex> &plac
   launch_if_ready(job.id);
 }
 
-void Engine::enact_resize(Job &job, int to) {
+void Engine::enact_resize(Job &job, int to, const std::vector<NodeIndex> &leaving,
+                          const std::string &why) {
   Resize resize;
   resize.from = job.size();
   resize.to = to;
@@ -235,14 +237,18 @@ void Engine::enact_resize(Job &job, int to) {
     if (!promised.empty()) waiting_nodes_[job.id] = static_cast<int>(promised.size());
   } else {
     resize.op = Resize::Op::Shrink;
-    // The newest nodes leave first; index 0, the leader, never does.
-    resize.removed.assign(job.allocation.begin() + to, job.allocation.end());
+    // The nodes picked when the shrink was checked; the leader never leaves.
+    resize.removed = leaving;
+    if (static_cast<int>(leaving.size()) != resize.from - to) {
+      resize.removed = default_shrink_nodes(cluster_, job, resize.from - to);
+    }
     for (NodeIndex n : resize.removed) cluster_.mark_releasing(n);
   }
   adaptations_[job.id] = resize;
-  transition(job, JobState::Adapting, EventType::JobAdapting,
-             (resize.op == Resize::Op::Expand ? "expand " : "shrink ") +
-                 std::to_string(resize.from) + " -> " + std::to_string(to));
+  std::string message = (resize.op == Resize::Op::Expand ? "expand " : "shrink ") +
+                        std::to_string(resize.from) + " -> " + std::to_string(to);
+  if (!why.empty()) message += ": " + why;
+  transition(job, JobState::Adapting, EventType::JobAdapting, std::move(message));
   launch_if_ready(job.id);
 }
 
@@ -343,6 +349,8 @@ void Engine::finish(Job &job) {
     adaptations_.erase(it);
   }
   waiting_nodes_.erase(job.id);
+  drain_waits_.erase(job.id);
+  mtct_windows_.erase(job.id);
   running_.erase({job.start_time, job.id});
   if (was_suspended) {
     suspended_.erase(job.id);

@@ -8,6 +8,7 @@
 #include "sched/constraints.hpp"
 #include "sched/engine.hpp"
 #include "sched/placement.hpp"
+#include "sched/shrink_choice.hpp"
 
 namespace sched {
 
@@ -237,24 +238,23 @@ namespace {
 
 // A second resize of the same job in one pass moves the target of the first:
 // the job adapts once, at the first call's place in the order.
-void record_resize(std::vector<Action>& actions, Action::Type type, JobId id, int to) {
+Action& record_resize(std::vector<Action>& actions, Action::Type type, JobId id, int to) {
   for (Action& action : actions) {
     if (action.type == type && action.job == id) {
       action.nodes = to;
-      return;
+      return action;
     }
   }
   actions.push_back(Action{type, id, to});
+  return actions.back();
 }
 
-// How many of the nodes at positions [from, to) of the job's allocation can
-// go to another job once given back: a draining (or down) node leaves the
-// job but never becomes idle, so it must not be promised. A shrink gives back
-// the newest nodes (the tail of the allocation); a preemption all of them.
-int usable_nodes(const Cluster& cluster, const Job& job, int from, int to) {
+// How many of `nodes` can go to another job once given back: a draining (or
+// down) node leaves the job but never becomes idle, so it must not be promised.
+int usable_nodes(const Cluster& cluster, const std::vector<NodeIndex>& nodes) {
   int n = 0;
-  for (int i = std::max(from, 0); i < to && i < job.size(); ++i) {
-    const Node& node = cluster.node(job.allocation[static_cast<std::size_t>(i)]);
+  for (NodeIndex index : nodes) {
+    const Node& node = cluster.node(index);
     if (node.up && !node.draining) ++n;
   }
   return n;
@@ -273,14 +273,35 @@ Verdict PassContext::expand(JobId id, int to_nodes) {
   return std::nullopt;
 }
 
-Verdict PassContext::shrink(JobId id, int to_nodes) {
+Verdict PassContext::shrink(JobId id, int to_nodes,
+                            const std::optional<std::vector<std::string>>& nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, -1)) return refusal;
   Mark& mark = marks_[id];
-  idle_ += usable_nodes(engine_.cluster(), *job, to_nodes, tentative_size(*job));
+  const int count = tentative_size(*job) - to_nodes;
+  const Cluster& cluster = engine_.cluster();
+  std::vector<NodeIndex> leaving;
+  if (nodes) {
+    for (const std::string& name : *nodes) {
+      const auto index = cluster.find(name);
+      if (!index) return refuse(RefusalCode::BadArgument, id, to_nodes, 0, "no node " + name);
+      if (*index == job->allocation.front()) {
+        return refuse(RefusalCode::LeaderNode, id, to_nodes, tentative_size(*job),
+                      "node " + name + " is its leader, which never leaves");
+      }
+      leaving.push_back(*index);
+    }
+    if (auto error = check_shrink_nodes(cluster, *job, leaving, count, mark.leaving)) {
+      return refuse(RefusalCode::BadArgument, id, to_nodes, tentative_size(*job), *error);
+    }
+  } else {
+    leaving = default_shrink_nodes(cluster, *job, count, mark.leaving);
+  }
+  idle_ += usable_nodes(cluster, leaving);
   mark.resize_to = to_nodes;
   mark.direction = -1;
-  record_resize(actions_, Action::Type::Shrink, id, to_nodes);
+  mark.leaving.insert(mark.leaving.end(), leaving.begin(), leaving.end());
+  record_resize(actions_, Action::Type::Shrink, id, to_nodes).leaving = mark.leaving;
   return std::nullopt;
 }
 
@@ -309,7 +330,7 @@ Verdict PassContext::preempt(JobId id, PreemptMode mode) {
   if (mark.preempted || mark.direction != 0) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already preempted or resized in this pass");
   }
-  idle_ += usable_nodes(engine_.cluster(), *job, 0, job->size());
+  idle_ += usable_nodes(engine_.cluster(), job->allocation);
   mark.preempted = true;
   Action action{Action::Type::Preempt, id};
   action.mode = mode;

@@ -242,8 +242,9 @@ void perf_report(const Message& m) {
     comm += sums.comm_s;
     compute += sums.compute_s;
   }
+  // The sums over the nodes; the engine takes the ratio over its window.
   // No phase measured yet is no data, not an MTCT of zero.
-  if (compute > 0) engine.perf_report(body.job, comm / compute);
+  if (compute > 0) engine.perf_totals(body.job, comm, compute);
 }
 
 void power_report(const Message& m) {

@@ -49,6 +49,10 @@ void stats(const Message& m) {
   stats.messages = daemon.messages;
   stats.bad_messages = daemon.bad_messages;
   stats.event_endpoint = daemon.event_endpoint;
+  const PowerView power = engine.power();
+  stats.power_w = power.current_w;
+  stats.corridor_lower_w = power.lower_w;
+  stats.corridor_upper_w = power.upper_w;
   m.reply(stats);
 }
 

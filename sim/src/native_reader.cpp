@@ -33,6 +33,7 @@ constexpr std::array<std::string_view, 28> kJobKeys = {
 constexpr std::array<std::string_view, 4> kRequestKeys = {"at", "op", "by", "to"};
 constexpr std::array<std::string_view, 4> kCorridorKeys = {"time", "type", "lower_w", "upper_w"};
 constexpr std::array<std::string_view, 3> kNodeEventKeys = {"time", "type", "node"};
+constexpr std::string_view kEventTypes = "corridor, node_down, node_up, node_drain or node_resume";
 
 std::string_view type_name(const toml::node& node) {
   switch (node.type()) {
@@ -386,16 +387,20 @@ class NativeParser {
   TimedEvent read_event(const toml::table& table) const {
     TimedEvent event;
     const auto type = string(table, "type");
-    if (!type) fail(table, "event has no type (corridor, node_down or node_up)");
+    if (!type) fail(table, "event has no type (" + std::string(kEventTypes) + ")");
     if (*type == "corridor") {
       event.type = TimedEvent::Type::Corridor;
       check_keys(table, kCorridorKeys, "in a corridor event");
-    } else if (*type == "node_down" || *type == "node_up") {
-      event.type = *type == "node_down" ? TimedEvent::Type::NodeDown : TimedEvent::Type::NodeUp;
+    } else if (*type == "node_down" || *type == "node_up" || *type == "node_drain" ||
+               *type == "node_resume") {
+      event.type = *type == "node_down"    ? TimedEvent::Type::NodeDown
+                   : *type == "node_up"    ? TimedEvent::Type::NodeUp
+                   : *type == "node_drain" ? TimedEvent::Type::NodeDrain
+                                           : TimedEvent::Type::NodeResume;
       check_keys(table, kNodeEventKeys, "in a " + *type + " event");
     } else {
       fail(*table.get("type"),
-           "unknown event type '" + *type + "' (corridor, node_down or node_up)");
+           "unknown event type '" + *type + "' (" + std::string(kEventTypes) + ")");
     }
     const std::string what = *type + " event";
     event.time = required_seconds(table, "time", what);

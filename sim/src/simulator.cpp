@@ -256,6 +256,13 @@ void Simulator::handle(const Pending &event) {
           if (!status.ok()) spdlog::warn("timed event at {}: {}", timed.time, status.message());
           break;
         }
+        case TimedEvent::Type::NodeDrain:
+        case TimedEvent::Type::NodeResume: {
+          const bool drain = timed.type == TimedEvent::Type::NodeDrain;
+          const Status status = engine_.set_node_draining(timed.node, drain, "workload event");
+          if (!status.ok()) spdlog::warn("timed event at {}: {}", timed.time, status.message());
+          break;
+        }
       }
       return;
     }
@@ -290,9 +297,7 @@ void Simulator::report_perf(JobId id) {
   if (it == runs_.end()) return;  // stopped meanwhile
   Run &run = it->second;
   advance(run);
-  const WorkloadJob &job = workload_job(run);
-  const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
-  engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
+  engine_.perf_totals(id, run.comm_s, run.compute_s, true);
 }
 
 void Simulator::on_event(const Event &event) {
@@ -323,8 +328,29 @@ double Simulator::rate(const Run &run) const {
 
 void Simulator::advance(Run &run) {
   const double now = clock_.now();
-  if (!run.adapting && !run.suspended) run.done += rate(run) * (now - run.since);
+  if (!run.adapting && !run.suspended && now > run.since) {
+    const double from = run.done;
+    run.done += rate(run) * (now - run.since);
+    measure(run, from, run.done);
+    engine_.perf_totals(workload_job(run).id, run.comm_s, run.compute_s, false);
+  }
   run.since = now;
+}
+
+void Simulator::measure(Run &run, double from, double to) const {
+  const WorkloadJob &job = workload_job(run);
+  const double work = job.runtime;
+  for (double at = from; at < to;) {
+    const double fraction = work > 0 ? at / work : 1;
+    double end = work > 0 ? std::min(to, job.model.phase_end(fraction) * work) : to;
+    if (end <= at) end = to;  // at a boundary up to rounding
+    const double phase = job.model.phase_factor(fraction);
+    const double seconds = (end - at) / job.model.rate(run.nodes, job.spec.nodes, phase);
+    const double mtct = job.model.mtct(run.nodes, phase);
+    run.comm_s += seconds * mtct / (1 + mtct);
+    run.compute_s += seconds / (1 + mtct);
+    at = end;
+  }
 }
 
 void Simulator::plan(JobId id, Run &run) {
@@ -426,6 +452,7 @@ void Simulator::resize(const Job &job, const Resize &resize) {
   advance(run);
   run.adapting = true;
   run.adapt_to = resize.to;
+  run.comm_s = run.compute_s = 0;   // measured anew at the new size
   run.generation = ++generations_;  // no progress, no time limit while adapting
   const double cost = workload_job(run).model.adaptation.seconds(resize.from, resize.to);
   push(Pending{clock_.now() + cost, kOrderCompletion, ++seq_, Kind::AdaptationEnd, 0, job.id,

@@ -121,6 +121,47 @@ TEST(LuaActions, RepeatedResizesOfAJobMerge) {
   EXPECT_THAT(h.enactor.calls, ElementsAre("expand 1 2->4", "start 2 on 1"));
 }
 
+// ctx:shrink(job, n, {nodes = {...}}) names the nodes that leave (issue 17
+// item 4); a wrong choice is refused with its reason, a malformed one raises.
+TEST(LuaActions, AShrinkNamesTheNodesThatLeave) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", recording_policy(R"lua(
+  rec('not_its', ctx:shrink(1, 2, {nodes = {'c04'}}))
+  rec('leader', ctx:shrink(1, 2, {nodes = {'c01', 'c02'}}))
+  rec('count', ctx:shrink(1, 1, {nodes = {'c02'}}))
+  rec('named', ctx:shrink(1, 1, {nodes = {'c02', 'c03'}}))
+)lua")));
+  h.submit(luatest::malleable(3, 1, 4));  // 1: c01-c03
+  h.start_all();
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  EXPECT_EQ(seen.str("not_its.code"), "bad_argument");
+  EXPECT_THAT(seen.str("not_its.message"), HasSubstr("node c04 is not the job's"));
+  EXPECT_EQ(seen.str("leader.code"), "leader_node");
+  EXPECT_EQ(seen.str("count.code"), "bad_argument");
+  EXPECT_THAT(seen.str("count.message"), HasSubstr("names 1 nodes; the shrink gives back 2"));
+  EXPECT_TRUE(seen.boolean("named.ok"));
+  EXPECT_THAT(h.enactor.calls, ElementsAre("shrink 1 3->1"));
+  h.engine.adaptation_done(1, true);
+  ASSERT_EQ(h.job(1).allocation.size(), 1u);
+  EXPECT_EQ(h.engine.cluster().node(h.job(1).allocation[0]).name, "c01");
+
+  for (const char* call : {"ctx:shrink(1, 1, {nodes = 'c02'})", "ctx:shrink(1, 1, {nodes = {2}})",
+                           "ctx:shrink(1, 1, {node = {'c02'}})"}) {
+    SCOPED_TRACE(call);
+    Harness bad(4);
+    bad.use(dir.write("bad.lua", std::string("local P = { name = 'bad', api = 1 }\n"
+                                             "function P.schedule(ctx)\n  ") +
+                                     call + "\nend\nreturn P\n"));
+    bad.submit(luatest::malleable(3, 1, 4));
+    bad.start_all();
+    auto error = bad.pass();
+    ASSERT_TRUE(error) << "the pass should have failed";
+    EXPECT_THAT(*error, HasSubstr("bad argument #3"));
+  }
+}
+
 TEST(LuaActions, RefusedActionsAnswerFalseAndARefusalTable) {
   TempDir dir;
   Harness h(4);

@@ -176,6 +176,38 @@ return P
   EXPECT_TRUE(eventually([&] { return pids_.all_gone(); }));
 }
 
+// Draining a node under a malleable job shrinks the job off that node (issue
+// 17 item 4): here a middle node of three, not the newest; the process there
+// leaves and the step goes on with the two others.
+TEST_F(Adaptation, DrainingANodeShrinksAMalleableJobOffIt) {
+  start({}, {"n1", "n2", "n3"});
+  const auto id = submit_malleable(3, 2);
+  grow_once_running(id);
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster_->job(id);
+    return job.state == "RUNNING" && job.nodes == 3;
+  })) << cluster_->logs();
+  write_file(policy_, kHoldPolicy);
+  const std::vector<std::string> before = cluster_->job(id).nodelist;
+  ASSERT_EQ(before.size(), 3u);
+  const std::string drained = before[1];
+  const auto run = run_sched(*cluster_, {"nodes", "drain", drained, "--reason", "fan"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  ASSERT_TRUE(eventually([&] {
+    const auto job = cluster_->job(id);
+    return job.state == "RUNNING" && job.nodes == 2;
+  })) << cluster_->logs();
+  EXPECT_EQ(cluster_->job(id).nodelist, (std::vector<std::string>{before[0], before[2]}));
+  EXPECT_TRUE(eventually([&] { return node_states()[drained] == "drain"; }))
+      << "free and drained: " << node_states()[drained];
+  EXPECT_TRUE(eventually([&] { return output(id).find("resized 3->2") != std::string::npos; }))
+      << output(id);
+  std::ofstream(stop_) << "stop\n";
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED")) << output(id) << cluster_->logs();
+  EXPECT_NE(output(id).find("done on 2\nstep status 0\n"), std::string::npos) << output(id);
+  EXPECT_TRUE(eventually([&] { return pids_.all_gone(); }));
+}
+
 // The heat solver moves its grid rows on every resize: grown 1→4 and shrunk
 // 4→1 while it iterates, it must end with the grid of a run on one node.
 TEST_F(Adaptation, TheHeatSolverGrowsAndShrinksAndEndsWithTheGridOfAFixedRun) {

@@ -76,6 +76,25 @@ TEST(NativeReader, ReadsFullExample) {
   EXPECT_EQ(workload.events[2].time, 400.5);
 }
 
+TEST(NativeReader, DrainAndResumeEvents) {
+  const auto workload = parse_native(R"(
+[[event]]
+time = 5
+type = "node_drain"
+node = "n0002"
+[[event]]
+time = 9
+type = "node_resume"
+node = "n0002"
+)",
+                                     "w.toml");
+  ASSERT_EQ(workload.events.size(), 2u);
+  EXPECT_EQ(workload.events[0].type, TimedEvent::Type::NodeDrain);
+  EXPECT_EQ(workload.events[0].node, "n0002");
+  EXPECT_EQ(workload.events[1].type, TimedEvent::Type::NodeResume);
+  EXPECT_EQ(workload.events[1].time, 9);
+}
+
 TEST(NativeReader, Defaults) {
   const auto workload = parse_native(R"(
 [[job]]

@@ -414,5 +414,63 @@ node = "n0003"
   EXPECT_EQ(record(result, 1).resizes, 0);
 }
 
+// A workload's node_drain under a malleable job shrinks the job off the node
+// (issue 17 item 4), as live; a job whose min_nodes forbids it keeps it.
+TEST(SimMalleable, ADrainedNodeIsShrunkOffAMalleableJob) {
+  const sim::Workload workload = sim::parse_native(R"(
+[cluster]
+nodes = 8
+[[job]]
+id = 1
+submit = 0
+runtime = 100
+nodes = 4
+min_nodes = 1
+max_nodes = 4
+[[job]]
+id = 2
+submit = 0
+runtime = 100
+nodes = 4
+min_nodes = 4
+max_nodes = 8
+[[event]]
+time = 10
+type = "node_drain"
+node = "n0003"
+[[event]]
+time = 10
+type = "node_drain"
+node = "n0007"
+)",
+                                                   "test.toml");
+  for (const auto &job : workload.jobs) ASSERT_EQ(job.spec.kind, JobKind::Malleable);
+  sim::SimConfig config;
+  config.tick_s = 0;
+  sim::Simulator simulator(workload, config);
+  simulator.set_policy(std::make_shared<CppPolicy>(start_all_that_fit));
+  struct Recorder : EventSink {
+    std::vector<Event> events;
+    void on_event(const Event &event) override { events.push_back(event); }
+  } recorder;
+  simulator.engine().add_sink(&recorder);
+  const auto result = simulator.run();
+  ASSERT_EQ(result.resizes.size(), 1u);
+  EXPECT_EQ(result.resizes[0].job, 1);
+  EXPECT_EQ(result.resizes[0].from, 4);
+  EXPECT_EQ(result.resizes[0].to, 3);
+  std::vector<std::string> adapting, drains;
+  for (const Event &event : recorder.events) {
+    if (event.type == EventType::JobAdapting) adapting.push_back(event.message);
+    if (event.type == EventType::NodeDrain) drains.push_back(event.message);
+  }
+  EXPECT_EQ(adapting, std::vector<std::string>{"shrink 4 -> 3: off draining n0003"});
+  ASSERT_EQ(drains.size(), 2u);
+  EXPECT_EQ(drains[0], "workload event");
+  EXPECT_NE(drains[1].find("job 2 keeps n0007 until it ends"), std::string::npos) << drains[1];
+  EXPECT_EQ(record(result, 1).resizes, 1);
+  EXPECT_EQ(record(result, 2).resizes, 0);
+}
+
 }  // namespace
 }  // namespace sched

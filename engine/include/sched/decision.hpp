@@ -25,6 +25,10 @@ struct Action {
   // when the start was checked; empty: any `nodes` nodes. Resume: the
   // job's own nodes (enacted with the placed starts, before the others).
   std::vector<NodeIndex> placement{};
+  // Shrink: the nodes that leave, picked when the shrink was checked (the
+  // policy's {nodes = ...}, or sched/shrink_choice.hpp's default); never the
+  // leader.
+  std::vector<NodeIndex> leaving{};
 };
 
 enum class RefusalCode {

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -27,6 +28,7 @@
 #include "sched/fair_share.hpp"
 #include "sched/job.hpp"
 #include "sched/job_array.hpp"
+#include "sched/mtct_window.hpp"
 #include "sched/pass_context.hpp"
 #include "sched/pending_queue.hpp"
 #include "sched/policy.hpp"
@@ -58,6 +60,15 @@ struct EngineConfig {
   // ---- priority (issue 18 item 5): weights, QOS table, fair share
   // (schedd's [priority] and [qos.NAME]); all weights 0 by default.
   PriorityConfig priority;
+  // ---- MTCT (issue 17 item 5; sched/mtct_window.hpp)
+  // The MTCT a policy sees is the ratio over this many seconds of recent
+  // measurements (perf_totals); 0: over everything since the job's last
+  // adaptation. schedd's [perf] mtct_window_s, the simulator's
+  // --mtct-window.
+  double mtct_window_s = 0;
+  // A new MTCT reaches the policy (Job::mtct, and a pass) only when it moved
+  // by more than this fraction of the one the policy has; 0: every report.
+  double mtct_refresh_fraction = 0;
   // ---- job arrays (issue 18 item 1)
   // Slurm's MaxArraySize: array indices run from 0 to max_array_size - 1.
   int max_array_size = kDefaultMaxArraySize;
@@ -142,7 +153,15 @@ class Engine {
   // Drops the job's request (schedd's timeout, a restart). NotFound: no
   // such job; Conflict: it has none.
   Status withdraw_resize_request(JobId id);
+  // A measured MTCT; the policy sees it (Job::mtct, a Perf pass) when it
+  // moved by more than EngineConfig::mtct_refresh_fraction.
   void perf_report(JobId id, double mtct);
+  // Communication and computation seconds of the job's processes since its
+  // last adaptation (running sums: the agents' perf.report summed over the
+  // nodes, the simulator's model). The engine keeps them over
+  // EngineConfig::mtct_window_s and, with `publish`, reports the ratio over
+  // that window as perf_report does; without, it only records them.
+  void perf_totals(JobId id, double comm_s, double compute_s, bool publish = true);
   void power_report(JobId id, double watts_per_node);
   void tick();
   void set_corridor(double lower_w, double upper_w);
@@ -279,9 +298,32 @@ class Engine {
   void account_allocation(Job& job);
   void enact(const Action& action);
   void enact_start(Job& job, int nodes, const std::vector<NodeIndex>& placement);
-  void enact_resize(Job& job, int to);
+  // `leaving`: a shrink's nodes (when not as many as it gives back, the
+  // default choice); `why`: added to its job.adapting event's message.
+  void enact_resize(Job& job, int to, const std::vector<NodeIndex>& leaving = {},
+                    const std::string& why = {});
   void enact_suspend(Job& job);
   void enact_resume(Job& job);
+  // ---- drains under malleable jobs (engine_drain.cpp, issue 17 item 4)
+  // What a drain does to a job holding draining nodes: shrink it off them
+  // now (`to`, `leaving`), later (`later`: it adapts or its resizes are held
+  // back), or never (`why_not`).
+  struct DrainShrink {
+    int to = 0;
+    std::vector<NodeIndex> leaving;
+    bool later = false;
+    std::string why_not;
+  };
+  DrainShrink plan_drain_shrink(const Job& job) const;
+  // Shrinks a malleable job off its draining nodes when its constraints
+  // allow; `announce`: publish a node.drain saying why when it cannot.
+  void shrink_off_drained(Job& job, bool announce);
+  // Jobs whose drain shrink waits for an adaptation to end or a resize hold
+  // to pass (tick() and adaptation_done() try again).
+  std::set<JobId> drain_waits_;
+  // Recent MTCT sums of running jobs (perf_totals), cleared at each
+  // adaptation and at the end.
+  std::unordered_map<JobId, MtctWindow> mtct_windows_;
   void extend_limit(Job& job, const Resize& resize, bool ok);
   void begin_stop(Job& job, JobState outcome, StopReason reason, std::string why = {});
   void finish(Job& job);

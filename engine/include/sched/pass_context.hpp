@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -95,7 +96,11 @@ class PassContext {
 
   Verdict start(JobId id, std::optional<int> nodes = std::nullopt);
   Verdict expand(JobId id, int to_nodes);
-  Verdict shrink(JobId id, int to_nodes);
+  // `nodes`: the nodes that leave, by name (as many as the shrink gives
+  // back, each the job's and not its leader); nothing: the engine picks them
+  // (sched/shrink_choice.hpp: down, then draining, then the newest).
+  Verdict shrink(JobId id, int to_nodes,
+                 const std::optional<std::vector<std::string>>& nodes = std::nullopt);
   Verdict request_perf(JobId id);
   Verdict preempt(JobId id, PreemptMode mode);
   Verdict reserve(JobId id, double time);
@@ -117,8 +122,9 @@ class PassContext {
     bool started = false;
     bool preempted = false;  // or suspended: it gives all its nodes back
     bool resumed = false;
-    int resize_to = 0;  // 0: not resized in this pass
-    int direction = 0;  // +1 expand, -1 shrink
+    int resize_to = 0;                 // 0: not resized in this pass
+    int direction = 0;                 // +1 expand, -1 shrink
+    std::vector<NodeIndex> leaving{};  // shrink: the nodes that leave so far
   };
 
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});

@@ -789,9 +789,17 @@ struct StatsReply {
   std::uint64_t messages = 0;
   std::uint64_t bad_messages = 0;
   std::string event_endpoint;  // where to subscribe to events
+  // The cluster's power draw now (as corridor.show's current_w) and the
+  // corridor (0, 0: none), watts.
+  double power_w = 0;
+  double corridor_lower_w = 0;
+  double corridor_upper_w = 0;
   template <class V>
   void fields(V& v) {
     v("event_endpoint", event_endpoint);
+    v("power_w", power_w);
+    v("corridor_lower_w", corridor_lower_w);
+    v("corridor_upper_w", corridor_upper_w);
     v("server_time", server_time);
     v("uptime_s", uptime_s);
     v("passes", passes);

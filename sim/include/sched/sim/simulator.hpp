@@ -104,6 +104,10 @@ class Simulator : private Enactor, private EventSink {
     int adapt_to = 0;
     std::size_t next_request = 0;  // evolving: the next step of the model
     std::uint64_t generation = 0;  // bumped whenever its scheduled events go stale
+    // What its processes would have measured since its last adaptation
+    // (seconds in communication and in computation), as the agents' sums.
+    double comm_s = 0;
+    double compute_s = 0;
   };
 
   void push(Pending event);
@@ -113,7 +117,13 @@ class Simulator : private Enactor, private EventSink {
   const WorkloadJob &workload_job(const Run &run) const { return workload_.jobs[run.index]; }
   Run *live_run(const Pending &event);  // nullptr when the event is stale
   bool is_stale(const Pending &event) const;
+  // Brings the run's work and its measured sums up to now; the sums go to
+  // the engine's MTCT window (Engine::perf_totals, not published).
   void advance(Run &run);
+  // Adds to the sums what running from `from` to `to` seconds of work took:
+  // split at phase boundaries, t seconds of a phase of MTCT m are t·m/(1+m)
+  // in communication and t/(1+m) in computation.
+  void measure(Run &run, double from, double to) const;
   double rate(const Run &run) const;
   // Schedules the run's next milestone (completion, phase change or evolving
   // request) and its time limit, under a fresh generation.
@@ -122,7 +132,9 @@ class Simulator : private Enactor, private EventSink {
   void plan_limit(JobId id, const Run &run);
   void reach_milestone(JobId id, Run &run);
   void end_adaptation(JobId id, Run &run);
-  void report_perf(JobId id);  // the model's MTCT for the job now
+  // The job's MTCT over the engine's window (sim/app_model.hpp's model
+  // integrated over the work), published to the policy.
+  void report_perf(JobId id);
 
   // Enactor
   void start(const Job &job) override;

@@ -25,12 +25,14 @@ struct WorkloadJob {
 };
 
 struct TimedEvent {
-  enum class Type { Corridor, NodeDown, NodeUp };
+  // NodeDrain: an administrator's drain (a malleable job on it is shrunk off
+  // it when its constraints allow); NodeResume lifts it.
+  enum class Type { Corridor, NodeDown, NodeUp, NodeDrain, NodeResume };
   double time = 0;
   Type type = Type::Corridor;
   double lower_w = 0;  // Corridor
   double upper_w = 0;  // Corridor
-  std::string node;    // NodeDown / NodeUp: node name
+  std::string node;    // NodeDown, NodeUp, NodeDrain, NodeResume: node name
 };
 
 struct Workload {
