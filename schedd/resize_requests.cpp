@@ -1,6 +1,7 @@
 #include "resize_requests.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "sched/proto/error.hpp"
@@ -71,6 +72,14 @@ proto::ResizeAnswer ResizeRequests::add(const Job& job, const ResizeRequest& req
   answer(job.id, live, EventType::ResizePending, "pending", request.nodes);
   proto::ResizeAnswer reply = out_.back().answer;
   out_.back().node.clear();  // answered by the reply, not again as a notice
+  // The pass the request made due may have begun the adaptation already
+  // (before this request was live): granted now, after its pending answer.
+  if (const auto it = adapting_.find(job.id); job.state == JobState::Adapting &&
+                                              it != adapting_.end() &&
+                                              it->second.grows == grows(request)) {
+    live_.erase(job.id);
+    answer(job.id, live, EventType::ResizeGranted, "granted", it->second.to);
+  }
   return reply;
 }
 
@@ -92,14 +101,24 @@ proto::ResizeAnswer ResizeRequests::refuse(JobId job, int current, int nodes, co
 }
 
 void ResizeRequests::on_event(const Event& event) {
+  if (event.type == EventType::JobAdapting) {
+    // job.adapting carries the size before; the engine's message says
+    // where to: "expand 2 -> 4" or "shrink 4 -> 2[: why]".
+    const auto arrow = event.message.find("-> ");
+    const int to = arrow == std::string::npos ? 0 : std::atoi(event.message.c_str() + arrow + 3);
+    adapting_[event.job] = {event.message.rfind("expand", 0) == 0, to};
+  } else if (event.type == EventType::JobResized || is_terminal(event.to) ||
+             event.to == JobState::Pending || event.to == JobState::Completing) {
+    adapting_.erase(event.job);
+  }
   auto it = live_.find(event.job);
   if (it == live_.end()) return;
   const Live live = it->second;
   if (event.type == EventType::JobAdapting) {
-    const bool up = event.nodes > event.prev_nodes;
-    if (up != grows(live.request)) return;  // the policy's own resize the other way
+    const Adapting& now = adapting_[event.job];
+    if (now.grows != grows(live.request)) return;  // the policy's own resize the other way
     live_.erase(it);
-    answer(event.job, live, EventType::ResizeGranted, "granted", event.nodes);
+    answer(event.job, live, EventType::ResizeGranted, "granted", now.to);
     return;
   }
   const bool stopped =

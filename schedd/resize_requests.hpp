@@ -81,6 +81,13 @@ class ResizeRequests {
 
   std::uint64_t next_id_ = 0;
   std::map<JobId, Live> live_;  // one per job: a new request replaces the old
+  // The adaptation each job is in (from its job.adapting event): a request
+  // whose own pass began it is granted when add() takes it.
+  struct Adapting {
+    bool grows = false;
+    int to = 0;
+  };
+  std::map<JobId, Adapting> adapting_;
   std::vector<Outgoing> out_;
 };
 

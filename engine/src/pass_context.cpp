@@ -350,7 +350,7 @@ Verdict PassContext::suspend(JobId id) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0,
                   "already preempted, suspended or resized in this pass");
   }
-  idle_ += usable_nodes(engine_.cluster(), *job, 0, job->size());
+  idle_ += usable_nodes(engine_.cluster(), job->allocation);
   mark.preempted = true;
   actions_.push_back(Action{Action::Type::Suspend, id});
   return std::nullopt;

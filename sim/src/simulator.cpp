@@ -297,6 +297,14 @@ void Simulator::report_perf(JobId id) {
   if (it == runs_.end()) return;  // stopped meanwhile
   Run &run = it->second;
   advance(run);
+  if (engine_.config().mtct_window_s <= 0) {
+    // A window of no length: the model's MTCT at this instant, an ideal
+    // measurement (the papers' experiments and the replay goldens use it).
+    const WorkloadJob &job = workload_job(run);
+    const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
+    engine_.perf_report(id, job.model.mtct(run.nodes, job.model.phase_factor(fraction)));
+    return;
+  }
   engine_.perf_totals(id, run.comm_s, run.compute_s, true);
 }
 

@@ -95,8 +95,9 @@ TEST(PolicyWorkflow, CheckShowsWhatACandidateWouldDoAndChangesNothing) {
   auto run = run_sched(cluster, {"policy", "check", "easy_backfill"});
   ASSERT_EQ(run.status, 0) << describe(run);
   EXPECT_TRUE(has_line(run.out, R"(Policy:\s+easy_backfill)")) << run.out;
-  EXPECT_TRUE(
-      has_line(run.out, R"(Files:\s+.*easy_backfill.lua .*lib/easy.lua .*lib/moldable.lua)"))
+  EXPECT_TRUE(has_line(
+      run.out,
+      R"(Files:\s+.*easy_backfill.lua .*lib/easy.lua .*lib/moldable.lua .*lib/urgent.lua)"))
       << run.out;
   EXPECT_TRUE(has_line(run.out, R"(Result:\s+ok.*)")) << run.out;
   EXPECT_TRUE(has_line(run.out, R"(\s+start job )" + std::to_string(job) + " on 2 node\\(s\\)"))

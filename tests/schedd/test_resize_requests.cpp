@@ -18,16 +18,38 @@ Job running_job(JobId id, int size) {
   return job;
 }
 
+// As the engine publishes it: the size before, the target in the message.
 Event adapting(JobId job, int from, int to) {
   Event event;
   event.type = EventType::JobAdapting;
   event.job = job;
+  event.from = JobState::Running;
+  event.to = JobState::Adapting;
   event.prev_nodes = from;
-  event.nodes = to;
+  event.nodes = from;
+  event.message = std::string(to > from ? "expand " : "shrink ") + std::to_string(from) + " -> " +
+                  std::to_string(to);
   return event;
 }
 
 const ResizeRequests::Asker kApp{"n1", ""};
+
+TEST(ResizeRequests, ARequestWhosePassBeganTheAdaptationIsGrantedWhenTaken) {
+  ResizeRequests requests;
+  Job job = running_job(6, 2);
+  // The engine ran the pass inside resize_request: job.adapting came first.
+  requests.on_event(adapting(6, 2, 4));
+  job.state = JobState::Adapting;
+  const proto::ResizeAnswer reply = requests.add(job, {Op::Expand, 4}, kApp, 0, 100);
+  EXPECT_EQ(reply.state, "pending");
+  const auto out = requests.take();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[1].event.type, EventType::ResizePending);
+  EXPECT_EQ(out[2].event.type, EventType::ResizeGranted);
+  EXPECT_EQ(out[2].answer.state, "granted");
+  EXPECT_EQ(out[2].answer.nodes, 4);
+  EXPECT_EQ(requests.pending(), 0u);
+}
 
 TEST(ResizeRequests, APendingRequestIsGrantedByAnAdaptationItsWay) {
   ResizeRequests requests;
