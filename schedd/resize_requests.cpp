@@ -101,14 +101,17 @@ proto::ResizeAnswer ResizeRequests::refuse(JobId job, int current, int nodes, co
 }
 
 void ResizeRequests::on_event(const Event& event) {
+  const bool stopped =
+      event.type == EventType::JobCompleting || event.type == EventType::JobRequeued ||
+      event.type == EventType::JobCompleted || event.type == EventType::JobFailed ||
+      event.type == EventType::JobCancelled || event.type == EventType::JobTimeout;
   if (event.type == EventType::JobAdapting) {
     // job.adapting carries the size before; the engine's message says
     // where to: "expand 2 -> 4" or "shrink 4 -> 2[: why]".
     const auto arrow = event.message.find("-> ");
     const int to = arrow == std::string::npos ? 0 : std::atoi(event.message.c_str() + arrow + 3);
     adapting_[event.job] = {event.message.rfind("expand", 0) == 0, to};
-  } else if (event.type == EventType::JobResized || is_terminal(event.to) ||
-             event.to == JobState::Pending || event.to == JobState::Completing) {
+  } else if (event.type == EventType::JobResized || stopped) {
     adapting_.erase(event.job);
   }
   auto it = live_.find(event.job);
@@ -121,10 +124,6 @@ void ResizeRequests::on_event(const Event& event) {
     answer(event.job, live, EventType::ResizeGranted, "granted", now.to);
     return;
   }
-  const bool stopped =
-      event.type == EventType::JobCompleting || event.type == EventType::JobRequeued ||
-      event.type == EventType::JobCompleted || event.type == EventType::JobFailed ||
-      event.type == EventType::JobCancelled || event.type == EventType::JobTimeout;
   if (stopped) {
     live_.erase(it);
     answer(event.job, live, EventType::ResizeRefused, "refused", live.request.nodes,
