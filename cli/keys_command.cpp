@@ -14,14 +14,15 @@ namespace fs = std::filesystem;
 namespace curve = proto::curve;
 namespace {
 
-// A key given as text, or the public key of a .pub or .key file.
+// The public key of a .pub or .key file, or a key given as text. A file
+// comes first: a path of 40 characters is valid Z85 text too.
 std::string public_key_of(const std::string& given) {
-  if (curve::is_key(given)) return given;
-  if (!fs::exists(given)) {
-    throw std::runtime_error("'" + given + "' is neither a CURVE public key nor a key file");
+  if (fs::exists(given)) {
+    if (fs::path(given).extension() == ".key") return curve::read_secret_key_file(given).public_key;
+    return curve::read_public_key_file(given);
   }
-  if (fs::path(given).extension() == ".key") return curve::read_secret_key_file(given).public_key;
-  return curve::read_public_key_file(given);
+  if (curve::is_key(given)) return given;
+  throw std::runtime_error("'" + given + "' is neither a CURVE public key nor a key file");
 }
 
 }  // namespace

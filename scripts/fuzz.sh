@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-if [ ${#targets[@]} -eq 0 ]; then targets=(message job_script swf native); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(message job_script swf native pmi negotiation); fi
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSCHED_FUZZ=ON -DSCHED_BUILD_TESTS=OFF -DSCHED_BUILD_BENCH=OFF >/dev/null
@@ -28,7 +28,8 @@ cmake --build "$build" -j"$(nproc)" --target sched_fuzz_targets
 status=0
 for t in "${targets[@]}"; do
   seeds="$root/fuzz/corpus/$t"
-  [ "$t" = message ] && seeds="$build/fuzz/corpus/message"
+  # Two targets' seeds are written by the build from the protocols' encoders.
+  case "$t" in message|negotiation) seeds="$build/fuzz/corpus/$t" ;; esac
   # libFuzzer adds what it finds to its first corpus folder: a scratch copy
   # keeps the checked-in seeds as they are.
   work="$build/fuzz-corpus/$t"

@@ -70,9 +70,9 @@ bool HypervisorSide::status_due(double now) const {
 void HypervisorSide::answer_urgent(const proto::NegoUrgentResponse& answer, double now) {
   require_ready("RESPONSE_URGENT_JOB");
   if (!urgent_pending_.contains(answer.job)) {
-    throw NegotiationError(nego_code::kOutOfOrder,
-                           "RESPONSE_URGENT_JOB: job " + std::to_string(answer.job) +
-                               " was not asked for");
+    throw NegotiationError(
+        nego_code::kOutOfOrder,
+        "RESPONSE_URGENT_JOB: job " + std::to_string(answer.job) + " was not asked for");
   }
   send(type::kNegoUrgentResponse, answer);
   urgent_pending_.erase(answer.job);
@@ -108,8 +108,9 @@ bool HypervisorSide::handle(const proto::Envelope& envelope, double now) {
     params_.max_attempts = std::min(init.max_attempts, limits_.max_attempts);
     params_.timeout_s = std::min(init.timeout_s, limits_.max_timeout_s);
     params_.status_interval_s =
-        init.status_interval_s == 0 ? 0
-                                    : std::max(init.status_interval_s, limits_.min_status_interval_s);
+        init.status_interval_s == 0
+            ? 0
+            : std::max(init.status_interval_s, limits_.min_status_interval_s);
     proto::NegoInitResponse response;
     response.max_attempts = params_.max_attempts;
     response.timeout_s = params_.timeout_s;
@@ -133,7 +134,8 @@ bool HypervisorSide::handle(const proto::Envelope& envelope, double now) {
       return true;
     }
     if (interested_) {
-      refuse(envelope, nego_code::kOutOfOrder, "REQUEST_RESOURCE_OFFER: offers were already asked for");
+      refuse(envelope, nego_code::kOutOfOrder,
+             "REQUEST_RESOURCE_OFFER: offers were already asked for");
       return true;
     }
     interested_ = true;
@@ -162,8 +164,9 @@ bool HypervisorSide::handle(const proto::Envelope& envelope, double now) {
     if (!check_txn(envelope, response.txn, response.attempt)) return true;
     if (phase_ != Phase::OfferOpen) {
       refuse(envelope, nego_code::kOutOfOrder,
-             phase_ == Phase::FirstOffer ? "RESPONSE_RESOURCE_OFFER before NEGOTIATION_START"
-                                         : "RESPONSE_RESOURCE_OFFER: the offer is already answered");
+             phase_ == Phase::FirstOffer
+                 ? "RESPONSE_RESOURCE_OFFER before NEGOTIATION_START"
+                 : "RESPONSE_RESOURCE_OFFER: the offer is already answered");
       return true;
     }
     if (!response.accepted && attempt_ >= params_.max_attempts) {

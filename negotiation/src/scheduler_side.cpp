@@ -67,9 +67,9 @@ void SchedulerSide::answer(bool accepted, std::vector<proto::NegoPlacement> mapp
                            "RESPONSE_RESOURCE_OFFER: no offer is open for an answer");
   }
   if (!accepted && attempt_ >= params_.max_attempts) {
-    throw NegotiationError(nego_code::kAttemptLimit,
-                           "offer " + std::to_string(attempt_) +
-                               " is the last attempt: it must be accepted");
+    throw NegotiationError(
+        nego_code::kAttemptLimit,
+        "offer " + std::to_string(attempt_) + " is the last attempt: it must be accepted");
   }
   if (!accepted && !mapping.empty()) {
     throw NegotiationError(code::kInvalid, "a rejected offer carries no mapping");

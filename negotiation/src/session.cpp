@@ -14,10 +14,12 @@ namespace nego_code = proto::nego_code;
 namespace outcome = proto::nego_outcome;
 
 constexpr std::array kTypes = {
-    type::kNegoInit,          type::kNegoInitResponse,  type::kNegoFinalize,
-    type::kNegoFinalizeResponse, type::kNegoRequestOffer, type::kNegoOffer,
-    type::kNegoStart,         type::kNegoStartResponse, type::kNegoOfferResponse,
-    type::kNegoEnd,           type::kNegoEndResponse,   type::kNegoStatus,
+    type::kNegoInit,          type::kNegoInitResponse,
+    type::kNegoFinalize,      type::kNegoFinalizeResponse,
+    type::kNegoRequestOffer,  type::kNegoOffer,
+    type::kNegoStart,         type::kNegoStartResponse,
+    type::kNegoOfferResponse, type::kNegoEnd,
+    type::kNegoEndResponse,   type::kNegoStatus,
     type::kNegoUrgent,        type::kNegoUrgentResponse,
 };
 
@@ -37,7 +39,8 @@ std::optional<std::string> check_mapping(const proto::NegoOfferSet& offer,
   std::map<std::string, std::set<int>> offered;
   for (const auto& resource : offer.resources) {
     auto& cores = offered[resource.node];
-    for (const auto& socket : resource.sockets) cores.insert(socket.cores.begin(), socket.cores.end());
+    for (const auto& socket : resource.sockets)
+      cores.insert(socket.cores.begin(), socket.cores.end());
   }
   std::map<std::string, std::set<int>> used;
   std::set<std::pair<std::int64_t, std::string>> job_nodes;
@@ -54,8 +57,8 @@ std::optional<std::string> check_mapping(const proto::NegoOfferSet& offer,
     }
     for (int core : p.cores) {
       if (!node->second.contains(core)) {
-        return "job " + std::to_string(p.job) + ": core " + std::to_string(core) + " of " +
-               p.node + " is not in offer " + std::to_string(offer.offer);
+        return "job " + std::to_string(p.job) + ": core " + std::to_string(core) + " of " + p.node +
+               " is not in offer " + std::to_string(offer.offer);
       }
       if (!used[p.node].insert(core).second) {
         return "core " + std::to_string(core) + " of " + p.node + " is given twice";

@@ -302,6 +302,22 @@ TEST(Security, KeysMadeWithTheCommandLetANodeRegister) {
   EXPECT_EQ(node_names(cluster), std::vector<std::string>{"n7"});
 }
 
+TEST(Security, AKeyFileWhosePathLooksLikeAKeyIsReadAsAFile) {
+  // 40 characters of Z85's alphabet: a path like this was once taken for a
+  // key itself (the test above failed when its temporary folder had this length).
+  TempDir dir("sched-keys");
+  std::string name = "n";
+  while ((dir.str() + "/" + name + ".key").size() < 40) name += "x";
+  const std::string path = dir.str() + "/" + name + ".key";
+  ASSERT_EQ(path.size(), 40u) << path;
+  ASSERT_TRUE(proto::curve::is_key(path)) << path;
+  const auto [made, key] = run_sched({"keys", "new", name, "--out", dir.str()});
+  ASSERT_EQ(made, 0) << key;
+  const auto [shown, shown_key] = run_sched({"keys", "show", path});
+  EXPECT_EQ(shown, 0);
+  EXPECT_EQ(shown_key, key.substr(0, key.find('\n')) + "\n");
+}
+
 TEST(Security, AnAgentRefusedAtFirstConnectsOnceItsKeyIsAuthorised) {
   LocalCluster cluster;
   // The agent starts before the administrator has added its key: schedd

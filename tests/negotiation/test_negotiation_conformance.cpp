@@ -182,7 +182,7 @@ TEST_F(OpenOffer, APeerGoneBeforeTheEndIsAnsweredStartsNothing) {
   pair.s.answer(true, {{5, "n1", {0}}}, "", pair.now);
   pair.pump();
   pair.h.accept_mapping(pair.now);
-  pair.h.take_outgoing();  // the END agreed never reaches S
+  pair.h.take_outgoing();        // the END agreed never reaches S
   pair.h.tick(pair.now + 1000);  // an agreement does not time out...
   EXPECT_EQ(pair.h.phase(), Phase::Ending);
   pair.h.peer_gone();  // ...but the peer leaving undoes it

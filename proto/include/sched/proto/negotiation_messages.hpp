@@ -14,20 +14,20 @@
 namespace sched::proto {
 
 namespace type {
-inline constexpr std::string_view kNegoInit = "nego.init";                            // S → H
-inline constexpr std::string_view kNegoInitResponse = "nego.init_response";           // H → S
-inline constexpr std::string_view kNegoFinalize = "nego.finalize";                    // either
-inline constexpr std::string_view kNegoFinalizeResponse = "nego.finalize_response";   // either
-inline constexpr std::string_view kNegoRequestOffer = "nego.request_offer";           // S → H
-inline constexpr std::string_view kNegoOffer = "nego.offer";                          // H → S
-inline constexpr std::string_view kNegoStart = "nego.start";                          // S → H
-inline constexpr std::string_view kNegoStartResponse = "nego.start_response";         // H → S
-inline constexpr std::string_view kNegoOfferResponse = "nego.offer_response";         // S → H
-inline constexpr std::string_view kNegoEnd = "nego.end";                              // either
-inline constexpr std::string_view kNegoEndResponse = "nego.end_response";             // either
-inline constexpr std::string_view kNegoStatus = "nego.status";                        // H → S
-inline constexpr std::string_view kNegoUrgent = "nego.urgent";                        // S → H
-inline constexpr std::string_view kNegoUrgentResponse = "nego.urgent_response";       // H → S
+inline constexpr std::string_view kNegoInit = "nego.init";                           // S → H
+inline constexpr std::string_view kNegoInitResponse = "nego.init_response";          // H → S
+inline constexpr std::string_view kNegoFinalize = "nego.finalize";                   // either
+inline constexpr std::string_view kNegoFinalizeResponse = "nego.finalize_response";  // either
+inline constexpr std::string_view kNegoRequestOffer = "nego.request_offer";          // S → H
+inline constexpr std::string_view kNegoOffer = "nego.offer";                         // H → S
+inline constexpr std::string_view kNegoStart = "nego.start";                         // S → H
+inline constexpr std::string_view kNegoStartResponse = "nego.start_response";        // H → S
+inline constexpr std::string_view kNegoOfferResponse = "nego.offer_response";        // S → H
+inline constexpr std::string_view kNegoEnd = "nego.end";                             // either
+inline constexpr std::string_view kNegoEndResponse = "nego.end_response";            // either
+inline constexpr std::string_view kNegoStatus = "nego.status";                       // H → S
+inline constexpr std::string_view kNegoUrgent = "nego.urgent";                       // S → H
+inline constexpr std::string_view kNegoUrgentResponse = "nego.urgent_response";      // H → S
 }  // namespace type
 
 // Error codes of the negotiation protocol beyond the envelope's own
