@@ -72,11 +72,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       case 4:
         switch (arg % 5) {
-          case 0: owner([&] { s.init({}, "fuzz", now); }); break;
-          case 1: owner([&] { s.request_offer(1 + arg, now); }); break;
-          case 2: owner([&] { s.take_offer(now); }); break;
-          case 3: owner([&] { s.answer(true, {{1 + arg, "n1", {arg % 4}}}, "", now); }); break;
-          default: owner([&] { s.decline("queue_empty", now); }); break;
+          case 0:
+            owner([&] { s.init({}, "fuzz", now); });
+            break;
+          case 1:
+            owner([&] { s.request_offer(1 + arg, now); });
+            break;
+          case 2:
+            owner([&] { s.take_offer(now); });
+            break;
+          case 3:
+            owner([&] { s.answer(true, {{1 + arg, "n1", {arg % 4}}}, "", now); });
+            break;
+          default:
+            owner([&] { s.decline("queue_empty", now); });
+            break;
         }
         break;
       case 5:

@@ -1,0 +1,88 @@
+// MTCT of an MPI program that reports nothing itself (issue 16 item 3): the
+// PMPI library (malleable/mpi/, preloaded) times its MPI calls and reports
+// them through the agent, so the scheduler gets the job's communication over
+// computation; without it, the same program gives the scheduler no MTCT.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cluster.hpp"
+#include "test_paths.hpp"
+
+namespace sched::testing {
+namespace {
+
+class MpiMtct : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Not a skip: CI installs MPICH (scripts/install-deps.sh).
+    ASSERT_STRNE(SCHED_MPI_WAITS_MPICH_BIN, "") << "mpicc.mpich was not found at configure time";
+    ASSERT_STRNE(SCHED_MPI_MTCT_MPICH_LIB, "") << "MPICH's pkg-config file was not found";
+    cluster_.start_agent("n1");
+    cluster_.start_agent("n2");
+    ASSERT_TRUE(cluster_.wait_nodes_up(2)) << cluster_.logs();
+  }
+
+  // 100 iterations of 20 ms on every rank plus 10 ms on rank 0 while rank 1
+  // waits in MPI_Barrier: about 3 s.
+  std::int64_t submit(bool preload) {
+    proto::SubmitRequest request;
+    request.job.name = "waits";
+    request.job.nodes = 2;
+    request.job.workdir = cluster_.work_dir();
+    request.job.env["SCHED"] = SCHED_CLI_BIN;
+    request.job.env["APP"] = SCHED_MPI_WAITS_MPICH_BIN;
+    request.job.env["SCHED_MALL_MTCT_INTERVAL_S"] = "0.3";
+    if (preload) request.job.env["MTCT_LIB"] = SCHED_MPI_MTCT_MPICH_LIB;
+    // As with srun: the caller's environment, LD_PRELOAD too, reaches the ranks.
+    request.job.script = "#!/bin/sh\nLD_PRELOAD=$MTCT_LIB $SCHED run --mpi=pmi2 -n 2 $APP 100 20 10\n";
+    return cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  }
+
+  std::string output(std::int64_t id) {
+    std::ifstream in(cluster_.job(id).output);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  LocalCluster cluster_;
+};
+
+TEST_F(MpiMtct, ThePmpiLibraryGivesAProgramThatReportsNothingItsMtct) {
+  const auto id = submit(true);
+  ASSERT_TRUE(cluster_.wait_state(id, "RUNNING")) << cluster_.logs();
+  std::optional<double> mtct;
+  ASSERT_TRUE(eventually([&] {
+    mtct = cluster_.job(id).mtct;
+    return mtct.has_value();
+  })) << "no MTCT while the job ran\n"
+      << cluster_.logs();
+  // Rank 1 waits at least 10 ms in MPI per 20 ms of computation, rank 0
+  // computes 30 ms: the two ranks' sums give about 10/50 = 0.2 on an idle
+  // machine. On a loaded one a rank waits longer for a descheduled peer
+  // (0.66 was seen with the load average at 10), but communication and
+  // computation swapped would give 5 or more.
+  EXPECT_GT(*mtct, 0.08);
+  EXPECT_LT(*mtct, 2.0);
+  ASSERT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(60)))
+      << cluster_.logs() << output(id);
+  EXPECT_NE(output(id).find("rank 1 of 2: 100 iterations, sum 2"), std::string::npos) << output(id);
+}
+
+TEST_F(MpiMtct, WithoutItTheSameProgramGivesNoMtct) {
+  const auto id = submit(false);
+  ASSERT_TRUE(cluster_.wait_state(id, "RUNNING")) << cluster_.logs();
+  // Heartbeats carry new measurements every second here: 2 s would show one.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_FALSE(cluster_.job(id).mtct.has_value());
+  ASSERT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(60)))
+      << cluster_.logs() << output(id);
+  EXPECT_NE(output(id).find("rank 0 of 2: 100 iterations, sum 2"), std::string::npos) << output(id);
+}
+
+}  // namespace
+}  // namespace sched::testing
