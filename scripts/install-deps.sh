@@ -27,6 +27,9 @@ packages=(
   # Open MPI and PMIx for the PMIx server to come. Both MPIs side by side: the
   # tests name each one's wrapper (mpicc.mpich, mpicc.openmpi), never mpicc.
   mpich libmpich-dev openmpi-bin libopenmpi-dev libpmix-dev
+  # The negotiation protocol's independent test client (docs/negotiation.md),
+  # run with Debian's /usr/bin/python3.
+  python3 python3-zmq python3-msgpack
 )
 
 missing=()

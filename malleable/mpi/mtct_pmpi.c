@@ -71,12 +71,12 @@ static void stop_measuring(void) {
   handle = NULL;
 }
 
-#define TIMED(call)            \
-  do {                         \
+#define TIMED(call)             \
+  do {                          \
     const double t0_ = enter(); \
-    const int rc_ = (call);    \
-    leave(t0_);                \
-    return rc_;                \
+    const int rc_ = (call);     \
+    leave(t0_);                 \
+    return rc_;                 \
   } while (0)
 
 int MPI_Init(int* argc, char*** argv) {

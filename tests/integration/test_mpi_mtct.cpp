@@ -38,7 +38,8 @@ class MpiMtct : public ::testing::Test {
     request.job.env["SCHED_MALL_MTCT_INTERVAL_S"] = "0.3";
     if (preload) request.job.env["MTCT_LIB"] = SCHED_MPI_MTCT_MPICH_LIB;
     // As with srun: the caller's environment, LD_PRELOAD too, reaches the ranks.
-    request.job.script = "#!/bin/sh\nLD_PRELOAD=$MTCT_LIB $SCHED run --mpi=pmi2 -n 2 $APP 100 20 10\n";
+    request.job.script =
+        "#!/bin/sh\nLD_PRELOAD=$MTCT_LIB $SCHED run --mpi=pmi2 -n 2 $APP 100 20 10\n";
     return cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
   }
 
