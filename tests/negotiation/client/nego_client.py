@@ -130,12 +130,14 @@ class NegoClient:
         self.ctx = zmq.Context.instance()
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
-        # A fresh identity per client: H serves one session per identity (§2).
-        self.sock.setsockopt(zmq.IDENTITY, identity or os.urandom(8))
+        # A fresh identity per client: H serves one session per identity (§2). ZeroMQ reserves
+        # identities starting with a zero byte.
+        self.sock.setsockopt(zmq.IDENTITY, identity or b"S" + os.urandom(8).hex().encode())
         self.sock.connect(endpoint)
         self.seq = 0
         self.default_timeout = default_timeout
         self.status_reports = []  # STATUS_REPORTs skipped by expect()
+        self.skipped = []  # messages skipped by expect_error()
         self.received = []  # every message, in arrival order, for failure messages
         self.peer_seq = None
         self.seq_violations = []  # H's seq not increasing by one (§2)
@@ -186,9 +188,15 @@ class NegoClient:
                     raise AssertionError("expected %s, got %r" % (" or ".join(wanted), msg))
             return msg
 
-    def expect_error(self, code, seq, msg_type=None, timeout=None):
-        """The error reply to message `seq`, with `code` (§2: it repeats the type and seq)."""
-        msg = self.expect(timeout=timeout)
+    def expect_error(self, code, seq, msg_type=None, timeout=None, skip=()):
+        """The error reply to message `seq`, with `code` (§2: it repeats the type and seq).
+
+        Messages of the types in `skip` arriving first are kept in `skipped`."""
+        while True:
+            msg = self.expect(timeout=timeout)
+            if msg.is_error or msg.type not in skip:
+                break
+            self.skipped.append(msg)
         if not msg.is_error:
             raise AssertionError("expected error %s for seq %d, got %r" % (code, seq, msg))
         if msg.code != code or msg.seq != seq or (msg_type is not None and msg.type != msg_type):
@@ -299,6 +307,8 @@ class Peer:
         self.endpoint = line.split(" ", 1)[1]
 
     def log(self):
+        if self.stderr.closed:
+            return "(stopped)"
         self.stderr.seek(0)
         return self.stderr.read().decode(errors="replace")
 
@@ -316,4 +326,5 @@ class Peer:
                 self.proc.wait()
                 return None
         self.proc.stdout.close()
+        self.stderr.close()
         return self.proc.returncode

@@ -5,11 +5,13 @@ iScheduler written from that page alone (nego_client.py; issue 20).
     /usr/bin/python3 test_conformance.py --peer PATH/negotiation_peer [unittest options]
 or with NEGOTIATION_PEER=PATH in the environment. Each test starts its own peer process.
 """
+import functools
 import os
 import sys
 import time
 import unittest
 
+sys.dont_write_bytecode = True  # ctest runs this from the source tree: leave no __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nego_client as nc  # noqa: E402
 
@@ -31,6 +33,7 @@ def with_peer_log(cls):
     """Appends the peers' stderr to a failing test's message, so a failure explains itself."""
 
     def wrap(fn):
+        @functools.wraps(fn)  # keeps unittest's marks (expectedFailure)
         def run(self):
             try:
                 fn(self)
@@ -41,8 +44,6 @@ def with_peer_log(cls):
                 logs = "\n".join("--- %s\n%s" % (" ".join(p.args), p.log()) for p in self.peers)
                 raise AssertionError("%s\n%s" % (e, logs)) from e
 
-        run.__name__ = fn.__name__
-        run.__doc__ = fn.__doc__
         return run
 
     for name in list(vars(cls)):
@@ -84,6 +85,17 @@ class Conformance(unittest.TestCase):
         c.init(**init)
         return c
 
+    def refused(self, c, seq, codes, skip=()):
+        """The error reply to `seq`, with one of `codes` (where the spec allows more than one)."""
+        while True:
+            msg = c.expect()
+            if msg.is_error or msg.type not in skip:
+                break
+        self.assertTrue(msg.is_error and msg.seq == seq, "expected a refusal of seq %d, got %r"
+                        % (seq, msg))
+        self.assertIn(msg.code, codes, msg)
+        return msg
+
     def agree(self, c, offer, mapping):
         """Answers `offer` with `mapping`, expects H's agreement and hands the jobs over."""
         c.answer(offer["txn"], offer["attempt"], True, mapping)
@@ -123,9 +135,9 @@ class Conformance(unittest.TestCase):
         seq = c.request_offer()
         c.expect_error("not_initialised", seq, nc.REQUEST_OFFER)
         # The envelope's own version (§2, protocol.md §2).
-        seq = c.send(nc.INIT, {"version": 1, "max_attempts": 3, "timeout_s": 10,
-                               "status_interval_s": 0, "name": "v2"}, v=2)
-        c.expect_error("bad_version", seq)
+        c.send(nc.INIT, {"version": 1, "max_attempts": 3, "timeout_s": 10, "status_interval_s": 0,
+                         "name": "v2"}, v=2)
+        self.assertEqual(c.expect().code, "bad_version")
         r = c.init()
         self.assertEqual(r["version"], 1)
 
@@ -149,6 +161,24 @@ class Conformance(unittest.TestCase):
         # Nothing changed: S is still not interested, so a good request gets an offer.
         c.request_offer()
         self.assertEqual(c.expect(nc.OFFER)["attempt"], 1)
+
+    @unittest.expectedFailure  # reported: the peer answers with type "" (not "error")
+    def test_unreadable_message_reply_names_type_error(self):
+        """protocol.md §2: a message that cannot be read at all is answered with type "error"
+        and seq 0; negotiation.md §2: a refusal repeats the refused type and seq."""
+        c = self.client(self.peer())
+        c.send_raw(b"\xc1")
+        err = c.expect()
+        self.assertEqual((err.code, err.type, err.seq), ("bad_message", "error", 0))
+
+    @unittest.expectedFailure  # reported: the peer answers type "" seq 0
+    def test_bad_envelope_version_reply_repeats_type_and_seq(self):
+        """negotiation.md §2: an error reply carries the refused message's type and seq; a v=2
+        envelope has both, readable."""
+        c = self.client(self.peer())
+        seq = c.send(nc.INIT, {"version": 1, "max_attempts": 3, "timeout_s": 10,
+                               "status_interval_s": 0, "name": "v2"}, v=2)
+        c.expect_error("bad_version", seq, nc.INIT)
 
     def test_unknown_type(self):
         c = self.session()
@@ -182,16 +212,20 @@ class Conformance(unittest.TestCase):
         # An `agreed` end comes only from H (§4).
         c.request_offer()
         o = c.expect(nc.OFFER)
+        # spec: NEGOTIATION_END is S's message too; only the outcome is H's: wrong_role (§3's
+        # example is a message type) or invalid.
         seq = c.end(o["txn"], "agreed", [])
-        c.expect_error("wrong_role", seq, nc.END)
+        self.refused(c, seq, ("wrong_role", "invalid"))
 
     # -- §5.2–§5.3 order -----------------------------------------------------------------------
     def test_out_of_order(self):
         c = self.session()
+        # spec: START with no offer is out_of_order (§3: not allowed now) or unknown_transaction
+        # (§3: not the open transaction's, since none is open).
         seq = c.start(1)
-        c.expect_error("out_of_order", seq, nc.START)  # no offer
-        seq = c.answer(1, 1, True, [])
-        c.expect_error("out_of_order", seq, nc.OFFER_RESPONSE)  # no offer open
+        self.refused(c, seq, ("out_of_order", "unknown_transaction"))
+        seq = c.answer(1, 1, True, [])  # no offer open (see the test below)
+        self.refused(c, seq, ("out_of_order", "unknown_transaction"))
         seq = c.send_init()
         c.expect_error("out_of_order", seq, nc.INIT)  # already ready
         c.request_offer()
@@ -207,6 +241,13 @@ class Conformance(unittest.TestCase):
         c.start(o["txn"])
         self.assertTrue(c.expect(nc.START_RESPONSE)["accepted"])
         self.agree(c, o, nc.map_jobs(o.body, [(1, 1)]))
+
+    @unittest.expectedFailure  # reported: the peer answers unknown_transaction
+    def test_answer_with_no_offer_open_is_out_of_order(self):
+        """§3's own example of out_of_order: RESPONSE_RESOURCE_OFFER with no offer open."""
+        c = self.session()
+        seq = c.answer(1, 1, True, [])
+        c.expect_error("out_of_order", seq, nc.OFFER_RESPONSE)
 
     def test_unknown_transaction(self):
         c = self.session()
@@ -328,10 +369,9 @@ class Conformance(unittest.TestCase):
         self.assertEqual(c.expect(nc.END_RESPONSE)["txn"], o["txn"])
         # spec: an answer to a closed transaction: unknown_transaction (§3 "not the open
         # transaction's") or out_of_order (§3 "no offer open"); §5.6 says unknown_transaction.
+        # H MAY offer again at once (a new txn): skipped here.
         seq = c.answer(o["txn"], 2, True, [nc.placement(5, "n1", [0])])
-        err = c.expect()
-        self.assertTrue(err.is_error and err.seq == seq, err)
-        self.assertIn(err.code, ("unknown_transaction", "out_of_order"))
+        self.refused(c, seq, ("unknown_transaction", "out_of_order"), skip=(nc.OFFER,))
         c2 = self.client(p)
         self.assertNotIn(5, c2.init()["running"])
 
@@ -346,8 +386,9 @@ class Conformance(unittest.TestCase):
         self.assertGreaterEqual(waited, 0.9, "not before timeout_s")
         c.end_response(o["txn"])
         # The transaction is closed: a late answer is unknown_transaction (§5.6).
+        # H MAY offer again at once (a new txn): skipped here.
         seq = c.answer(o["txn"], 1, True, nc.map_jobs(o.body, [(3, 1)]))
-        c.expect_error("unknown_transaction", seq, nc.OFFER_RESPONSE)
+        c.expect_error("unknown_transaction", seq, nc.OFFER_RESPONSE, skip=(nc.OFFER,))
 
     def test_h_abandons_a_first_offer_not_taken(self):
         c = self.session("--max-timeout", "60", timeout_s=1)
@@ -438,7 +479,9 @@ class Conformance(unittest.TestCase):
             else:
                 jobs = {j["job"]: j for j in m["jobs"]}
         self.assertEqual(jobs[11]["state"], "running")
-        self.assertEqual(jobs[11]["cores"], 2)
+        # spec: a job's `cores` may be a count or the list of its cores; either must say 2.
+        cores = jobs[11]["cores"]
+        self.assertEqual(cores if isinstance(cores, int) else len(cores), 2, jobs[11])
         # A job agreed but never handed over (no RESPONSE_NEGOTIATION_END) is not started.
         self.assertEqual(o["reason"], "changed")
         c.start(o["txn"])
