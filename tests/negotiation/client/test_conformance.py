@@ -390,6 +390,33 @@ class Conformance(unittest.TestCase):
         seq = c.answer(o["txn"], 1, True, nc.map_jobs(o.body, [(3, 1)]))
         c.expect_error("unknown_transaction", seq, nc.OFFER_RESPONSE, skip=(nc.OFFER,))
 
+    def test_crossing_ends_after_a_timeout(self):
+        """§5.6: after H's timeout end, S's own NEGOTIATION_END of that transaction is still
+        answered, and S's RESPONSE_NEGOTIATION_END after it is taken without effect."""
+        c = self.session("--max-timeout", "60", timeout_s=1)
+        o = c.open_transaction()
+        end = c.expect(nc.END, timeout=10)
+        self.assertEqual((end["outcome"], end.get("reason")), ("abandoned", "timeout"))
+        c.end(o["txn"], "abandoned", reason="crossed")
+        # H's next offer (new txn) may come first.
+        while True:
+            m = c.expect((nc.END_RESPONSE, nc.OFFER))
+            if m.type == nc.END_RESPONSE:
+                break
+        self.assertEqual(m["txn"], o["txn"])
+        c.end_response(o["txn"])
+        for m in self.drain(c, 0.5):
+            self.assertFalse(m.is_error, "RESPONSE_NEGOTIATION_END refused: %r" % (m,))
+
+    def drain(self, c, seconds):
+        """Every message in the next `seconds`."""
+        out = []
+        while True:
+            try:
+                out.append(c.expect(timeout=seconds))
+            except nc.NegoTimeout:
+                return out
+
     def test_h_abandons_a_first_offer_not_taken(self):
         c = self.session("--max-timeout", "60", timeout_s=1)
         c.request_offer()
@@ -459,6 +486,64 @@ class Conformance(unittest.TestCase):
         c.expect_error("not_initialised", seq, nc.REQUEST_OFFER)
         self.assertNotIn(8, c.init()["running"], "a finalised transaction starts nothing")
 
+    def test_refused_init_and_request_change_nothing(self):
+        c = self.client(self.peer())
+        # spec: a bound broken (max_attempts ≥ 1, pending ≥ 1) is bad_field or invalid.
+        seq = c.send_init(max_attempts=0)
+        self.refused(c, seq, ("bad_field", "invalid"))
+        seq = c.request_offer()
+        c.expect_error("not_initialised", seq, nc.REQUEST_OFFER)
+        c.init()
+        seq = c.request_offer(pending=0)
+        self.refused(c, seq, ("bad_field", "invalid"))
+        c.expect_silence(0.5)  # not interested: no offer
+        c.request_offer(pending=2)
+        self.assertEqual(c.expect(nc.OFFER)["reason"], "requested")
+
+    def test_declined_only_on_a_first_offer_not_taken(self):
+        c = self.session()
+        o = c.open_transaction()
+        # spec: §4 "declined ... on a first offer it does not take": after START it is refused;
+        # out_of_order or invalid.
+        seq = c.end(o["txn"], "declined")
+        self.refused(c, seq, ("out_of_order", "invalid"))
+        self.agree(c, o, nc.map_jobs(o.body, [(1, 1)]))
+
+    def test_urgent_job_inside_a_transaction(self):
+        c = self.session()
+        o = c.open_transaction()
+        c.urgent(60, 1)
+        r = c.expect(nc.URGENT_RESPONSE)
+        self.assertEqual((r["job"], r["started"]), (60, True))
+        # The transaction goes on; the mapping avoids the urgent job's core.
+        urgent_core = set(cores_of(r["placement"]))
+        free = [(n, k) for n, k in nc.offered_cores(o.body) if (n, k) not in urgent_core]
+        self.agree(c, o, [nc.placement(61, free[0][0], [free[0][1]])])
+
+    def test_job_end_frees_cores_and_brings_an_offer(self):
+        c = self.session("--job-seconds", "1", status_interval_s=0.2)
+        o = c.open_transaction()
+        self.agree(c, o, nc.map_jobs(o.body, [(21, 8)]))  # every core
+        ended = False
+        deadline = time.monotonic() + 10
+        while True:
+            m = c.expect((nc.STATUS, nc.OFFER), timeout=max(0.0, deadline - time.monotonic()),
+                         keep_status=True)
+            if m.type == nc.STATUS:
+                ids = [j["job"] for j in m["jobs"]]
+                if 21 in ids:
+                    self.assertFalse(ended, "job 21 listed again after it ended")
+                    self.assertEqual(m["cores_busy"], 8)
+                elif not ended and m["cores_busy"] == 0:
+                    ended = True
+                continue
+            # No free cores while job 21 ran: the first offer comes after it ends.
+            self.assertEqual((m["attempt"], m["reason"]), (1, "changed"))
+            self.assertEqual(set(nc.offered_cores(m.body)), ALL_CORES)
+            break
+        c2 = self.client(self.peers[0])
+        self.assertNotIn(21, c2.init()["running"], "an ended job is not running")
+
     # -- §6 no job lost, none started twice --------------------------------------------------
     def test_agreed_job_is_listed_and_survives_a_reconnect(self):
         p = self.peer("--running", "7,9")
@@ -469,7 +554,7 @@ class Conformance(unittest.TestCase):
         mapping = nc.map_jobs(o.body, [(11, 2)])
         self.agree(c, o, mapping)
         # Cores are still free and S interested: an offer ("changed") comes among the reports.
-        jobs, o = {}, None
+        jobs, o, report = {}, None, None
         deadline = time.monotonic() + 5
         while 11 not in jobs or o is None:
             m = c.expect((nc.STATUS, nc.OFFER), timeout=max(0.0, deadline - time.monotonic()),
@@ -477,8 +562,9 @@ class Conformance(unittest.TestCase):
             if m.type == nc.OFFER:
                 o = m
             else:
-                jobs = {j["job"]: j for j in m["jobs"]}
+                report, jobs = m, {j["job"]: j for j in m["jobs"]}
         self.assertEqual(jobs[11]["state"], "running")
+        self.assertGreaterEqual(report["cores_busy"], 2)
         # spec: a job's `cores` may be a count or the list of its cores; either must say 2.
         cores = jobs[11]["cores"]
         self.assertEqual(cores if isinstance(cores, int) else len(cores), 2, jobs[11])
