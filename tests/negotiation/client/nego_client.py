@@ -9,7 +9,10 @@ leaves a point open, the choice made is commented with "spec:".
     client.request_offer(pending=1)
     offer = client.expect("nego.offer")
     ...
-Runs with Debian's python3-zmq and python3-msgpack (use /usr/bin/python3).
+Runs with Debian's python3-zmq and python3-msgpack (use /usr/bin/python3). As a program it plays
+one negotiation against an iHypervisor and prints every message it receives:
+
+    /usr/bin/python3 nego_client.py tcp://127.0.0.1:5555 --jobs 1:2,2:1
 """
 import os
 import select
@@ -328,3 +331,47 @@ class Peer:
         self.proc.stdout.close()
         self.stderr.close()
         return self.proc.returncode
+
+
+def main():
+    """One negotiation: init, request an offer, map the jobs onto each offer until H agrees."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("endpoint", help="the iHypervisor's ROUTER endpoint")
+    ap.add_argument("--jobs", default="1:1", help="JOB:CORES,... to map (default 1:1)")
+    ap.add_argument("--max-attempts", type=int, default=10)
+    ap.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each message")
+    opts = ap.parse_args()
+    jobs = [tuple(int(x) for x in j.split(":")) for j in opts.jobs.split(",")]
+
+    client = NegoClient(opts.endpoint, default_timeout=opts.timeout)
+
+    def show(msg):
+        print(json.dumps(msg.raw, default=repr), flush=True)
+        return msg
+
+    client.send_init(max_attempts=opts.max_attempts)
+    show(client.expect(INIT_RESPONSE))
+    client.request_offer(pending=len(jobs))
+    offer = show(client.expect(OFFER))
+    client.start(offer["txn"])
+    show(client.expect(START_RESPONSE))
+    while True:
+        client.answer(offer["txn"], offer["attempt"], True, map_jobs(offer.body, jobs))
+        msg = show(client.expect((OFFER, END)))
+        if msg.type == END:
+            break
+        offer = msg
+    if msg["outcome"] == "agreed":
+        client.end_response(msg["txn"])  # the jobs are handed over (§6)
+    client.finalize("done")  # abandons the offer H may have sent meanwhile
+    while show(client.expect()).type != FINALIZE_RESPONSE:
+        pass
+    client.close()
+    return 0 if msg["outcome"] == "agreed" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
