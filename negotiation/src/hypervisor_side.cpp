@@ -79,6 +79,10 @@ void HypervisorSide::answer_urgent(const proto::NegoUrgentResponse& answer, doub
   (void)now;
 }
 
+bool HypervisorSide::runs(std::int64_t job) const {
+  return std::find(running_.begin(), running_.end(), job) != running_.end();
+}
+
 bool HypervisorSide::peer_may_send(std::string_view t) const {
   return t == type::kNegoInit || t == type::kNegoFinalize || t == type::kNegoFinalizeResponse ||
          t == type::kNegoRequestOffer || t == type::kNegoStart || t == type::kNegoOfferResponse ||
@@ -104,6 +108,13 @@ bool HypervisorSide::handle(const proto::Envelope& envelope, double now) {
       refuse(envelope, code::kInvalid,
              "PROTOCOL_INIT: max_attempts ≥ 1, timeout_s > 0, status_interval_s ≥ 0");
       return true;
+    }
+    if (state_ == State::Ready) {
+      // The peer started over (a restart keeps its identity): what the old
+      // session had open is abandoned as if the peer had gone.
+      if (phase_ != Phase::None) close_transaction(outcome::kAbandoned, "peer initialised anew");
+      closed_awaiting_end_response_.clear();
+      agreement_timed_out_.clear();
     }
     params_.max_attempts = std::min(init.max_attempts, limits_.max_attempts);
     params_.timeout_s = std::min(init.timeout_s, limits_.max_timeout_s);
@@ -182,6 +193,13 @@ bool HypervisorSide::handle(const proto::Envelope& envelope, double now) {
       refuse(envelope, code::kInvalid, *problem);
       return true;
     }
+    for (const auto& placement : response.mapping) {
+      if (runs(placement.job)) {
+        refuse(envelope, code::kInvalid,
+               "job " + std::to_string(placement.job) + " runs here already");
+        return true;
+      }
+    }
     last_answer_accepted_ = response.accepted;
     last_answer_mapping_ = response.mapping;
     set_phase(Phase::Judging, now);
@@ -198,6 +216,11 @@ bool HypervisorSide::handle(const proto::Envelope& envelope, double now) {
     auto urgent = envelope.body_as<proto::NegoUrgent>();
     if (urgent.cores < 1 || urgent.nodes < 0) {
       refuse(envelope, code::kInvalid, "URGENT_JOB: cores ≥ 1 and nodes ≥ 0");
+      return true;
+    }
+    if (runs(urgent.job)) {
+      refuse(envelope, code::kInvalid,
+             "URGENT_JOB: job " + std::to_string(urgent.job) + " runs here already");
       return true;
     }
     if (!urgent_pending_.insert(urgent.job).second) {

@@ -73,7 +73,8 @@ void Session::on_message(std::string_view bytes, double now) {
   try {
     envelope = proto::decode(bytes.data(), bytes.size());
   } catch (const proto::ProtoError& e) {
-    outgoing_.push_back(proto::encode_error("", 0, e.code(), e.what()));
+    // As on every sched socket (docs/protocol.md §2): type "error", seq 0.
+    outgoing_.push_back(proto::encode_error("error", 0, e.code(), e.what()));
     Note n = make_note(Note::Kind::Refused);
     n.code = e.code();
     n.reason = e.what();
@@ -89,6 +90,16 @@ void Session::on_message(std::string_view bytes, double now) {
       n.reason = envelope.error->message;
     }
     note(std::move(n));
+    if (handed_over_ && envelope.type == proto::type::kNegoEndResponse &&
+        envelope.seq == handed_over_->seq) {
+      // H timed out on its agreed end before this side's answer came: it
+      // started nothing, so the jobs are this side's again (§5.6).
+      Note revoked = make_note(Note::Kind::Revoked, handed_over_->txn);
+      revoked.mapping = std::move(handed_over_->mapping);
+      revoked.reason = n.reason;
+      note(std::move(revoked));
+      handed_over_.reset();
+    }
     return;
   }
   const std::string& t = envelope.type;
@@ -113,7 +124,8 @@ void Session::on_message(std::string_view bytes, double now) {
       }
       break;
     case State::Ready:
-      if (t == type::kNegoInit || t == type::kNegoInitResponse) {
+      // A PROTOCOL_INIT in a ready session: the peer started over (§5.1).
+      if (t == type::kNegoInitResponse) {
         return refuse(envelope, nego_code::kOutOfOrder, t + ": the session is already initialised");
       }
       break;
@@ -256,6 +268,7 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
       return true;
     }
     if (end.outcome == outcome::kAgreed) {
+      handed_over_ = HandedOver{txn_, seq_, end.mapping};
       Note n = make_note(Note::Kind::Agreed, txn_);
       n.mapping = end.mapping;
       note(std::move(n));
@@ -269,6 +282,12 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
   }
   if (t == type::kNegoEndResponse) {
     auto response = envelope.body_as<proto::NegoEndResponse>();
+    if (agreement_timed_out_.erase(response.txn) > 0) {
+      refuse(envelope, nego_code::kUnknownTransaction,
+             "transaction " + std::to_string(response.txn) +
+                 " timed out before its agreement was answered: nothing of it started");
+      return true;
+    }
     if (closed_awaiting_end_response_.erase(response.txn) > 0) return true;
     if (phase_ != Phase::Ending || !ending_by_me_ || response.txn != txn_) {
       refuse(envelope, nego_code::kOutOfOrder,
@@ -322,8 +341,13 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
 
 void Session::tick(double now) {
   if (phase_ == Phase::None || !waiting_for_peer() || now < deadline_) return;
-  // An agreement is undone only by the peer leaving (docs/negotiation.md §5.6).
-  if (phase_ == Phase::Ending && ending_outcome_ == outcome::kAgreed) return;
+  if (phase_ == Phase::Ending && ending_outcome_ == outcome::kAgreed) {
+    // Unanswered, the agreement is void: nothing starts, and a late answer is
+    // refused so that the other side takes its jobs back (§5.6).
+    agreement_timed_out_.insert(txn_);
+    close_transaction(outcome::kAbandoned, "timeout: the agreement was not answered");
+    return;
+  }
   closed_awaiting_end_response_.insert(txn_);
   if (phase_ != Phase::Ending) {
     proto::NegoEnd end;
@@ -342,6 +366,8 @@ void Session::peer_gone() {
   interested_ = false;
   absorb_finalize_response_ = false;
   closed_awaiting_end_response_.clear();
+  agreement_timed_out_.clear();
+  handed_over_.reset();
   if (was_open) {
     Note n = make_note(Note::Kind::Finalized);
     n.reason = "peer gone";

@@ -56,7 +56,10 @@ TEST(NegotiationConformance, AnotherProtocolVersionIsRefusedAndTheSessionStaysCl
   EXPECT_EQ(error_code(h.take_outgoing()), "bad_version");
   EXPECT_FALSE(h.ready());
   h.on_message(envelope_of_version(2), 0);  // the envelope's own version
-  EXPECT_EQ(error_code(h.take_outgoing()), "bad_version");
+  auto out = h.take_outgoing();
+  EXPECT_EQ(error_code(out), "bad_version");
+  // An envelope that cannot be read is answered as on every sched socket.
+  EXPECT_EQ(proto::decode(out[0].data(), out[0].size()).type, "error");
   EXPECT_FALSE(h.ready());
   h.on_message(message(type::kNegoInit, proto::NegoInit{}), 0);
   EXPECT_EQ(error_code(h.take_outgoing()), "");
@@ -182,10 +185,8 @@ TEST_F(OpenOffer, APeerGoneBeforeTheEndIsAnsweredStartsNothing) {
   pair.s.answer(true, {{5, "n1", {0}}}, "", pair.now);
   pair.pump();
   pair.h.accept_mapping(pair.now);
-  pair.h.take_outgoing();        // the END agreed never reaches S
-  pair.h.tick(pair.now + 1000);  // an agreement does not time out...
-  EXPECT_EQ(pair.h.phase(), Phase::Ending);
-  pair.h.peer_gone();  // ...but the peer leaving undoes it
+  pair.h.take_outgoing();  // the END agreed never reaches S
+  pair.h.peer_gone();
   pair.s.peer_gone();
   pair.collect();
   EXPECT_EQ(last(pair.h_notes, Kind::Agreed), nullptr);
@@ -196,6 +197,49 @@ TEST_F(OpenOffer, APeerGoneBeforeTheEndIsAnsweredStartsNothing) {
   pair.h.set_running({});
   pair.init();
   EXPECT_TRUE(last(pair.s_notes, Kind::Initialised)->running.empty());
+}
+
+TEST_F(OpenOffer, AnAgreementAnsweredTooLateIsRevokedOnBothSides) {
+  pair.s.answer(true, {{5, "n1", {0}}}, "", pair.now);
+  pair.pump();
+  pair.h.accept_mapping(pair.now);
+  auto end = pair.h.take_outgoing();  // held back: S is slow
+  pair.h.tick(pair.now + pair.h.params().timeout_s);
+  pair.collect();
+  EXPECT_EQ(last(pair.h_notes, Kind::Closed)->outcome, "abandoned");
+  EXPECT_TRUE(pair.h.take_outgoing().empty());  // its END is already out
+  // S hands the job over on H's END; H refuses the late answer, and S takes
+  // the job back: started by neither, lost by neither.
+  for (const auto& m : end) pair.s.on_message(m, pair.now);
+  pair.pump();
+  EXPECT_NE(last(pair.s_notes, Kind::Agreed), nullptr);
+  EXPECT_EQ(last(pair.h_notes, Kind::Agreed), nullptr);
+  EXPECT_EQ(last(pair.h_notes, Kind::Refused)->code, "unknown_transaction");
+  const Note* revoked = last(pair.s_notes, Kind::Revoked);
+  ASSERT_NE(revoked, nullptr);
+  EXPECT_EQ(revoked->mapping, (std::vector<proto::NegoPlacement>{{5, "n1", {0}}}));
+}
+
+TEST_F(OpenOffer, APeerThatInitialisesAgainReplacesItsSession) {
+  SchedulerSide restarted;
+  restarted.init({}, "restarted", pair.now);
+  for (const auto& m : restarted.take_outgoing()) pair.h.on_message(m, pair.now);
+  pair.collect();
+  EXPECT_EQ(last(pair.h_notes, Kind::Closed)->reason, "peer initialised anew");
+  EXPECT_EQ(pair.h.phase(), Phase::None);
+  EXPECT_TRUE(pair.h.ready());
+  EXPECT_FALSE(pair.h.interested());
+  for (const auto& m : pair.h.take_outgoing()) restarted.on_message(m, pair.now);
+  EXPECT_TRUE(restarted.ready());
+}
+
+TEST_F(OpenOffer, AJobThatRunsAlreadyIsNotMappedNorStartedUrgently) {
+  pair.h.set_running({5});
+  proto::NegoOfferResponse response{pair.s.txn(), 1, true, {{5, "n1", {0}}}, std::nullopt};
+  EXPECT_EQ(answer_to_h(response), "invalid");
+  EXPECT_EQ(pair.h.phase(), Phase::OfferOpen);
+  pair.h.on_message(message(type::kNegoUrgent, proto::NegoUrgent{5, 1, 0}), pair.now);
+  EXPECT_EQ(error_code(pair.h.take_outgoing()), "invalid");
 }
 
 TEST_F(OpenOffer, EndsThatCrossCloseBothSidesWithoutErrors) {

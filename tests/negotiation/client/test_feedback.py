@@ -53,26 +53,34 @@ class Feedback(PeerTestCase):
         else:
             self.fail("job 100 never appeared in STATUS_REPORT jobs")
 
-    def test_urgent_job_inside_a_transaction(self):
+    def test_urgent_job_takes_cores_of_an_open_offer(self):
+        """§5.7: with no other free core, H starts an urgent job on cores of an open offer: it
+        abandons that transaction first, then offers again without them."""
         c = self.session()
-        o = c.open_transaction()
+        o = c.open_transaction()  # every free core is in this offer
         c.urgent(60, 1)
+        end = c.expect(nc.END)
+        self.assertEqual((end["txn"], end["outcome"]), (o["txn"], "abandoned"))
         r = c.expect(nc.URGENT_RESPONSE)
         self.assertEqual((r["job"], r["started"]), (60, True))
-        # The transaction goes on; the mapping avoids the urgent job's core.
+        c.end_response(o["txn"])
+        o2 = c.expect(nc.OFFER)  # still interested: a new transaction
+        self.assertGreater(o2["txn"], o["txn"])
         urgent_core = set(cores_of(r["placement"]))
-        free = [(n, k) for n, k in nc.offered_cores(o.body) if (n, k) not in urgent_core]
-        self.agree(c, o, [nc.placement(61, free[0][0], [free[0][1]])])
+        self.assertFalse(urgent_core & set(nc.offered_cores(o2.body)))
+        c.start(o2["txn"])
+        self.assertTrue(c.expect(nc.START_RESPONSE)["accepted"])
+        free = nc.offered_cores(o2.body)
+        self.agree(c, o2, [nc.placement(61, free[0][0], [free[0][1]])])
 
-    @unittest.expectedFailure  # reported: job 1 is started twice, its first core never freed
     def test_urgent_job_with_a_running_id_is_not_started_twice(self):
-        """§6 "none started twice": an URGENT_JOB naming a job H runs (spec: not said; refused
-        or not started is the reading here); H's report stays consistent either way."""
+        """§5.7: an URGENT_JOB naming a job H runs is refused invalid (none started twice);
+        H's report stays consistent."""
         c = self.session()
         c.urgent(1, 1)
         self.assertTrue(c.expect(nc.URGENT_RESPONSE)["started"])
         c.urgent(1, 2)
         r = c.expect()
-        self.assertTrue(r.is_error or r["started"] is False, r)
+        self.assertEqual(r.code, "invalid", r)
         _, status = self.running_jobs(self.peers[0])
         self.assertEqual(status["cores_busy"], sum(j["cores"] for j in status["jobs"]), status)

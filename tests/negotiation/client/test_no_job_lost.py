@@ -69,27 +69,28 @@ class NoJobLost(PeerTestCase):
         c2 = self.client(self.peers[0])
         self.assertNotIn(21, c2.init()["running"], "an ended job is not running")
 
-    @unittest.expectedFailure  # reported: the second session's agreed job is dropped
-    def test_two_sessions_do_not_lose_an_agreed_job(self):
-        """§6: a job of an agreed mapping appears in STATUS_REPORT `jobs` (and `running`) until it
-        ends. Two iSchedulers, offered the same free cores, each agree a job on the same core."""
+    def test_two_sessions_share_no_core_and_lose_no_job(self):
+        """§5.8: an open offer holds its cores, so a second iScheduler is offered only what is
+        left once the first transaction closes; both agreed jobs run (§6)."""
         p = self.peer()
         a, b = self.client(p), self.client(p)
         a.init()
         b.init()
-        oa, ob = a.open_transaction(), b.open_transaction()
-        core = nc.offered_cores(oa.body)[-1]
-        self.assertIn(core, nc.offered_cores(ob.body))
-        a.answer(oa["txn"], 1, True, [nc.placement(100, core[0], [core[1]])])
-        b.answer(ob["txn"], 1, True, [nc.placement(200, core[0], [core[1]])])
-        for c, o in ((a, oa), (b, ob)):
-            m = c.expect()
-            if m.type == nc.END and m["outcome"] == "agreed":
-                c.end_response(o["txn"])  # the job is handed over: H must run it
+        oa = a.open_transaction()  # every free core
+        b.request_offer()
+        b.expect_silence(0.5)  # nothing is free for b while a's offer holds it all
+        core = nc.offered_cores(oa.body)[0]
+        self.agree(a, oa, [nc.placement(100, core[0], [core[1]])])
+        # a is still interested: offered the rest, it declines (its queue is empty).
+        oa2 = a.expect(nc.OFFER)
+        a.end(oa2["txn"], "declined", reason="queue_empty")
+        a.expect(nc.END_RESPONSE)
+        ob = b.expect(nc.OFFER)
+        self.assertNotIn(core, nc.offered_cores(ob.body))
+        b.start(ob["txn"])
+        self.assertTrue(b.expect(nc.START_RESPONSE)["accepted"])
+        other = nc.offered_cores(ob.body)[0]
+        self.agree(b, ob, [nc.placement(200, other[0], [other[1]])])
         running, status = self.running_jobs(p)
-        listed = {j["job"] for j in status["jobs"]}
-        handed = {p_["job"] for c in (a, b) for m in c.received
-                  if m.type == nc.END and not m.is_error and m["outcome"] == "agreed"
-                  for p_ in m["mapping"]}
-        self.assertEqual(handed - set(running), set(), "agreed and handed over, not running")
-        self.assertEqual(handed - listed, set(), "agreed and handed over, not in STATUS_REPORT")
+        self.assertEqual({100, 200} - set(running), set(), "agreed and handed over, not running")
+        self.assertEqual({100, 200} - {j["job"] for j in status["jobs"]}, set(), status)

@@ -62,23 +62,36 @@ class Session(PeerTestCase):
         c.request_offer()
         self.assertEqual(c.expect(nc.OFFER)["attempt"], 1)
 
-    @unittest.expectedFailure  # reported: the peer answers with type "" (not "error")
     def test_unreadable_message_reply_names_type_error(self):
-        """protocol.md §2: a message that cannot be read at all is answered with type "error"
-        and seq 0; negotiation.md §2: a refusal repeats the refused type and seq."""
+        """negotiation.md §2 (as protocol.md §2): a message whose envelope cannot be read is
+        answered with type "error" and seq 0."""
         c = self.client(self.peer())
         c.send_raw(b"\xc1")
         err = c.expect()
         self.assertEqual((err.code, err.type, err.seq), ("bad_message", "error", 0))
 
-    @unittest.expectedFailure  # reported: the peer answers type "" seq 0
-    def test_bad_envelope_version_reply_repeats_type_and_seq(self):
-        """negotiation.md §2: an error reply carries the refused message's type and seq; a v=2
-        envelope has both, readable."""
+    def test_bad_envelope_version_reply_names_type_error(self):
+        """negotiation.md §2: another envelope version is an envelope this side cannot read:
+        type "error", seq 0."""
         c = self.client(self.peer())
-        seq = c.send(nc.INIT, {"version": 1, "max_attempts": 3, "timeout_s": 10,
-                               "status_interval_s": 0, "name": "v2"}, v=2)
-        c.expect_error("bad_version", seq, nc.INIT)
+        c.send(nc.INIT, {"version": 1, "max_attempts": 3, "timeout_s": 10,
+                         "status_interval_s": 0, "name": "v2"}, v=2)
+        err = c.expect()
+        self.assertEqual((err.code, err.type, err.seq), ("bad_version", "error", 0))
+
+    def test_init_again_replaces_the_session(self):
+        """§5.1: PROTOCOL_INIT in a ready session is the peer starting over: the open
+        transaction is abandoned and a new session begins."""
+        c = self.session()
+        c.request_offer()
+        o = c.expect(nc.OFFER)
+        c.start(o["txn"])
+        self.assertTrue(c.expect(nc.START_RESPONSE)["accepted"])
+        c.send_init()
+        self.assertEqual(c.expect(nc.INIT_RESPONSE)["running"], [])
+        # Not interested any more: a new request brings a new transaction.
+        c.request_offer()
+        self.assertGreater(c.expect(nc.OFFER)["txn"], o["txn"])
 
     def test_unknown_type(self):
         c = self.session()

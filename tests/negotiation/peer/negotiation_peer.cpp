@@ -11,6 +11,7 @@
 // an urgent job on free cores if there are enough; reports its status at the
 // agreed interval.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 #include <map>
@@ -31,8 +32,7 @@ using negotiation::Note;
 volatile std::sig_atomic_t stopping = 0;
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 struct NodeCores {
@@ -68,7 +68,9 @@ class Cores {
  public:
   explicit Cores(std::vector<NodeCores> nodes) : nodes_(std::move(nodes)) {}
 
-  proto::NegoOfferSet free_offer(std::int64_t id) const {
+  using Held = std::set<std::pair<std::string, int>>;
+
+  proto::NegoOfferSet free_offer(std::int64_t id, const Held& held) const {
     proto::NegoOfferSet offer;
     offer.offer = id;
     for (const auto& node : nodes_) {
@@ -77,7 +79,9 @@ class Cores {
         proto::NegoSocket socket{s, {}};
         for (int c = 0; c < node.cores_per_socket; ++c) {
           const int core = s * node.cores_per_socket + c;
-          if (!busy_.contains({node.name, core})) socket.cores.push_back(core);
+          if (!busy_.contains({node.name, core}) && !held.contains({node.name, core})) {
+            socket.cores.push_back(core);
+          }
         }
         if (!socket.cores.empty()) resource.sockets.push_back(std::move(socket));
       }
@@ -86,6 +90,7 @@ class Cores {
     return offer;
   }
   int free_count() const { return total() - static_cast<int>(busy_.size()); }
+  bool any_free(const Held& held) const { return !free_offer(0, held).resources.empty(); }
   int total() const {
     int n = 0;
     for (const auto& node : nodes_) n += node.sockets * node.cores_per_socket;
@@ -112,15 +117,15 @@ class Cores {
     }
   }
   // `cores` free cores on at most `nodes` nodes (0: any), node by node.
-  std::optional<std::vector<proto::NegoPlacement>> place(std::int64_t job, int cores,
-                                                         int nodes) const {
+  std::optional<std::vector<proto::NegoPlacement>> place(std::int64_t job, int cores, int nodes,
+                                                         const Held& held) const {
     std::vector<proto::NegoPlacement> out;
     int left = cores;
     for (const auto& node : nodes_) {
       if (left == 0 || (nodes > 0 && static_cast<int>(out.size()) == nodes)) break;
       proto::NegoPlacement p{job, node.name, {}};
       for (int core = 0; core < node.sockets * node.cores_per_socket && left > 0; ++core) {
-        if (!busy_.contains({node.name, core})) {
+        if (!busy_.contains({node.name, core}) && !held.contains({node.name, core})) {
           p.cores.push_back(core);
           --left;
         }
@@ -167,14 +172,16 @@ class Peer {
         cores_.give_back(it->second.placement);
         it = jobs_.erase(it);
         changed = true;
+        update_running();
       } else {
         ++it;
       }
     }
+    const bool released = std::exchange(released_, false);
     for (auto& [peer, session] : sessions_) {
       session.tick(now);
       if (session.status_due(now)) session.report(status(now), now);
-      if (changed) offer_if_interested(session, "changed");
+      if (changed || released) offer_if_interested(session, "changed");
       after(peer, session);
     }
   }
@@ -209,19 +216,73 @@ class Peer {
     return s;
   }
 
-  void offer_if_interested(HypervisorSide& session, std::string_view reason) {
-    if (session.ready() && session.interested() && session.phase() == negotiation::Phase::None &&
-        cores_.free_count() > 0) {
-      session.offer(cores_.free_offer(++offers_), reason, now_s());
+  // The cores of every open offer but `mine`'s: an offer holds its cores
+  // until its transaction closes (docs/negotiation.md §5.8).
+  Cores::Held held(const HypervisorSide* mine) const {
+    Cores::Held out;
+    for (const auto& [peer, session] : sessions_) {
+      if (&session == mine || !session.open_offer()) continue;
+      for (const auto& r : session.open_offer()->resources) {
+        for (const auto& socket : r.sockets) {
+          for (int core : socket.cores) out.insert({r.node, core});
+        }
+      }
     }
+    return out;
+  }
+
+  Cores::Held held_by_ending() const {
+    Cores::Held out;
+    for (const auto& [peer, session] : sessions_) {
+      if (session.phase() != negotiation::Phase::Ending || !session.open_offer()) continue;
+      for (const auto& r : session.open_offer()->resources) {
+        for (const auto& socket : r.sockets) {
+          for (int core : socket.cores) out.insert({r.node, core});
+        }
+      }
+    }
+    return out;
+  }
+
+  void abandon_offers_of(const std::vector<proto::NegoPlacement>& placement, std::int64_t job,
+                         double now) {
+    for (auto& [peer, session] : sessions_) {
+      if (!session.open_offer() || session.phase() == negotiation::Phase::Ending) continue;
+      bool overlaps = false;
+      for (const auto& r : session.open_offer()->resources) {
+        for (const auto& p : placement) {
+          if (p.node != r.node) continue;
+          for (const auto& socket : r.sockets) {
+            for (int core : socket.cores) {
+              overlaps =
+                  overlaps || std::find(p.cores.begin(), p.cores.end(), core) != p.cores.end();
+            }
+          }
+        }
+      }
+      if (overlaps)
+        session.abandon("urgent job " + std::to_string(job) + " took cores of the offer", now);
+    }
+  }
+
+  void offer_if_interested(HypervisorSide& session, std::string_view reason) {
+    const auto others = held(&session);
+    if (session.ready() && session.interested() && session.phase() == negotiation::Phase::None &&
+        cores_.any_free(others)) {
+      session.offer(cores_.free_offer(++offers_, others), reason, now_s());
+    }
+  }
+
+  void update_running() {
+    for (auto& [peer, session] : sessions_) session.set_running(running_ids());
   }
 
   // Acts on what the session noted, then sends what it has for the peer.
   void after(const std::string& peer, HypervisorSide& session) {
     const double now = now_s();
     for (const Note& note : session.take_notes()) {
-      std::cerr << peer_name(peer) << " note " << static_cast<int>(note.kind) << " txn "
-                << note.txn << " " << note.code << " " << note.reason << "\n";
+      std::cerr << peer_name(peer) << " note " << static_cast<int>(note.kind) << " txn " << note.txn
+                << " " << note.code << " " << note.reason << "\n";
       switch (note.kind) {
         case Note::Kind::OfferRequested:
           offer_if_interested(session, "requested");
@@ -230,11 +291,14 @@ class Peer {
           judge(session, note, now);
           break;
         case Note::Kind::Agreed:
+          released_ = true;  // the rest of its offer is free for the others
           start(note.mapping, now);
           offer_if_interested(session, "changed");
           break;
         case Note::Kind::Closed:
-          if (note.outcome != "declined") offer_if_interested(session, "changed");
+          released_ = true;
+          // Still interested after no agreement: offer again at once.
+          if (note.outcome != "declined") offer_if_interested(session, "retry");
           break;
         case Note::Kind::Urgent:
           urgent(session, *note.urgent, now);
@@ -248,13 +312,13 @@ class Peer {
 
   void judge(HypervisorSide& session, const Note& answer, double now) {
     if (!answer.accepted) {
-      session.reoffer(cores_.free_offer(++offers_), "offer_rejected", now);
+      session.reoffer(cores_.free_offer(++offers_, held(&session)), "offer_rejected", now);
       return;
     }
     int& rejected = rejected_[session.txn()];
     if (!answer.last_attempt && rejected < options_.reject_mappings) {
       ++rejected;
-      session.reoffer(cores_.free_offer(++offers_),
+      session.reoffer(cores_.free_offer(++offers_, held(&session)),
                       "mapping_rejected: this test peer rejects the first " +
                           std::to_string(options_.reject_mappings) + " mapping(s)",
                       now);
@@ -265,8 +329,9 @@ class Peer {
 
   void start(const std::vector<proto::NegoPlacement>& mapping, double now) {
     if (!cores_.fits(mapping)) {
-      std::cerr << "agreed mapping no longer fits: not started\n";
-      return;
+      // Cannot happen while offers hold their cores; loud if it does.
+      std::cerr << "BUG: an agreed mapping no longer fits\n";
+      std::abort();
     }
     cores_.take(mapping);
     std::map<std::int64_t, std::vector<proto::NegoPlacement>> by_job;
@@ -276,12 +341,20 @@ class Peer {
                               options_.job_seconds > 0 ? now + options_.job_seconds : 0, now};
       std::cerr << "job " << job << " started\n";
     }
+    update_running();
   }
 
   void urgent(HypervisorSide& session, const proto::NegoUrgent& job, double now) {
     proto::NegoUrgentResponse answer;
     answer.job = job.job;
-    if (auto placement = cores_.place(job.job, job.cores, job.nodes)) {
+    // Free cores no offer holds first; else cores of open offers, whose
+    // transactions are abandoned first (not one whose agreement is out).
+    auto placement = cores_.place(job.job, job.cores, job.nodes, held(nullptr));
+    if (!placement) {
+      placement = cores_.place(job.job, job.cores, job.nodes, held_by_ending());
+      if (placement) abandon_offers_of(*placement, job.job, now);
+    }
+    if (placement) {
       answer.started = true;
       answer.placement = *placement;
       start(*placement, now);
@@ -305,6 +378,7 @@ class Peer {
   std::map<std::int64_t, RunningJob> jobs_;
   std::map<std::int64_t, int> rejected_;  // txn → mappings rejected
   std::int64_t offers_ = 0;
+  bool released_ = false;  // a transaction closed: others may be offered its cores
 };
 
 }  // namespace
@@ -352,8 +426,9 @@ int main(int argc, char** argv) {
       continue;  // a signal
     }
     while (auto message = proto::receive_routed(socket)) {
-      peer.receive(message->peer, std::string_view(static_cast<const char*>(message->payload.data()),
-                                                    message->payload.size()));
+      peer.receive(message->peer,
+                   std::string_view(static_cast<const char*>(message->payload.data()),
+                                    message->payload.size()));
     }
     peer.tick();
   }

@@ -23,7 +23,9 @@ class HypervisorSide : public Session {
   explicit HypervisorSide(HypervisorLimits limits = {})
       : Session(Role::Hypervisor), limits_(limits) {}
 
-  // The jobs this side runs, for RESPONSE_PROTOCOL_INIT (§6).
+  // The jobs this side runs (or has agreed to), kept current by the owner:
+  // RESPONSE_PROTOCOL_INIT lists them (§6), and a mapping or URGENT_JOB
+  // naming one is refused (none started twice).
   void set_running(std::vector<std::int64_t> jobs) { running_ = std::move(jobs); }
   // RESOURCE_OFFER opening a new transaction (S interested, none open).
   void offer(proto::NegoOfferSet offer, std::string_view reason, double now);
@@ -42,6 +44,7 @@ class HypervisorSide : public Session {
   bool handle(const proto::Envelope& envelope, double now) override;
   bool peer_may_send(std::string_view type) const override;
   bool waiting_for_peer() const override;
+  bool runs(std::int64_t job) const;
 
   HypervisorLimits limits_;
   std::vector<std::int64_t> running_;

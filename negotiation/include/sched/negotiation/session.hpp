@@ -54,6 +54,8 @@ struct Note {
     Answer,          // H: S answered offer `attempt` (accepted, mapping, reason, last_attempt)
     Agreed,          // both: `mapping` of `txn` is agreed (S: the jobs are handed over;
                      //        H: start them now)
+    Revoked,         // S: the agreement of `txn` timed out at H before S's answer reached
+                     //    it: the jobs of `mapping` were not started and wait again
     Closed,          // both: `txn` ended without agreement (outcome, reason)
     Status,          // S: a STATUS_REPORT (status)
     Urgent,          // H: S asks to start `urgent` now
@@ -180,13 +182,25 @@ class Session {
   // Transactions this side closed while the peer may still answer its END
   // (timeouts, crossing ENDs): their response is taken without effect.
   std::set<std::int64_t> closed_awaiting_end_response_;
+  // H: agreed transactions whose end went unanswered too long (their late
+  // answer is refused). S: the last agreement answered, until H refuses the
+  // answer (Revoked) or another agreement comes.
+  std::set<std::int64_t> agreement_timed_out_;
+  struct HandedOver {
+    std::int64_t txn = 0;
+    std::uint64_t seq = 0;  // of this side's RESPONSE_NEGOTIATION_END
+    std::vector<proto::NegoPlacement> mapping;
+  };
+  std::optional<HandedOver> handed_over_;
   // PROTOCOL_FINALIZE this side sent: its reason; and whether the peer's
   // finalisation crossed it (its response to ours is then taken silently).
   std::string finalize_reason_;
   bool absorb_finalize_response_ = false;
 
+ protected:
+  std::uint64_t seq_ = 0;  // of the last message sent
+
  private:
-  std::uint64_t seq_ = 0;
   std::vector<std::string> outgoing_;
   std::vector<Note> notes_;
 };
