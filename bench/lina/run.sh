@@ -14,8 +14,10 @@
 #                issue-21 setting)
 #   small_requests/  Lina's setup with evolving requests of at most 25% of
 #                the requested size
-# Extra arguments go to every run (e.g. --seeds 1 2, --jobs 500). About
-# 12 min on one core of the 2-core machine (docs/experiments.md).
+# Extra arguments go to every run (e.g. --seeds 1 2, --jobs 500; not
+# --gates or --fractions, which the comparison runs set). About 9 min of CPU
+# (0.37 s a run); 64 min of wall time on the shared, loaded 2-core machine
+# (docs/experiments.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${SCHED_BUILD_DIR:-$root/build}"
