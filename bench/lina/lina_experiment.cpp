@@ -213,9 +213,10 @@ std::string markdown(const std::vector<Run>& runs, const Setup& setup, const std
                                : "the simulator's per-node default: (b + 0.25 s) per node "
                                  "changed + 2 s / (n_old + n_new), b = 1 s / 0.5 s") +
         "). Produced by `" + command + "` (one of the runs of `bench/lina/run.sh`).\n\n";
-  md += "**Rigid trace** (the `elastic` policy with no elastic job is EASY): average turnaround "
-        "time " +
-        fmt(rigid_tat.mean, 0) + " s, utilisation " + fmt(rigid_util.mean, 2) + "%.\n\n";
+  md +=
+      "**Rigid trace** (the `elastic` policy with no elastic job is EASY): average turnaround "
+      "time " +
+      fmt(rigid_tat.mean, 0) + " s, utilisation " + fmt(rigid_util.mean, 2) + "%.\n\n";
 
   for (const std::string metric : {"tat", "util"}) {
     const bool is_tat = metric == "tat";
@@ -247,11 +248,12 @@ std::string markdown(const std::vector<Run>& runs, const Setup& setup, const std
 
   // Lina's Table 3: per gate, the best and the worst victim order at any
   // fraction and the largest difference between them.
-  md += "## Best and worst victim order (Lina's Table 3)\n\nPer gate, the largest difference "
-        "between the best and the worst victim order at any fraction: turnaround time as % of "
-        "the worst, utilisation in points.\n\n| gate | TAT best | TAT worst | TAT difference | "
-        "utilisation best | utilisation worst | utilisation difference |\n"
-        "|---|---|---|---|---|---|---|\n";
+  md +=
+      "## Best and worst victim order (Lina's Table 3)\n\nPer gate, the largest difference "
+      "between the best and the worst victim order at any fraction: turnaround time as % of "
+      "the worst, utilisation in points.\n\n| gate | TAT best | TAT worst | TAT difference | "
+      "utilisation best | utilisation worst | utilisation difference |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const auto& g : setup.gates) {
     double best_tat_gap = -1, best_util_gap = -1;
     std::string tat_cell[3], util_cell[3];
@@ -297,10 +299,9 @@ std::string markdown(const std::vector<Run>& runs, const Setup& setup, const std
 plot::Figure figure(const std::vector<Run>& runs, const Setup& setup) {
   const auto rigid = select(runs, 0, "rigid", "-");
   plot::Figure fig;
-  fig.title = "Elastic policy on " + std::filesystem::path(setup.trace).filename().string() +
-              " (" + std::to_string(setup.jobs) + " jobs, mean of " +
-              std::to_string(setup.seeds.size()) + " seeds, mode " + setup.mode + ", costs " +
-              setup.costs + ")";
+  fig.title = "Elastic policy on " + std::filesystem::path(setup.trace).filename().string() + " (" +
+              std::to_string(setup.jobs) + " jobs, mean of " + std::to_string(setup.seeds.size()) +
+              " seeds, mode " + setup.mode + ", costs " + setup.costs + ")";
   fig.columns = 2;
   fig.panel_width = 520;
   fig.panel_height = 320;
@@ -316,8 +317,7 @@ plot::Figure figure(const std::vector<Run>& runs, const Setup& setup) {
         for (double f : setup.fractions) {
           const auto selected = select(runs, f, g, v);
           if (selected.empty()) continue;
-          series.points.emplace_back(f * 100,
-                                     is_tat ? tat(selected).mean : util(selected).mean);
+          series.points.emplace_back(f * 100, is_tat ? tat(selected).mean : util(selected).mean);
         }
         panel.series.push_back(std::move(series));
       }
@@ -423,8 +423,7 @@ int main(int argc, char** argv) {
             runs.push_back(std::move(run));
           }
         }
-        std::cerr << "lina_experiment: " << fmt(f * 100, 0) << "% elastic, gate " << g
-                  << " done\n";
+        std::cerr << "lina_experiment: " << fmt(f * 100, 0) << "% elastic, gate " << g << " done\n";
       }
     }
     const std::filesystem::path out(out_dir);
