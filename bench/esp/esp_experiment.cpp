@@ -116,8 +116,14 @@ std::string fmt(double value, int decimals) {
   return buffer;
 }
 
-sim::EspOptions esp_options(const std::string& rule, double fraction, std::uint64_t seed) {
+// The application model of every run (--speedup, --adaptation); the
+// sensitivity table changes it one assumption at a time.
+sim::EspModelOptions g_model;
+
+sim::EspOptions esp_options(const std::string& rule, double fraction, std::uint64_t seed,
+                            const sim::EspModelOptions& model = g_model) {
   sim::EspOptions esp;
+  esp.model = model;
   esp.seed = seed;
   esp.malleable_fraction = fraction;
   const auto limit = sim::EspTimeLimit::parse(rule);
@@ -130,8 +136,9 @@ sim::EspOptions esp_options(const std::string& rule, double fraction, std::uint6
 using Adjust = std::function<void(sim::Workload&)>;
 
 Run run_one(const std::string& rule, double fraction, const std::string& policy_path,
-            std::uint64_t seed, const Adjust& adjust = {}) {
-  sim::Workload workload = sim::make_esp(esp_options(rule, fraction, seed));
+            std::uint64_t seed, const Adjust& adjust = {},
+            const sim::EspModelOptions& model = g_model) {
+  sim::Workload workload = sim::make_esp(esp_options(rule, fraction, seed, model));
   if (adjust) adjust(workload);
   sim::Simulator simulator(workload, sim::SimConfig{});
   LuaPolicyOptions options;
@@ -436,8 +443,10 @@ plot::Figure figure(const std::vector<Run>& runs, const Setup& setup, const Work
 // assumption changed at a time. The baseline runs every job at its
 // requested size, where the models do not matter (runtime is defined there).
 struct Variant {
+  std::string group;  // the assumption changed
   std::string name;
-  Adjust adjust;
+  sim::EspModelOptions model;  // the speedup model and adaptation cost
+  Adjust adjust;               // any other change, after the model
 };
 
 std::vector<Variant> variants() {
@@ -446,30 +455,82 @@ std::vector<Variant> variants() {
       for (auto& job : workload.jobs) change(job.model);
     };
   };
+  const auto with_cost = [](sim::AdaptationCost cost) {
+    sim::EspModelOptions model;
+    model.adaptation = cost;
+    return model;
+  };
+  const auto with_speedup = [](sim::EspModelOptions::Speedup speedup, double sigma = 1) {
+    sim::EspModelOptions model;
+    model.speedup = speedup;
+    model.downey_sigma = sigma;
+    return model;
+  };
+  sim::AdaptationCost free_cost = sim::AdaptationCost::step();
+  free_cost.latency_expand_s = free_cost.latency_shrink_s = 0;
+  free_cost.per_new_node_expand_s = free_cost.per_new_node_shrink_s = 0;
+  sim::AdaptationCost paper_per_node = sim::AdaptationCost::step();
+  paper_per_node.latency_expand_s = paper_per_node.latency_shrink_s = 0;
+  paper_per_node.per_new_node_expand_s = paper_per_node.per_new_node_shrink_s = 0;
+  paper_per_node.start_s_per_node = 3.1;
+  paper_per_node.stop_s_per_node = 1.8;
+  sim::AdaptationCost paper_per_step = sim::AdaptationCost::step();
+  paper_per_step.latency_expand_s = 3.1;
+  paper_per_step.latency_shrink_s = 1.8;
+  paper_per_step.per_new_node_expand_s = paper_per_step.per_new_node_shrink_s = 0;
+  sim::AdaptationCost data_x10 = sim::AdaptationCost::per_node();
+  data_x10.alpha_s *= 10;
+  data_x10.beta_s *= 10;
+  sim::AdaptationCost step_data = sim::AdaptationCost::step();
+  step_data.alpha_s = sim::AdaptationCost::per_node().alpha_s;
+  step_data.beta_s = sim::AdaptationCost::per_node().beta_s;
+  using Speedup = sim::EspModelOptions::Speedup;
   return {
-      {"ours (docs/app-model.md): Amdahl s in [0.002, 0.05], 8 AMR phases in [0.5, 1.5], "
-       "adaptation (b + 0.25 s) per node changed + 2 s / (n_old + n_new), b = 1 s expand, 0.5 s "
-       "shrink",
+      {"ours",
+       "ours (docs/app-model.md): Amdahl s in [0.002, 0.05], 8 AMR phases in [0.5, 1.5], "
+       "`per_node` cost: (b + 0.25 s) per node changed + 2 s / (n_old + n_new), b = 1 s expand, "
+       "0.5 s shrink",
+       {},
        {}},
-      {"adaptations free", each([](sim::AppModel& m) {
-         m.adaptation = {0, 0, 0, 0};
+      {"adaptation cost", "free", with_cost(free_cost), {}},
+      {"adaptation cost",
+       "`step`, calibrated on the live bench/adapt figures: 7.85 ms + 0.446 ms "
+       "per node of the new set (expand), 1.63 ms + 0.570 ms (shrink)",
+       with_cost(sim::AdaptationCost::step()),
+       {}},
+      {"adaptation cost",
+       "`step` + our data term (α = 0.25 s per node changed, β = 2 s)",
+       with_cost(step_data),
+       {}},
+      {"adaptation cost",
+       "the paper's Figure 5 maxima per step: 3.1 s expand, 1.8 s shrink, "
+       "whatever the nodes changed",
+       with_cost(paper_per_step),
+       {}},
+      {"adaptation cost",
+       "the paper's Figure 5 maxima per node changed: 3.1 s / 1.8 s",
+       with_cost(paper_per_node),
+       {}},
+      {"adaptation cost",
+       "`per_node` with the data term ×10 (α = 2.5 s per node, β = 20 s)",
+       with_cost(data_x10),
+       {}},
+      {"speedup model", "linear (S(n) = n)", with_speedup(Speedup::Linear), {}},
+      {"speedup model", "Amdahl, s = 0.05 for every job (poor)", {}, each([](sim::AppModel& m) {
+         m.speedup.serial_fraction = 0.05;
        })},
-      {"adaptations as measured live (bench/adapt: ~15 ms per node step, no data)",
-       each([](sim::AppModel& m) {
-         m.adaptation = {0.015, 0.015, 0, 0};
-       })},
-      {"adaptations 3.1 s / 1.8 s per node, no data term (the paper's Figure 5 maxima)",
-       each([](sim::AppModel& m) {
-         m.adaptation = {3.1, 1.8, 0, 0};
-       })},
-      {"adaptation data term ×10 (α = 2.5 s per node, β = 20 s)", each([](sim::AppModel& m) {
-         m.adaptation.alpha_s *= 10;
-         m.adaptation.beta_s *= 10;
-       })},
-      {"perfect speedup (s = 0)", each([](sim::AppModel& m) { m.speedup.serial_fraction = 0; })},
-      {"poor speedup (s = 0.05 for all)",
-       each([](sim::AppModel& m) { m.speedup.serial_fraction = 0.05; })},
-      {"no AMR phases (factor 1)", each([](sim::AppModel& m) { m.phases.clear(); })},
+      {"speedup model", "Downey, A in [8, 128], σ = 1", with_speedup(Speedup::Downey, 1), {}},
+      {"speedup model", "Downey, A in [8, 128], σ = 2", with_speedup(Speedup::Downey, 2), {}},
+      {"phases", "no AMR phases (factor 1)", {}, each([](sim::AppModel& m) { m.phases.clear(); })},
+      {"adaptation cost and speedup",
+       "`step` and linear speedup",
+       [] {
+         sim::EspModelOptions model;
+         model.speedup = Speedup::Linear;
+         model.adaptation = sim::AdaptationCost::step();
+         return model;
+       }(),
+       {}},
   };
 }
 
@@ -491,16 +552,17 @@ std::string sensitivity(const std::vector<std::uint64_t>& seeds, const std::stri
       fmt(spread_of(theirs, kWait).mean, 0) + " s, run " + fmt(base_run, 0) +
       " s). Reductions of the means (%); run = response − wait, against the baseline's. The "
       "paper: makespan 19.3%, response 29.0%, wait 26.8%. Produced by `bench/esp/run.sh`.\n\n"
-      "| model | makespan | response | wait | perf_aware run (s) | × static |\n"
-      "|---|---|---|---|---|---|\n";
+      "| assumption | model | makespan | response | wait | perf_aware run (s) | × static |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const Variant& v : variants()) {
     std::vector<Run> mine_runs;
     for (std::uint64_t seed : seeds)
-      mine_runs.push_back(run_one(rule, 1, perf_path, seed, v.adjust));
+      mine_runs.push_back(run_one(rule, 1, perf_path, seed, v.adjust, v.model));
     std::vector<const Run*> mine;
     for (const Run& r : mine_runs) mine.push_back(&r);
     const double run_s = spread_of(mine, kResponse).mean - spread_of(mine, kWait).mean;
-    md += "| " + v.name + " | " + fmt(reduce(mine, theirs, kMakespan).of_means, 1) + " | " +
+    md += "| " + v.group + " | " + v.name + " | " +
+          fmt(reduce(mine, theirs, kMakespan).of_means, 1) + " | " +
           fmt(reduce(mine, theirs, kResponse).of_means, 1) + " | " +
           fmt(reduce(mine, theirs, kWait).of_means, 1) + " | " + fmt(run_s, 0) + " | " +
           fmt(run_s / base_run, 2) + " |\n";
@@ -529,11 +591,31 @@ int main(int argc, char** argv) {
   app.add_option("--time-limits", setup.rules,
                  "Time-limit rules: exact, round:SECONDS or fixed:SECONDS")
       ->capture_default_str();
+  std::string speedup = "amdahl";
+  app.add_option("--speedup", speedup,
+                 "Speedup model of every job: amdahl (s drawn in [0.002, 0.05]), downey (A drawn "
+                 "in [8, 128]) or linear")
+      ->capture_default_str();
+  app.add_option("--downey-sigma", g_model.downey_sigma, "Downey's σ with --speedup downey")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  std::string adaptation = "per_node";
+  app.add_option("--adaptation", adaptation, "Adaptation cost: per_node or step")
+      ->capture_default_str();
   bool no_sensitivity = false;
   app.add_flag("--no-sensitivity", no_sensitivity,
                "Skip the sensitivity table (perf_aware against slurm_backfill at 100%)");
   CLI11_PARSE(app, argc, argv);
   if (seed != 0) setup.seeds = {seed};
+  const auto speedup_kind = sim::EspModelOptions::parse_speedup(speedup);
+  const auto cost = sim::AdaptationCost::named(adaptation);
+  if (!speedup_kind || !cost) {
+    std::cerr << "esp_experiment: --speedup must be amdahl, downey or linear and --adaptation "
+                 "per_node or step\n";
+    return 1;
+  }
+  g_model.speedup = *speedup_kind;
+  g_model.adaptation = *cost;
   std::sort(setup.fractions.begin(), setup.fractions.end());
   if (setup.seeds.empty() || setup.fractions.empty() || setup.rules.empty()) {
     std::cerr << "esp_experiment: need at least one seed, fraction and time-limit rule\n";

@@ -10,6 +10,7 @@ namespace sched::sim {
 
 double SpeedupModel::speedup(double n) const {
   n = std::max(n, 1.0);
+  if (kind == Kind::Linear) return n;
   if (kind == Kind::Amdahl) {
     const double f = std::clamp(serial_fraction, 0.0, 1.0);
     return 1.0 / (f + (1.0 - f) / n);
@@ -30,8 +31,32 @@ double SpeedupModel::speedup(double n) const {
 double AdaptationCost::seconds(int from, int to) const {
   const int change = std::abs(to - from);
   if (change == 0) return 0;
-  const double per_node = to > from ? start_s_per_node : stop_s_per_node;
-  return (per_node + alpha_s) * change + beta_s / (from + to);
+  const bool grow = to > from;
+  const double per_step = grow ? latency_expand_s + per_new_node_expand_s * to
+                               : latency_shrink_s + per_new_node_shrink_s * to;
+  const double per_node = grow ? start_s_per_node : stop_s_per_node;
+  // per_step first: with per_node()'s zeros the sum is bit for bit the
+  // per-node form's, so runs with the default do not move.
+  return per_step + ((per_node + alpha_s) * change + beta_s / (from + to));
+}
+
+AdaptationCost AdaptationCost::step() {
+  AdaptationCost cost;
+  cost.latency_expand_s = 0.00785;
+  cost.per_new_node_expand_s = 0.000446;
+  cost.latency_shrink_s = 0.00163;
+  cost.per_new_node_shrink_s = 0.000570;
+  cost.start_s_per_node = 0;
+  cost.stop_s_per_node = 0;
+  cost.alpha_s = 0;
+  cost.beta_s = 0;
+  return cost;
+}
+
+std::optional<AdaptationCost> AdaptationCost::named(std::string_view name) {
+  if (name == "per_node") return per_node();
+  if (name == "step") return step();
+  return std::nullopt;
 }
 
 double AppModel::phase_factor(double done) const {

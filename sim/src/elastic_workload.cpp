@@ -15,6 +15,7 @@ namespace {
 // move when, say, the application models change.
 constexpr std::uint64_t kModelStream = 0x6d6f64656cULL;     // "model"
 constexpr std::uint64_t kSelectStream = 0x73656c656374ULL;  // "select"
+constexpr std::uint64_t kCostStream = 0x636f7374ULL;        // "cost"
 
 // A uniform draw from [0, 1) built from the top 53 bits, identical with
 // every standard library (std::uniform_real_distribution is not).
@@ -53,11 +54,36 @@ std::size_t chosen_count(std::size_t jobs, double fraction) {
 
 }  // namespace
 
-void model_esp_applications(Workload& workload, std::uint64_t seed) {
+std::optional<EspModelOptions::Speedup> EspModelOptions::parse_speedup(const std::string& name) {
+  if (name == "amdahl") return Speedup::Amdahl;
+  if (name == "downey") return Speedup::Downey;
+  if (name == "linear") return Speedup::Linear;
+  return std::nullopt;
+}
+
+void model_esp_applications(Workload& workload, std::uint64_t seed, const EspModelOptions& model) {
   std::mt19937_64 engine(seed ^ kModelStream);
   for (WorkloadJob& job : workload.jobs) {
-    job.model.speedup.kind = SpeedupModel::Kind::Amdahl;
-    job.model.speedup.serial_fraction = std::exp(uniform(engine, std::log(0.002), std::log(0.05)));
+    // One draw per job for the speedup parameter whatever the model, so the
+    // phases below are the same under every model.
+    const double draw = unit(engine);
+    SpeedupModel& speedup = job.model.speedup;
+    switch (model.speedup) {
+      case EspModelOptions::Speedup::Amdahl:
+        speedup.kind = SpeedupModel::Kind::Amdahl;
+        speedup.serial_fraction =
+            std::exp(std::log(0.002) + (std::log(0.05) - std::log(0.002)) * draw);
+        break;
+      case EspModelOptions::Speedup::Downey:
+        speedup.kind = SpeedupModel::Kind::Downey;
+        speedup.downey_a = std::exp(std::log(8.0) + (std::log(128.0) - std::log(8.0)) * draw);
+        speedup.downey_sigma = model.downey_sigma;
+        break;
+      case EspModelOptions::Speedup::Linear:
+        speedup.kind = SpeedupModel::Kind::Linear;
+        break;
+    }
+    job.model.adaptation = model.adaptation;
     job.model.phases.resize(8);
     for (double& phase : job.model.phases) phase = uniform(engine, 0.5, 1.5);
   }
@@ -79,15 +105,51 @@ void make_esp_malleable(Workload& workload, double fraction, std::uint64_t seed)
 }
 
 void make_swf_elastic(Workload& workload, int cluster_nodes, double fraction, std::uint64_t seed) {
-  check_fraction(fraction, "swf");
+  SwfElasticOptions options;
+  options.fraction = fraction;
+  options.seed = seed;
+  make_swf_elastic(workload, cluster_nodes, options);
+}
+
+void make_swf_elastic(Workload& workload, int cluster_nodes, const SwfElasticOptions& options) {
+  check_fraction(options.fraction, "swf");
+  if (!(options.malleable_share >= 0 && options.malleable_share <= 1)) {
+    throw WorkloadError("swf: the malleable share must be in 0..1, not " +
+                        std::to_string(options.malleable_share));
+  }
+  if (!(options.request_max_fraction > 0) || !std::isfinite(options.request_max_fraction)) {
+    throw WorkloadError("swf: the evolving request fraction must be above 0, not " +
+                        std::to_string(options.request_max_fraction));
+  }
+  if (options.cores_per_node < 1) throw WorkloadError("swf: cores per node must be at least 1");
   const int cap = std::max(cluster_nodes, 1);
-  const auto order = selection_order(workload.jobs.size(), seed);
-  const std::size_t count = chosen_count(order.size(), fraction);
-  std::mt19937_64 engine(seed ^ kModelStream);
+  const auto order = selection_order(workload.jobs.size(), options.seed);
+  const std::size_t count = chosen_count(order.size(), options.fraction);
+  std::mt19937_64 engine(options.seed ^ kModelStream);
+  std::mt19937_64 costs(options.seed ^ kCostStream);
+  const double evolving_share = 1 - options.malleable_share;
   for (std::size_t k = 0; k < count; ++k) {
     WorkloadJob& job = workload.jobs[order[k]];
     JobSpec& spec = job.spec;
-    const bool evolving = k % 2 == 1;
+    // The k-th chosen job is evolving when it brings the evolving count
+    // up: at a share of 0.5, every second one (k = 1, 3, ...).
+    const auto before = std::floor(static_cast<double>(k) * evolving_share);
+    const auto after = std::floor(static_cast<double>(k + 1) * evolving_share);
+    const bool evolving = after > before;
+    if (options.costs == SwfElasticOptions::Costs::PerProcessor) {
+      // Per processor, as Lina et al. draw them; a node is cores_per_node
+      // processors: α·Δp = (α·c)·Δn and β/p_total = (β/c)/(n_old + n_new).
+      const double c = options.cores_per_node;
+      AdaptationCost& cost = job.model.adaptation;
+      cost = AdaptationCost{};
+      cost.start_s_per_node = 0;
+      cost.stop_s_per_node = 0;
+      cost.alpha_s = uniform(costs, 0.005, 0.05) * c;
+      cost.beta_s = uniform(costs, 0.005, 0.05) / c;
+      const double latency = uniform(costs, 0.015, 0.1) + uniform(costs, 0.005, 0.05);
+      cost.latency_expand_s = latency;
+      cost.latency_shrink_s = latency;
+    }
     spec.kind = evolving ? JobKind::Evolving : JobKind::Malleable;
     spec.constraint = NodeConstraint::None;
     spec.min_nodes = std::max(1, (spec.nodes + 1) / 2);
@@ -97,7 +159,12 @@ void make_swf_elastic(Workload& workload, int cluster_nodes, double fraction, st
     for (int r = 0; r < requests; ++r) {
       EvolvingStep step;
       step.op = unit(engine) < 0.8 ? ResizeRequest::Op::Expand : ResizeRequest::Op::Shrink;
-      step.by = uniform_int(engine, 1, spec.nodes);
+      const int most =
+          options.request_max_fraction == 1
+              ? spec.nodes
+              : std::max(1,
+                         static_cast<int>(std::lround(options.request_max_fraction * spec.nodes)));
+      step.by = uniform_int(engine, 1, most);
       step.at_done = uniform(engine, 0.4, 0.7);  // 30–60% of the work left
       job.model.requests.push_back(step);
     }

@@ -124,7 +124,7 @@ Workload make_esp(const EspOptions& options) {
     }
     workload.jobs.push_back(std::move(job));
   }
-  model_esp_applications(workload, options.seed);
+  model_esp_applications(workload, options.seed, options.model);
   make_esp_malleable(workload, options.malleable_fraction, options.seed);
   return workload;
 }

@@ -22,14 +22,39 @@ using Keys = std::span<const std::string_view>;
 
 constexpr std::array<std::string_view, 3> kTopKeys = {"cluster", "job", "event"};
 constexpr std::array<std::string_view, 2> kClusterKeys = {"nodes", "cores_per_node"};
-constexpr std::array<std::string_view, 28> kJobKeys = {
-    "id",           "submit",        "runtime",        "name",
-    "user",         "kind",          "nodes",          "min_nodes",
-    "max_nodes",    "constraint",    "tasks_per_node", "walltime",
-    "power_min_w",  "power_max_w",   "urgent",         "command",
-    "workdir",      "env",           "speedup",        "serial_fraction",
-    "downey_a",     "downey_sigma",  "phases",         "adapt_start_s",
-    "adapt_stop_s", "adapt_alpha_s", "adapt_beta_s",   "request"};
+constexpr std::array<std::string_view, 33> kJobKeys = {"id",
+                                                       "submit",
+                                                       "runtime",
+                                                       "name",
+                                                       "user",
+                                                       "kind",
+                                                       "nodes",
+                                                       "min_nodes",
+                                                       "max_nodes",
+                                                       "constraint",
+                                                       "tasks_per_node",
+                                                       "walltime",
+                                                       "power_min_w",
+                                                       "power_max_w",
+                                                       "urgent",
+                                                       "command",
+                                                       "workdir",
+                                                       "env",
+                                                       "speedup",
+                                                       "serial_fraction",
+                                                       "downey_a",
+                                                       "downey_sigma",
+                                                       "phases",
+                                                       "adapt_start_s",
+                                                       "adapt_stop_s",
+                                                       "adapt_alpha_s",
+                                                       "adapt_beta_s",
+                                                       "request",
+                                                       "adapt_model",
+                                                       "adapt_latency_expand_s",
+                                                       "adapt_latency_shrink_s",
+                                                       "adapt_per_new_node_expand_s",
+                                                       "adapt_per_new_node_shrink_s"};
 constexpr std::array<std::string_view, 4> kRequestKeys = {"at", "op", "by", "to"};
 constexpr std::array<std::string_view, 4> kCorridorKeys = {"time", "type", "lower_w", "upper_w"};
 constexpr std::array<std::string_view, 3> kNodeEventKeys = {"time", "type", "node"};
@@ -296,8 +321,11 @@ class NativeParser {
         model.speedup.kind = SpeedupModel::Kind::Amdahl;
       } else if (*kind == "downey") {
         model.speedup.kind = SpeedupModel::Kind::Downey;
+      } else if (*kind == "linear") {
+        model.speedup.kind = SpeedupModel::Kind::Linear;
       } else {
-        fail(*table.get("speedup"), "unknown speedup model '" + *kind + "' (amdahl or downey)");
+        fail(*table.get("speedup"),
+             "unknown speedup model '" + *kind + "' (amdahl, downey or linear)");
       }
     }
     if (const auto f = number(table, "serial_fraction")) {
@@ -311,6 +339,23 @@ class NativeParser {
     if (const auto sigma = seconds(table, "downey_sigma")) model.speedup.downey_sigma = *sigma;
     if (const auto* phases = table.get("phases")) model.phases = read_phases(*phases);
     AdaptationCost& cost = model.adaptation;
+    // The named set first; the single keys below change its values.
+    if (const auto name = string(table, "adapt_model")) {
+      const auto named = AdaptationCost::named(*name);
+      if (!named) {
+        fail(*table.get("adapt_model"),
+             "unknown adaptation cost model '" + *name + "' (per_node or step)");
+      }
+      cost = *named;
+    }
+    cost.latency_expand_s =
+        seconds(table, "adapt_latency_expand_s").value_or(cost.latency_expand_s);
+    cost.latency_shrink_s =
+        seconds(table, "adapt_latency_shrink_s").value_or(cost.latency_shrink_s);
+    cost.per_new_node_expand_s =
+        seconds(table, "adapt_per_new_node_expand_s").value_or(cost.per_new_node_expand_s);
+    cost.per_new_node_shrink_s =
+        seconds(table, "adapt_per_new_node_shrink_s").value_or(cost.per_new_node_shrink_s);
     cost.start_s_per_node = seconds(table, "adapt_start_s").value_or(cost.start_s_per_node);
     cost.stop_s_per_node = seconds(table, "adapt_stop_s").value_or(cost.stop_s_per_node);
     cost.alpha_s = seconds(table, "adapt_alpha_s").value_or(cost.alpha_s);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "sched/sim/app_model.hpp"
 
@@ -113,6 +114,62 @@ TEST(AppModel, DefaultCostsStayUnderThePapersMeasuredSteps) {
     EXPECT_LT(cost.seconds(n, n + 1), 3.1) << n;
     EXPECT_LT(cost.seconds(n + 1, n), 1.8) << n;
   }
+}
+
+TEST(AppModel, LinearSpeedupIsTheSizeAndHasNoCommunication) {
+  SpeedupModel m;
+  m.kind = SpeedupModel::Kind::Linear;
+  m.serial_fraction = 0.3;  // ignored by the linear model
+  EXPECT_DOUBLE_EQ(m.speedup(1), 1);
+  EXPECT_DOUBLE_EQ(m.speedup(17), 17);
+  AppModel app;
+  app.speedup = m;
+  EXPECT_DOUBLE_EQ(app.mtct(32, 1.4), 0);
+  EXPECT_DOUBLE_EQ(app.rate(8, 4, 1), 2) << "twice the nodes, twice the speed";
+  EXPECT_DOUBLE_EQ(app.rate(2, 4, 0.7), 0.5);
+}
+
+TEST(AppModel, PerNodeIsTheDefaultCost) {
+  const AdaptationCost fresh;
+  const AdaptationCost named = *AdaptationCost::named("per_node");
+  for (const auto& [from, to] : {std::pair{1, 32}, std::pair{32, 1}, std::pair{5, 6}}) {
+    EXPECT_EQ(named.seconds(from, to), fresh.seconds(from, to));
+    EXPECT_EQ(AdaptationCost::per_node().seconds(from, to), fresh.seconds(from, to));
+  }
+  // The issue-21 figure: growing 1 → 32 at once under the per-node form.
+  EXPECT_NEAR(fresh.seconds(1, 32), 31 * 1.25 + 2.0 / 33, 1e-12);
+  EXPECT_FALSE(AdaptationCost::named("per_step"));
+}
+
+TEST(AppModel, StepCostIsALatencyPlusATermPerNodeOfTheNewSet) {
+  const AdaptationCost step = *AdaptationCost::named("step");
+  // bench/adapt's fit: expand 7.85 ms + 0.446 ms × n_new, shrink 1.63 ms +
+  // 0.570 ms × n_new; nothing per node changed.
+  EXPECT_NEAR(step.seconds(1, 2), 0.00785 + 2 * 0.000446, 1e-12);
+  EXPECT_NEAR(step.seconds(32, 31), 0.00163 + 31 * 0.000570, 1e-12);
+  EXPECT_NEAR(step.seconds(1, 32), 0.00785 + 32 * 0.000446, 1e-12)
+      << "one step to 32 costs one latency, not 31";
+  EXPECT_DOUBLE_EQ(step.seconds(7, 7), 0);
+  // Within the live table's range (1.8-24.8 ms a step) at every size.
+  for (int n = 1; n < 32; ++n) {
+    EXPECT_GT(step.seconds(n, n + 1), 0.0018) << n;
+    EXPECT_LT(step.seconds(n, n + 1), 0.0248) << n;
+    EXPECT_LT(step.seconds(n + 1, n), 0.0248) << n;
+  }
+}
+
+TEST(AppModel, CostTermsAdd) {
+  AdaptationCost cost;
+  cost.latency_expand_s = 2;
+  cost.latency_shrink_s = 1;
+  cost.per_new_node_expand_s = 0.5;
+  cost.per_new_node_shrink_s = 0.25;
+  cost.start_s_per_node = 3;
+  cost.stop_s_per_node = 4;
+  cost.alpha_s = 1;
+  cost.beta_s = 10;
+  EXPECT_DOUBLE_EQ(cost.seconds(2, 3), 2 + 0.5 * 3 + (3 + 1) * 1 + 10.0 / 5);
+  EXPECT_DOUBLE_EQ(cost.seconds(6, 4), 1 + 0.25 * 4 + (4 + 1) * 2 + 10.0 / 10);
 }
 
 TEST(AppModel, EvolvingTargetsFitBoundsAndConstraint) {

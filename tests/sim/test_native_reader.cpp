@@ -367,10 +367,32 @@ TEST(NativeReaderModel, DefaultsWhenNotGiven) {
   EXPECT_TRUE(m.requests.empty());
 }
 
+TEST(NativeReaderModel, LinearSpeedupAndTheStepCost) {
+  const Workload w = parse_native(
+      "[[job]]\nsubmit = 0\nruntime = 1\nspeedup = \"linear\"\nadapt_model = \"step\"\n"
+      "adapt_latency_shrink_s = 0.5\n"
+      "[[job]]\nsubmit = 0\nruntime = 1\nadapt_model = \"per_node\"\nadapt_alpha_s = 1\n"
+      "adapt_per_new_node_expand_s = 0.1\n",
+      "w.toml");
+  const AppModel& step = w.jobs[0].model;
+  EXPECT_EQ(step.speedup.kind, SpeedupModel::Kind::Linear);
+  EXPECT_DOUBLE_EQ(step.adaptation.latency_expand_s, AdaptationCost::step().latency_expand_s);
+  EXPECT_DOUBLE_EQ(step.adaptation.latency_shrink_s, 0.5) << "a key changes the named set";
+  EXPECT_DOUBLE_EQ(step.adaptation.start_s_per_node, 0);
+  const AdaptationCost& mixed = w.jobs[1].model.adaptation;
+  EXPECT_DOUBLE_EQ(mixed.start_s_per_node, 1);
+  EXPECT_DOUBLE_EQ(mixed.alpha_s, 1);
+  EXPECT_DOUBLE_EQ(mixed.per_new_node_expand_s, 0.1);
+}
+
 TEST(NativeReaderModel, BadModelValuesHaveLines) {
   const std::string job = "[[job]]\nsubmit = 0\nruntime = 1\n";
   EXPECT_THAT(error_of(job + "speedup = \"gustafson\"\n"),
               StartsWith("w.toml:4: unknown speedup model 'gustafson'"));
+  EXPECT_THAT(error_of(job + "adapt_model = \"cheap\"\n"),
+              StartsWith("w.toml:4: unknown adaptation cost model 'cheap'"));
+  EXPECT_THAT(error_of(job + "adapt_latency_expand_s = -1\n"),
+              StartsWith("w.toml:4: adapt_latency_expand_s must not be negative"));
   EXPECT_THAT(error_of(job + "serial_fraction = 1.5\n"),
               StartsWith("w.toml:4: serial_fraction must be in 0..1"));
   EXPECT_THAT(error_of(job + "phases = [1, -2]\n"), StartsWith("w.toml:4: phase factors"));

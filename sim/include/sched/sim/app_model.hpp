@@ -11,6 +11,8 @@
 // so MTCT is exactly (1 − E)/E of the phase's efficiency E = S_φ(n)/n.
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "sched/job.hpp"
@@ -18,7 +20,8 @@
 namespace sched::sim {
 
 struct SpeedupModel {
-  enum class Kind { Amdahl, Downey };
+  // Linear: S(n) = n, every node fully used (an upper bound for most codes).
+  enum class Kind { Amdahl, Downey, Linear };
   Kind kind = Kind::Amdahl;
   double serial_fraction = 0.01;  // Amdahl: the part of the work that never speeds up
   double downey_a = 64;           // Downey: average parallelism A
@@ -28,16 +31,35 @@ struct SpeedupModel {
   double speedup(double nodes) const;
 };
 
-// Seconds an adaptation from `from` to `to` nodes stops the job (Lina et al.):
-// process start (expand) or stop (shrink) per node changed, plus data
-// redistribution α·|Δn| + β/(from + to).
+// Seconds an adaptation from `from` to `to` nodes stops the job
+// (docs/app-model.md). One formula with two named sets of values:
+//   cost = latency + per_new_node·n_new                 (per step)
+//        + (b + α)·|Δn| + β/(from + to)                 (per node changed)
+// with latency, per_new_node and b taken for the direction (expand or
+// shrink). per_node() is Lina et al.'s form with our values (process start
+// or stop b per node, redistribution α·|Δn| + β/(from + to)): the default.
+// step() is calibrated on the live bench/adapt figures: a latency per
+// adaptation plus a term for handing data to every process of the new set.
 struct AdaptationCost {
-  double start_s_per_node = 1.0;
-  double stop_s_per_node = 0.5;
-  double alpha_s = 0.25;
-  double beta_s = 2.0;
+  double latency_expand_s = 0;       // per adaptation, growing
+  double latency_shrink_s = 0;       // per adaptation, shrinking
+  double per_new_node_expand_s = 0;  // × nodes after the step, growing
+  double per_new_node_shrink_s = 0;  // × nodes after the step, shrinking
+  double start_s_per_node = 1.0;     // b growing, × nodes changed
+  double stop_s_per_node = 0.5;      // b shrinking, × nodes changed
+  double alpha_s = 0.25;             // α, × nodes changed
+  double beta_s = 2.0;               // β, / (from + to)
 
   double seconds(int from, int to) const;
+
+  // The default: per node changed, as above.
+  static AdaptationCost per_node() { return {}; }
+  // The live figures' fit (bench/esp/calibrate_step_cost.py on
+  // bench/adapt/results.md): expand 7.85 ms + 0.446 ms per node of the new
+  // set, shrink 1.63 ms + 0.570 ms; nothing per node changed.
+  static AdaptationCost step();
+  // "per_node" or "step"; nullopt for any other name.
+  static std::optional<AdaptationCost> named(std::string_view name);
 };
 
 // An evolving job's own request, made when `at_done` of its work is done:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sched/job.hpp"
+#include "sched/sim/elastic_workload.hpp"
 #include "sched/sim/workload.hpp"
 
 namespace sched::sim {
@@ -42,6 +43,9 @@ struct EspOptions {
   // make_esp_malleable in elastic_workload.hpp.
   double malleable_fraction = 0;
   EspTimeLimit time_limit;
+  // The jobs' application models: speedup model and adaptation cost
+  // (docs/app-model.md); the defaults are the paper experiment's.
+  EspModelOptions model;
 };
 
 // One row of Table I.
