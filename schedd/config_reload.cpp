@@ -31,6 +31,7 @@ std::vector<std::string> apply_live_config(DaemonConfig& running, const DaemonCo
   live("limits.submission_burst_per_user", running.submission_burst_per_user,
        fresh.submission_burst_per_user);
   live("auth.admins", running.admins, fresh.admins);
+  live("auth.session_ttl_s", running.session_ttl_s, fresh.session_ttl_s);
   live("urgent.users", running.urgent_users, fresh.urgent_users);
   live("jobs.allow_root_jobs", running.allow_root_jobs, fresh.allow_root_jobs);
   live("jobs.mpi_default", running.mpi_default, fresh.mpi_default);

@@ -211,6 +211,7 @@ DaemonConfig load_config(const std::string& path) {
                    c.auth_type = "munge";
                  }},
                 {"socket", text(c.munge_socket, f)},
+                {"session_ttl_s", number(c.session_ttl_s, f, 1)},
                 {"admins", [&](const toml::node& v, const std::string& vkey) {
                    const toml::array* list = v.as_array();
                    if (!list) fail(f, vkey, "expected an array of user names");

@@ -76,6 +76,8 @@ struct DaemonConfig {
   // [auth] (docs/security.md): who sends each client request.
   std::string auth_type = "munge";  // the only type: MUNGE credentials
   std::string munge_socket;         // empty: libmunge's default (/run/munge/munge.socket.2)
+  // A client session ends after this long without a request (docs/security.md §2.1).
+  double session_ttl_s = 600;
   // Users who may use the admin verbs, besides root and schedd's own user.
   std::vector<std::string> admins;
   // [urgent] users: who may submit urgent jobs (--urgent), besides admins.

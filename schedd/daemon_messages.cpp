@@ -32,7 +32,8 @@ DaemonParts Daemon::parts() {
                      [this](Event event) { auth_denied(std::move(event)); },
                      *policy_versions_,
                      pmi_fences_,
-                     resizes_};
+                     resizes_,
+                     sessions_};
 }
 
 void Daemon::drain_clients() {

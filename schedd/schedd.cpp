@@ -324,6 +324,7 @@ void Daemon::on_timers(double now) {
   if (now >= next_tick_) {
     next_tick_ = now + config_.tick_s;
     engine_.tick();
+    sessions_.expire(now, config_.session_ttl_s);
     // Silent agents.
     std::vector<std::string> silent;
     for (const auto& [node, agent] : agents_.all()) {

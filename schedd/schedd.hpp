@@ -144,6 +144,8 @@ class Daemon : private EventSink {
   std::map<JobId, std::map<std::string, NodePhases>> phases_;
   // ---- issue 17 item 1: evolving jobs' live requests, answered in commit()
   ResizeRequests resizes_;
+  // ---- issue 15: client sessions, in memory only (a restart ends them)
+  auth::Sessions sessions_;
   // Why a node is down or drained, for `sched nodes`.
   std::map<std::string, std::string> node_reasons_;
   // Where jobs that hold nodes run, for their record once they have ended.

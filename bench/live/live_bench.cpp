@@ -8,16 +8,25 @@
 // Prints a table; never fails on time.
 //
 //   4. (--prefill N) submissions per second from one client while N jobs
-//      already wait, under --policy (issue 15: easy_backfill, 100,000).
+//      already wait, under --policy (issue 15: easy_backfill, 100,000),
+//      and schedd's memory then (peak and current RSS, /proc/PID/status).
+//
+// The client API's clients sign each request with MUNGE and wait for each
+// reply, as the `sched` command does; with --session they open a session
+// (one MUNGE credential, then a MAC a request) and with --window N keep N
+// requests in flight (docs/protocol.md §2.1).
 //
 //   build/bench/live_bench [--jobs N] [--cli-jobs N] [--latency-runs N]
-//                          [--prefill N --policy NAME]
+//                          [--prefill N --policy NAME] [--session] [--window N]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <iostream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -52,17 +61,30 @@ sched::proto::SubmitRequest sleeper(const std::string& workdir) {
   return request;
 }
 
-double api_rate(LocalCluster& cluster, int jobs, int clients) {
+// How the API's clients talk: a MUNGE credential a request (as the CLI's)
+// or a session; how many requests each keeps in flight.
+struct Mode {
+  bool session = false;
+  int window = 1;
+};
+
+double api_rate(LocalCluster& cluster, int jobs, int clients, const Mode& mode) {
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      // Each request signed with a MUNGE credential, as the CLI's are.
       const auto client = cluster.connect(std::chrono::seconds(30));
+      if (mode.session) client->open_session();
       const auto request = sleeper(cluster.work_dir());
+      std::deque<std::uint64_t> in_flight;
       for (int i = c; i < jobs; i += clients) {
-        client->call<sched::proto::SubmitReply>(sched::proto::type::kSubmit, request);
+        if (static_cast<int>(in_flight.size()) >= mode.window) {
+          client->take<sched::proto::SubmitReply>(in_flight.front());
+          in_flight.pop_front();
+        }
+        in_flight.push_back(client->post(sched::proto::type::kSubmit, request));
       }
+      for (std::uint64_t seq : in_flight) client->take<sched::proto::SubmitReply>(seq);
     });
   }
   for (auto& t : threads) t.join();
@@ -82,12 +104,35 @@ double cli_rate(LocalCluster& cluster, int jobs) {
 
 // One client's rate once `prefill` jobs wait behind a busy node (submitted
 // by four clients first, not timed).
-double rate_behind(const std::string& policy, int prefill, int jobs) {
+// A field of /proc/PID/status in kB (VmRSS, VmHWM); 0 when absent.
+long status_kb(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::atol(line.c_str() + field.size() + 1);
+  }
+  return 0;
+}
+
+struct Behind {
+  double rate = 0;
+  long peak_rss_kb = 0;  // schedd's, over the whole run
+  long rss_kb = 0;       // schedd's at the end
+};
+
+Behind rate_behind(const std::string& policy, int prefill, int jobs, const Mode& mode) {
   LocalCluster cluster(quiet(policy));
   cluster.start_agent("n1");
   if (!cluster.wait_nodes_up(1)) throw std::runtime_error("the node did not come up");
-  api_rate(cluster, prefill, 4);
-  return api_rate(cluster, jobs, 1);
+  api_rate(cluster, prefill, 4, mode);
+  Behind out;
+  out.rate = api_rate(cluster, jobs, 1, mode);
+  // One more request after the last pass has run (a stats reply waits for it).
+  cluster.client().call<sched::proto::StatsReply>(sched::proto::type::kStats,
+                                                  sched::proto::Empty{});
+  out.peak_rss_kb = status_kb(cluster.schedd_pid(), "VmHWM");
+  out.rss_kb = status_kb(cluster.schedd_pid(), "VmRSS");
+  return out;
 }
 
 std::vector<double> latencies(int runs) {
@@ -126,12 +171,24 @@ int main(int argc, char** argv) {
   app.add_option("--prefill", prefill,
                  "Only this: one client's rate (--jobs submissions) while this many jobs wait");
   app.add_option("--policy", policy, "The policy for --prefill")->capture_default_str();
+  Mode mode;
+  app.add_flag("--session", mode.session,
+               "API clients open a session (MAC-signed requests) instead of a MUNGE "
+               "credential a request");
+  app.add_option("--window", mode.window, "Requests each API client keeps in flight")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  const std::string how = std::string(mode.session ? "session" : "MUNGE a request") + ", window " +
+                          std::to_string(mode.window);
   try {
     if (prefill > 0) {
-      const double rate = rate_behind(policy, prefill, jobs);
-      std::printf("| submissions/s, client API, 1 client, %d waiting, %s (%d jobs) | %.0f |\n",
-                  prefill, policy.c_str(), jobs, rate);
+      const Behind behind = rate_behind(policy, prefill, jobs, mode);
+      std::printf("| submissions/s, client API, 1 client, %d waiting, %s, %s (%d jobs) | %.0f |\n",
+                  prefill, policy.c_str(), how.c_str(), jobs, behind.rate);
+      std::printf(
+          "| schedd peak RSS (VmHWM) / RSS at the end, %d jobs held | %.0f MB / %.0f MB |\n",
+          prefill + jobs, behind.peak_rss_kb / 1024.0, behind.rss_kb / 1024.0);
       return 0;
     }
     double one = 0, four = 0, cli = 0;
@@ -141,15 +198,17 @@ int main(int argc, char** argv) {
       LocalCluster cluster(quiet());
       cluster.start_agent("n1");
       if (!cluster.wait_nodes_up(1)) throw std::runtime_error("the node did not come up");
-      one = api_rate(cluster, jobs, 1);
-      four = api_rate(cluster, jobs, 4);
+      one = api_rate(cluster, jobs, 1, mode);
+      four = api_rate(cluster, jobs, 4, mode);
       cli = cli_rate(cluster, cli_jobs);
     }
     const std::vector<double> lat = latencies(latency_runs);
     const auto pct = [&](double p) { return lat[static_cast<std::size_t>(p * (lat.size() - 1))]; };
     std::printf("| measure | value |\n|---|---|\n");
-    std::printf("| submissions/s, client API, 1 client (%d jobs) | %.0f |\n", jobs, one);
-    std::printf("| submissions/s, client API, 4 clients (%d jobs) | %.0f |\n", jobs, four);
+    std::printf("| submissions/s, client API, 1 client, %s (%d jobs) | %.0f |\n", how.c_str(), jobs,
+                one);
+    std::printf("| submissions/s, client API, 4 clients, %s (%d jobs) | %.0f |\n", how.c_str(),
+                jobs, four);
     std::printf("| submissions/s, `sched submit` processes (%d jobs) | %.0f |\n", cli_jobs, cli);
     std::printf("| submit → process start, median (%d jobs) | %.1f ms |\n", latency_runs, pct(0.5));
     std::printf("| submit → process start, 95th percentile | %.1f ms |\n", pct(0.95));

@@ -75,6 +75,8 @@ struct Header {
   std::optional<bool> ok;
   std::optional<ErrorBody> error;
   std::optional<std::string> cred;
+  std::optional<std::uint64_t> session;
+  std::optional<std::string> mac;
   template <class V>
   void fields(V& f) {
     f("v", v);
@@ -83,6 +85,8 @@ struct Header {
     f("ok", ok);
     f("error", error);
     f("cred", cred);
+    f("session", session);
+    f("mac", mac);
   }
 };
 
@@ -144,6 +148,8 @@ Envelope decode(const void* data, std::size_t size, std::size_t max_bytes) {
   envelope.ok = header.ok;
   envelope.error = std::move(header.error);
   envelope.cred = std::move(header.cred);
+  envelope.session = header.session;
+  envelope.mac = std::move(header.mac);
   envelope.body = find_body(root);
   return envelope;
 }
@@ -169,6 +175,21 @@ std::string encode_packed_request(std::string_view type, std::uint64_t seq,
     pk.pack(std::string_view("cred"));
     pk.pack(cred);
   }
+  return std::string(buffer.data(), buffer.size());
+}
+
+std::string encode_session_request(std::string_view type, std::uint64_t seq,
+                                   std::string_view packed_body, std::uint64_t session,
+                                   std::string_view mac) {
+  msgpack::sbuffer buffer;
+  Packer pk(buffer);
+  detail::pack_header(pk, 6, type, seq);
+  pk.pack(std::string_view("body"));
+  buffer.write(packed_body.data(), packed_body.size());
+  pk.pack(std::string_view("session"));
+  pk.pack(session);
+  pk.pack(std::string_view("mac"));
+  pk.pack(mac);
   return std::string(buffer.data(), buffer.size());
 }
 

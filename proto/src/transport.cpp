@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sched/proto/curve.hpp"
+#include "sched/proto/session.hpp"
 
 namespace sched::proto {
 
@@ -66,16 +67,54 @@ Client::Client(zmq::context_t& context, const std::string& endpoint,
   }
 }
 
-Envelope Client::exchange(const std::string& payload) {
+std::string Client::seal(std::string_view type, std::uint64_t seq, const std::string& packed) {
+  if (session_ != 0) {
+    return encode_session_request(type, seq, packed, session_,
+                                  session::mac(session_key_, type, seq, packed));
+  }
+  return encode_packed_request(type, seq, packed, signer_ ? signer_(type, seq, packed) : "");
+}
+
+std::uint64_t Client::send_packed(std::string_view type, std::string packed) {
+  const std::uint64_t seq = ++seq_;
+  const std::string payload = seal(type, seq, packed);
   if (!socket_.send(zmq::buffer(payload), zmq::send_flags::dontwait)) {
     throw TransportError("cannot send to " + endpoint_ + " (is schedd running?)");
   }
-  Envelope reply = receive_reply(seq_);
-  if (reply.ok == false) {
-    const ErrorBody error = reply.error.value_or(ErrorBody{std::string(code::kInternal), ""});
-    throw ProtoError(error.code, error.message);
+  in_flight_[seq] = Sent{std::string(type), std::move(packed), session_};
+  return seq;
+}
+
+Envelope Client::take_reply(std::uint64_t seq, bool resent) {
+  Envelope reply = receive_reply(seq);
+  auto sent = in_flight_.extract(seq);
+  if (reply.ok != false) return reply;
+  const ErrorBody error = reply.error.value_or(ErrorBody{std::string(code::kInternal), ""});
+  if (error.code == code::kSessionGone && !resent && !sent.empty() && sent.mapped().session != 0) {
+    // Refused before anything was done: safe to send again. Another request
+    // of the same dead session may have opened the new one already.
+    if (sent.mapped().session == session_) open_session();
+    return take_reply(send_packed(sent.mapped().type, std::move(sent.mapped().packed)), true);
   }
-  return reply;
+  throw ProtoError(error.code, error.message);
+}
+
+void Client::open_session() {
+  session_ = 0;
+  session_key_.clear();
+  const session::KeyPair mine = session::generate();
+  const auto opened =
+      call<SessionOpened>(type::kSessionOpen, SessionOpen{session::to_hex(mine.public_key)});
+  const std::string theirs = session::from_hex(opened.key, mine.public_key.size());
+  if (theirs.empty() || opened.session == 0) {
+    throw ProtoError(code::kBadField, "session.open: schedd's answer has no valid key or id");
+  }
+  try {
+    session_key_ = session::client_request_key(mine, theirs);
+  } catch (const std::invalid_argument& e) {
+    throw ProtoError(code::kBadField, std::string("session.open: ") + e.what());
+  }
+  session_ = opened.session;
 }
 
 Envelope Client::raw(std::string_view bytes) {
@@ -88,11 +127,13 @@ Envelope Client::raw(std::string_view bytes) {
 }
 
 Envelope Client::receive_reply(std::uint64_t seq) {
+  if (auto kept = replies_.extract(seq); !kept.empty()) return std::move(kept.mapped());
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
+      in_flight_.erase(seq);  // its answer, should it come, is dropped
       throw TransportError("no answer from " + endpoint_ + " within " +
                            std::to_string(timeout_.count()) + " ms (is schedd running?" +
                            (curve_ ? " Is the public key the one of its key pair?)" : ")"));
@@ -103,13 +144,15 @@ Envelope Client::receive_reply(std::uint64_t seq) {
     zmq::message_t message;
     if (!socket_.recv(message, zmq::recv_flags::dontwait)) continue;
     Envelope envelope = decode(message.data(), message.size());
-    // A late answer to an earlier request that timed out is skipped; what
-    // the server sends unasked waits for receive().
+    // What the server sends unasked waits for receive().
     if (!envelope.is_reply()) {
       unasked_.push_back(std::move(envelope));
       continue;
     }
     if (envelope.seq == seq || seq == 0) return envelope;
+    // Another request in flight keeps its reply for its take(); a late
+    // answer to one that timed out is dropped.
+    if (in_flight_.count(envelope.seq) != 0) replies_.emplace(envelope.seq, std::move(envelope));
   }
 }
 

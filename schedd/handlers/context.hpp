@@ -19,6 +19,7 @@
 #include "pmi_fences.hpp"
 #include "policy_versions.hpp"
 #include "resize_requests.hpp"
+#include "sched/auth/sessions.hpp"
 #include "sched/engine.hpp"
 #include "sched/env.hpp"
 #include "sched/policy_host.hpp"
@@ -70,6 +71,8 @@ struct DaemonParts {
   PmiFences& pmi_fences;
   // ---- issue 17 item 1: evolving jobs' live requests
   ResizeRequests& resizes;
+  // ---- issue 15: client sessions (docs/security.md §2.1)
+  auth::Sessions& sessions;
 };
 
 // One message received on a socket.
@@ -80,7 +83,7 @@ struct Message {
   const proto::Envelope& envelope;
   // The connection's ZAP User-Id: an agent's CURVE public key (Z85).
   const std::string& user_id;
-  // Who sent it, from its credential: set on the client socket only.
+  // Who sent it, from its credential or session: set on the client socket only.
   const auth::Caller* caller = nullptr;
 
   // The body as `Body`; a ProtoError (bad_field) names what is wrong.

@@ -33,6 +33,9 @@ void policy_history(const Message& m);
 void policy_rollback(const Message& m);
 void policy_snapshot(const Message& m);
 
+// sessions.cpp: session.open (docs/protocol.md §2.1).
+void session_open(const Message& m);
+
 // cluster.cpp: the power corridor and the daemon's counters.
 void corridor_set(const Message& m);
 void corridor_show(const Message& m);

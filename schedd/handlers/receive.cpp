@@ -73,7 +73,11 @@ void receive_messages(zmq::socket_t& socket, const RouteTable& routes, const Rec
     Message message{daemon, socket, routed->peer, envelope, routed->user_id};
     try {
       if (rules.authenticate) {
-        caller = auth::authenticate(envelope, daemon.config.munge_socket);
+        // In a session, a MAC under its key; else a MUNGE credential.
+        caller = envelope.session
+                     ? daemon.sessions.check(envelope, routed->peer, daemon.clock.now(),
+                                             daemon.config.session_ttl_s)
+                     : auth::authenticate(envelope, daemon.config.munge_socket);
         message.caller = &*caller;
       }
       routes.dispatch(message);

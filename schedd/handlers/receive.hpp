@@ -29,8 +29,9 @@ struct ReceiveRules {
   // that are malformed (bad_field, unknown_type): our own agents should
   // never be refused.
   bool every_refusal_is_bad = false;
-  // Each request must carry a MUNGE credential naming its caller
-  // (docs/security.md); one that does not is refused as unauthenticated.
+  // Each request must carry a MUNGE credential naming its caller, or its
+  // session's id and MAC (docs/security.md); one that does not is refused as
+  // unauthenticated (session_gone when its session is unknown or expired).
   bool authenticate = false;
 };
 

@@ -5,13 +5,15 @@
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/pmi_messages.hpp"
+#include "sched/proto/session.hpp"
 
 namespace sched::daemon {
 
 RouteTable client_routes() {
   namespace type = proto::type;
   RouteTable routes("client");
-  routes.add(type::kSubmit, handlers::submit)
+  routes.add(type::kSessionOpen, handlers::session_open)
+      .add(type::kSubmit, handlers::submit)
       .add(type::kCancel, handlers::cancel)
       .add(type::kJobsQuery, handlers::jobs_query)
       .add(type::kJobShow, handlers::job_show)

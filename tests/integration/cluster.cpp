@@ -65,7 +65,9 @@ LocalCluster::LocalCluster(ClusterOptions options)
   for (std::size_t i = 0; i < options_.admins.size(); ++i) {
     config << (i ? ", \"" : "\"") << options_.admins[i] << "\"";
   }
-  config << "]\n\n[security]\nsecret_key_file = \"" << keys_dir()
+  config << "]\n";
+  if (options_.session_ttl_s > 0) config << "session_ttl_s = " << options_.session_ttl_s << "\n";
+  config << "\n[security]\nsecret_key_file = \"" << keys_dir()
          << "/schedd.key\"\nauthorized_agents_file = \"" << authorized_agents_file() << "\"\n"
          << options_.extra_config;
   config.close();

@@ -35,6 +35,7 @@ struct ClusterOptions {
   bool kill_invalid_depend = false;  // [scheduler] kill_invalid_depend
   int max_page_items = 0;            // [server] max_page_items; 0: the default
   std::vector<std::string> admins;   // [auth] admins
+  double session_ttl_s = 0;          // [auth] session_ttl_s; 0: the default
   std::string extra_config;          // appended to the generated sched.toml
   // Where schedd binds its client and event sockets: off loopback (0.0.0.0)
   // they are CURVE servers, and the cluster's client uses schedd's key. It
@@ -55,6 +56,7 @@ class LocalCluster {
   // (Re)starts schedd on the same state folder and endpoints.
   void start_schedd();
   void kill_schedd(int sig);
+  pid_t schedd_pid() const { return schedd_->pid(); }  // for benchmarks (its memory)
   // Sends schedd a signal without waiting (SIGSTOP, SIGCONT).
   void signal_schedd(int sig);
   // Starts a node agent for a virtual node (name n1, n2, ...).

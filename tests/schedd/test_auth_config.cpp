@@ -23,6 +23,7 @@ TEST(AuthConfig, DefaultsAreMungesOwnSocketNoExtraAdminsAndNoLimits) {
   EXPECT_EQ(c.auth_type, "munge");
   EXPECT_EQ(c.munge_socket, "");
   EXPECT_TRUE(c.admins.empty());
+  EXPECT_EQ(c.session_ttl_s, 600);
   EXPECT_EQ(c.max_pending_jobs_per_user, 0);
   EXPECT_EQ(c.submissions_per_second_per_user, 0);
   EXPECT_EQ(c.submission_burst_per_user, 0);
@@ -33,10 +34,12 @@ TEST(AuthConfig, TheKeysAreRead) {
   const DaemonConfig c = load_config(dir.write(
       "ok.toml",
       "[auth]\ntype = \"munge\"\nsocket = \"/run/site/munge.socket\"\nadmins = [\"alice\", "
-      "\"ops\"]\n[limits]\nmax_pending_jobs_per_user = 100\nsubmissions_per_second_per_user = "
+      "\"ops\"]\nsession_ttl_s = 30\n[limits]\nmax_pending_jobs_per_user = "
+      "100\nsubmissions_per_second_per_user = "
       "2.5\nsubmission_burst_per_user = 10\n"));
   EXPECT_EQ(c.munge_socket, "/run/site/munge.socket");
   EXPECT_EQ(c.admins, (std::vector<std::string>{"alice", "ops"}));
+  EXPECT_EQ(c.session_ttl_s, 30);
   EXPECT_EQ(c.max_pending_jobs_per_user, 100);
   EXPECT_EQ(c.submissions_per_second_per_user, 2.5);
   EXPECT_EQ(c.submission_burst_per_user, 10);
@@ -50,6 +53,8 @@ TEST(AuthConfig, BadValuesAreErrorsNamingTheKey) {
   EXPECT_EQ(error_of(dir, "[auth]\nadmins = [\"alice\", 3]\n"),
             "auth.admins: expected an array of user names");
   EXPECT_EQ(error_of(dir, "[auth]\nkey = \"x\"\n"), "auth.key: unknown key");
+  EXPECT_EQ(error_of(dir, "[auth]\nsession_ttl_s = 0\n"),
+            "auth.session_ttl_s: must be at least 1.000000");
   EXPECT_EQ(error_of(dir, "[limits]\nmax_pending_jobs_per_user = -1\n"),
             "limits.max_pending_jobs_per_user: expected an integer from 0 to 1000000");
   EXPECT_EQ(error_of(dir, "[limits]\nsubmissions_per_second_per_user = -2\n"),

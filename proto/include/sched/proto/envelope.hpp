@@ -1,13 +1,16 @@
 // The envelope every message travels in (docs/design.md §5, docs/protocol.md §2):
 //
 //   request:  {v = 1, type, seq, body, cred?}
+//             {v = 1, type, seq, body, session, mac}     (in a session)
 //   reply:    {v = 1, type, seq, ok = true,  body}
 //             {v = 1, type, seq, ok = false, error = {code, message}}
 //
 // A reply repeats the request's type and seq so that the asker can match it.
 // `cred` is the sender's credential (a MUNGE credential on the client
 // socket, docs/protocol.md §2); the envelope only carries it: the receiver
-// checks it against the request (packed_body gives what it binds).
+// checks it against the request (packed_body gives what it binds). A
+// request in a session carries the session's id and its MAC instead
+// (proto/session.hpp).
 // decode() checks size, msgpack well-formedness, the version and the fields
 // of the envelope; the body is read later, by type (read_body), so that a bad
 // body can still be answered with an error that names the request.
@@ -46,6 +49,8 @@ struct Envelope {
   std::optional<bool> ok;                 // set on replies only
   std::optional<ErrorBody> error;         // replies with ok = false
   std::optional<std::string> cred;        // requests: the sender's credential
+  std::optional<std::uint64_t> session;   // requests in a session: its id
+  std::optional<std::string> mac;         // and their MAC (64 hex digits)
   const msgpack::object* body = nullptr;  // nil object when absent; owned by `handle`
 
   bool is_reply() const { return ok.has_value(); }
@@ -78,6 +83,10 @@ std::string encode_request(std::string_view type, std::uint64_t seq, const T& bo
 // A request whose body is already packed (encode_body).
 std::string encode_packed_request(std::string_view type, std::uint64_t seq,
                                   std::string_view packed_body, std::string_view cred = {});
+// A request of session `session`, with its MAC (proto/session.hpp).
+std::string encode_session_request(std::string_view type, std::uint64_t seq,
+                                   std::string_view packed_body, std::uint64_t session,
+                                   std::string_view mac);
 template <class T>
 std::string encode_reply(std::string_view type, std::uint64_t seq, const T& body);
 std::string encode_error(std::string_view type, std::uint64_t seq, std::string_view code,

@@ -29,6 +29,10 @@ inline constexpr std::string_view kExpired = "expired";  // a resize request not
 inline constexpr std::string_view kUnauthenticated = "unauthenticated";
 inline constexpr std::string_view kPermissionDenied = "permission_denied";
 inline constexpr std::string_view kLimit = "limit";
+// A request of a session schedd does not know (any more): it expired, schedd
+// restarted, or it was opened on another connection. Nothing was done; the
+// client opens a new session and sends it again (docs/protocol.md §2.1).
+inline constexpr std::string_view kSessionGone = "session_gone";
 }  // namespace code
 
 class ProtoError : public std::runtime_error {

@@ -9,6 +9,7 @@
 //   pmi_messages.hpp      an MPI step's PMI fence across its nodes, agent ↔ schedd
 //   process_messages.hpp  a job's processes ↔ their node's agent
 //   event_messages.hpp    the body of a PUB event
+//   session.hpp           a client's session (session.open), its keys and MACs
 #pragma once
 
 #include "sched/proto/agent_messages.hpp"
@@ -16,4 +17,5 @@
 #include "sched/proto/event_messages.hpp"
 #include "sched/proto/pmi_messages.hpp"
 #include "sched/proto/process_messages.hpp"
+#include "sched/proto/session.hpp"
 #include "sched/proto/step_messages.hpp"

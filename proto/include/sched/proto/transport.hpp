@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -51,7 +52,8 @@ void send_routed(zmq::socket_t& router, const std::string& peer, std::string_vie
 using Signer =
     std::function<std::string(std::string_view type, std::uint64_t seq, std::string_view body)>;
 
-// A connection to the engine's client endpoint: one request at a time.
+// A connection to the engine's client endpoint. Requests may be pipelined
+// (post, then take each reply by its seq); call() is both at once.
 class Client {
  public:
   // Requests carry the signer's credential; with none, they carry no `cred`
@@ -62,21 +64,41 @@ class Client {
          std::chrono::milliseconds timeout = std::chrono::seconds(10), Signer signer = {},
          const std::string& server_public_key = {});
 
+  // Opens a session (proto/session.hpp): one request signed by the signer,
+  // after which every request is signed with the session's key instead, at
+  // no round trip to munged. From then on, a request refused as
+  // session_gone (schedd restarted, the session expired, the connection was
+  // made again) makes the client open a new session and send that request
+  // again, once. Throws as call() does.
+  void open_session();
+  std::uint64_t session() const { return session_; }
+
   // Sends a request and waits for its reply. Throws TransportError when no
   // reply comes in time, ProtoError (with the server's code and message)
   // when the reply is an error.
   template <class Reply, class Body>
   Reply call(std::string_view type, const Body& body) {
-    return exchange(request(type, body)).template body_as<Reply>();
+    return take<Reply>(post(type, body));
+  }
+  // Sends a request without waiting for its reply; returns its seq, for
+  // take(). Replies are matched by seq, so many requests may be in flight
+  // (keep it below ZeroMQ's queue of 1,000 messages).
+  template <class Body>
+  std::uint64_t post(std::string_view type, const Body& body) {
+    return send_packed(type, encode_body(body));
+  }
+  // The reply of a posted request, waiting up to the timeout; throws as
+  // call() does.
+  template <class Reply>
+  Reply take(std::uint64_t seq) {
+    return take_reply(seq, false).template body_as<Reply>();
   }
   // The bytes call() would send for this request (with the next seq and its
-  // credential), for tests that send them differently (twice, altered).
+  // credential, or its session's MAC), for tests that send them differently
+  // (twice, altered).
   template <class Body>
   std::string request(std::string_view type, const Body& body) {
-    const std::string packed = encode_body(body);
-    ++seq_;
-    return encode_packed_request(type, seq_, packed,
-                                 signer_ ? signer_(type, seq_, packed) : std::string());
+    return seal(type, ++seq_, encode_body(body));
   }
   // Sends raw bytes (tests of malformed input) and returns the decoded reply
   // envelope, error or not.
@@ -87,7 +109,15 @@ class Client {
   const std::string& endpoint() const { return endpoint_; }
 
  private:
-  Envelope exchange(const std::string& payload);
+  // A request in flight, kept to send it again in a new session.
+  struct Sent {
+    std::string type;
+    std::string packed;
+    std::uint64_t session = 0;
+  };
+  std::string seal(std::string_view type, std::uint64_t seq, const std::string& packed);
+  std::uint64_t send_packed(std::string_view type, std::string packed);
+  Envelope take_reply(std::uint64_t seq, bool resent);
   Envelope receive_reply(std::uint64_t seq);
 
   zmq::socket_t socket_;
@@ -96,7 +126,11 @@ class Client {
   bool curve_ = false;
   std::uint64_t seq_ = 0;
   Signer signer_;
-  std::deque<Envelope> unasked_;  // came while a call waited for its reply
+  std::uint64_t session_ = 0;  // 0: none; requests carry the signer's credential
+  std::string session_key_;
+  std::map<std::uint64_t, Sent> in_flight_;
+  std::map<std::uint64_t, Envelope> replies_;  // came while another reply was awaited
+  std::deque<Envelope> unasked_;               // came while a call waited for its reply
 };
 
 // A free TCP port on 127.0.0.1, below the system's ephemeral range when it
