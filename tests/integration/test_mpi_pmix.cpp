@@ -90,6 +90,14 @@ TEST_F(MpiPmix, CyclicRanksRunWherePlaced) {
   EXPECT_EQ(out, expected + "status 0\n") << cluster_.logs();
 }
 
+TEST_F(MpiPmix, RanksOnTcpAloneReduceToo) {
+  // What docs/user-guide.md offers should shared memory fail: TCP only.
+  const std::string out = run_job(
+      "#!/bin/sh\nOMPI_MCA_btl=self,tcp $SCHED run --mpi=pmix -n 8 $APP | grep -c 'size 8 sum "
+      "28'\necho status $?\n");
+  EXPECT_EQ(out, "8\nstatus 0\n") << cluster_.logs();
+}
+
 TEST_F(MpiPmix, TwoStepsOneAfterTheOtherEachStartAfresh) {
   // The agents' PMIx servers outlive a step: the second registers anew.
   const std::string out = run_job(
