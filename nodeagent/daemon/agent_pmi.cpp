@@ -297,9 +297,11 @@ void Agent::serve_pmix() {
       case PmixEvent::Kind::Aborted:
         if (!step.pmix_failure) {
           step.pmix_failure = pmi::Failure{
-              event.rank, "rank " + std::to_string(event.rank) + " aborted with exit code " +
-                              std::to_string(event.status) +
-                              (event.data.empty() ? "" : " (" + event.data + ")")};
+              event.rank,
+              "rank " + std::to_string(event.rank) + " aborted with exit code " +
+                  std::to_string(event.status) +
+                  // Open MPI's MPI_Abort says "N/A" here.
+                  (event.data.empty() || event.data == "N/A" ? "" : " (" + event.data + ")")};
         }
         if (!step.abort_sent && !step.ending) {
           step.abort_sent = true;

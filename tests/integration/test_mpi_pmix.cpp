@@ -122,7 +122,7 @@ TEST_F(MpiPmix, ARankThatAbortsFailsTheStepWithItsReason) {
   ASSERT_TRUE(std::regex_search(out, found, std::regex("task 2 on (n[1-4]): MPI step failed")))
       << out << cluster_.logs();
   const std::string node = found[1];
-  EXPECT_NE(out.find("MPI step failed: rank 2 on " + node + ": rank 2 aborted with exit code 3"),
+  EXPECT_NE(out.find("MPI step failed: rank 2 on " + node + ": rank 2 aborted with exit code 3\n"),
             std::string::npos)
       << out;
   for (int task : {0, 1, 3, 7}) {
