@@ -271,13 +271,14 @@ void Agent::pmix_connect(const proto::StepLaunch& launch, int rank, const TaskId
   }
   // Virtual nodes share one host, and Open MPI names its shared-memory
   // segments by host name, job and local rank: ranks of two virtual nodes
-  // would map each other's. A folder per node keeps them apart (unless the
-  // user chose one).
+  // would map each other's. The job's folder in this agent's spool keeps them
+  // apart (it is per node, the job's user's, and goes with the job), unless
+  // the user chose one.
   const bool chosen = std::any_of(env.begin(), env.end(), [](const auto& entry) {
     return entry.first == "OMPI_MCA_btl_vader_backing_directory";
   });
   if (options_.cores > 0 && !chosen) {
-    set_env(env, "OMPI_MCA_btl_vader_backing_directory", options_.spool_dir + "/pmix");
+    set_env(env, "OMPI_MCA_btl_vader_backing_directory", job_dir(launch.job));
   }
 }
 

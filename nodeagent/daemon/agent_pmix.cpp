@@ -160,10 +160,17 @@ PmixServer::PmixServer(const std::string& node, const std::string& tmpdir) {
   std::error_code ec;
   std::filesystem::create_directories(tmpdir, ec);
   if (ec) throw std::runtime_error("cannot make PMIx's folder " + tmpdir + ": " + ec.message());
-  // The ranks (the jobs' users) read the namespace's shared-memory store here.
+  // Readable by the ranks, whoever they run as (libpmix's files of a
+  // namespace go here).
   ::chmod(tmpdir.c_str(), 0755);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+
+  // libpmix's shared-memory store (gds ds12/ds21) belongs to one user, the
+  // server's or the one it is told at init: a root agent serves ranks of
+  // every user, so it keeps each namespace's data in its own memory (gds
+  // hash) and ranks fetch it over their connection.
+  if (::geteuid() == 0) ::setenv("PMIX_MCA_gds", "hash", 1);
 
   static pmix_server_module_t module{};
   module.client_connected = on_connected;

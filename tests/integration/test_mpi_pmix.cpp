@@ -20,6 +20,7 @@
 
 #include "cluster.hpp"
 #include "test_paths.hpp"
+#include "test_users.hpp"
 
 namespace sched::testing {
 namespace {
@@ -110,6 +111,29 @@ TEST_F(MpiPmix, TwoStepsOneAfterTheOtherEachStartAfresh) {
             "rank 3 size 4 sum 6 node 3 procid 3\n"
             "8\nstatus 0\n")
       << cluster_.logs();
+}
+
+TEST_F(MpiPmix, AUsersRanksConnectToTheRootAgentsServer) {
+  // The agents run as root and the ranks as alice: libpmix checks that a
+  // client is the user its rank was registered as, and she must be able to
+  // read what the server keeps for her namespace.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create alice and switch to her";
+  const auto alice = ensure_user("alice");
+  ASSERT_TRUE(alice) << "useradd alice failed";
+  UserDir dir(*alice);
+  proto::SubmitRequest request;
+  request.job.name = "pmix-alice";
+  request.job.user = "alice";
+  request.job.nodes = 4;
+  request.job.workdir = dir.path().string();
+  request.job.env["SCHED"] = SCHED_CLI_BIN;
+  request.job.env["APP"] = SCHED_MPI_RANKS_OPENMPI_BIN;
+  request.job.script = "#!/bin/sh\n$SCHED run --mpi=pmix -n 8 $APP | grep -c 'size 8 sum 28'\n";
+  const auto id = cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  const fs::path out = dir.path() / ("sched-" + std::to_string(id) + ".out");
+  EXPECT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(90)))
+      << cluster_.logs() << slurp(out);
+  EXPECT_EQ(slurp(out), "8\n") << cluster_.logs();
 }
 
 TEST_F(MpiPmix, ARankThatAbortsFailsTheStepWithItsReason) {
