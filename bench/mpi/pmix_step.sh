@@ -7,7 +7,8 @@
 # MPI_Init (the PMI/PMIx fences through schedd), an allreduce, MPI_Finalize
 # and `sched run`'s exit. Figures only: nothing is asserted.
 #
-#   bench/mpi/pmix_step.sh [NODES=8] [TASKS=32] [RUNS=7]   (after a build with tests)
+#   bench/mpi/pmix_step.sh [NODES=8] [TASKS=32] [RUNS=7]
+# after building sched, schedd, nodeagent, mpi_ranks_openmpi and mpi_ranks_mpich.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${SCHED_BUILD_DIR:-$root/build}"
