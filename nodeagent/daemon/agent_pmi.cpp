@@ -215,6 +215,11 @@ void Agent::pmi_task_exited(JobId job, std::int64_t step_id, int rank, int statu
   const bool early =
       !step.finalized(rank) && (status != 0 || step.initialized(rank) || step.failure());
   if (!step.failed.empty() && message.empty()) message = step.failed;
+  // A rank that aborted may end before schedd's pmi.step_failed comes back
+  // (Open MPI exits once PMIx_Abort returns): its own reason then.
+  if (message.empty() && step.failure() && step.failure()->rank == rank) {
+    message = step.failure()->message;
+  }
   if (early && !step.abort_sent && !step.ending) {
     step.abort_sent = true;
     std::string why = step.failure() && step.failure()->rank == rank
