@@ -159,13 +159,13 @@ void add_run_command(CLI::App& app) {
         return tasks::parse_cpu_bind(value) ? "" : "'" + value + "' is not none or cores";
       });
   cmd->add_option("--mpi", args->mpi,
-                  "pmi2, pmi1 or none: serve the tasks PMI (MPICH's PMI_FD) so that an MPI "
-                  "program starts without mpirun (default: schedd's jobs.mpi_default)")
+                  "pmix, pmi2, pmi1 or none: serve the tasks PMIx (Open MPI) or PMI (MPICH's "
+                  "PMI_FD) so that an MPI program starts without mpirun (default: schedd's "
+                  "jobs.mpi_default)")
       ->check([](const std::string& value) -> std::string {
-        if (value == "pmix") return "--mpi=pmix is not yet supported: use pmi2 (MPICH) or none";
-        return value == "pmi2" || value == "pmi1" || value == "none"
+        return value == "pmix" || value == "pmi2" || value == "pmi1" || value == "none"
                    ? ""
-                   : "'" + value + "' is not pmi2, pmi1 or none";
+                   : "'" + value + "' is not pmix, pmi2, pmi1 or none";
       });
   cmd->add_option("--jobid", args->job, "The job (default: $SCHED_JOB_ID)")
       ->check(positive_number());

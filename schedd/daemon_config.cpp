@@ -259,8 +259,8 @@ DaemonConfig load_config(const std::string& path) {
                {{"allow_root_jobs", flag(c.allow_root_jobs, f)},
                 {"mpi_default", [&](const toml::node& v, const std::string& vkey) {
                    const auto s = v.value<std::string>();
-                   if (s != "none" && s != "pmi2" && s != "pmi1") {
-                     fail(f, vkey, "expected \"none\", \"pmi2\" or \"pmi1\"");
+                   if (s != "none" && s != "pmi2" && s != "pmi1" && s != "pmix") {
+                     fail(f, vkey, "expected \"none\", \"pmi2\", \"pmi1\" or \"pmix\"");
                    }
                    c.mpi_default = *s;
                  }}});

@@ -772,7 +772,7 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
       step.cpus = bound_cpus(launch, local);
       // --mpi: the rank's PMI connection; the agent closes the child's end
       // once the child has its own copy (or could not start).
-      step.pmi_fd = pmi_connect(launch, rank, step.env);
+      step.pmi_fd = pmi_connect(launch, rank, who, step.env);
       struct CloseAfter {
         int fd;
         ~CloseAfter() {

@@ -33,6 +33,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "agent_pmix.hpp"
 #include "sched/agent/cgroup.hpp"
 #include "sched/agent/processes.hpp"
 #include "sched/agent/run_as.hpp"
@@ -161,8 +162,10 @@ class Agent {
   void stop_jobs();
 
   // ---- MPI steps (agent_pmi.cpp, issue 16 item 2): a PMI-1 server per
-  // step with --mpi, its ranks connected by socket pairs (PMI_FD=3); the
-  // fence across the step's nodes goes through schedd (pmi.fence).
+  // step with --mpi=pmi2|pmi1, its ranks connected by socket pairs
+  // (PMI_FD=3), or, with --mpi=pmix, the agent's PMIx server
+  // (agent_pmix.hpp); the fence across the step's nodes goes through schedd
+  // (pmi.fence) either way.
   struct PmiConnection {
     int fd = -1;  // the agent's end, non-blocking; -1 once the rank closed it
     std::string unsent;
@@ -172,17 +175,31 @@ class Agent {
     ~PmiConnection();
   };
   struct PmiStep {
-    std::optional<pmi::NodeServer> server;
-    std::map<int, PmiConnection> connections;  // by rank
-    bool abort_sent = false;                   // this node told schedd the step cannot go on
-    bool ending = false;  // killed (the job, or the step failed): no abort to send
-    std::string failed;   // the step failed elsewhere: why, for its ranks' exits
+    std::optional<pmi::NodeServer> server;     // PMI-1
+    std::map<int, PmiConnection> connections;  // by rank (PMI-1)
+    bool pmix = false;                         // served by pmix_ instead
+    std::int64_t pmix_fences = 0;              // fences its ranks here entered
+    std::set<int> pmix_connected, pmix_finalized;
+    std::optional<pmi::Failure> pmix_failure;  // a rank here called PMIx_Abort
+    bool initialized(int rank) const;
+    bool finalized(int rank) const;
+    const std::optional<pmi::Failure>& failure() const;
+    bool abort_sent = false;  // this node told schedd the step cannot go on
+    bool ending = false;      // killed (the job, or the step failed): no abort to send
+    std::string failed;       // the step failed elsewhere: why, for its ranks' exits
   };
   std::map<std::pair<JobId, std::int64_t>, PmiStep> pmi_steps_;
   // With --mpi: the rank's PMI connection (the step's server made on its
   // first rank here) and its PMI_* variables in `env`; returns the child's
   // end, which the caller closes once the rank is started. -1: no PMI.
-  int pmi_connect(const proto::StepLaunch& launch, int rank, EnvPairs& env);
+  int pmi_connect(const proto::StepLaunch& launch, int rank, const TaskIdentity& who,
+                  EnvPairs& env);
+  // --mpi=pmix: the agent's PMIx server, started with the first such step.
+  std::unique_ptr<PmixServer> pmix_;
+  void pmix_connect(const proto::StepLaunch& launch, int rank, const TaskIdentity& who,
+                    EnvPairs& env);
+  void serve_pmix();
+  void pmix_fence_done(const proto::PmiFenceDone& done);
   // The agents' ends, for the loop's poll.
   std::vector<int> pmi_fds() const;
   // Reads what ranks wrote, answers them, and sends fences and aborts.

@@ -6,6 +6,12 @@
 // sends the whole step's (pmi.fence_done). A rank that aborts, or ends
 // before it finalized, fails the step on every node (pmi.abort, then
 // pmi.step_failed): the other ranks would otherwise wait in a fence forever.
+//
+// --mpi=pmix (Open MPI) goes the same way with the agent's PMIx server
+// (agent_pmix.hpp) in place of the socket pairs: its fence data, one binary
+// blob per node, travels in pmi.fence as the entry "pmix.<node>" (Z85 text,
+// pmix_map.hpp), and every node's blobs, concatenated in the entries'
+// order, answer libpmix's fence.
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -17,6 +23,7 @@
 
 #include "agent.hpp"
 #include "sched/agent/job_env.hpp"
+#include "sched/agent/pmix_map.hpp"
 #include "sched/pmi/process_mapping.hpp"
 #include "sched/tasks/task_layout.hpp"
 
@@ -25,8 +32,12 @@ namespace {
 
 bool uses_pmi(const proto::StepLaunch& launch) {
   const std::string mpi = launch.mpi.value_or("none");
-  return mpi == "pmi2" || mpi == "pmi1";
+  return mpi == "pmi2" || mpi == "pmi1" || mpi == "pmix";
 }
+
+bool uses_pmix(const proto::StepLaunch& launch) { return launch.mpi.value_or("none") == "pmix"; }
+
+constexpr std::string_view kPmixEntry = "pmix.";  // pmi.fence entries of PMIx steps
 
 std::string describe_end(int status) {
   return status < 0 ? "was killed by signal " + std::to_string(-status)
@@ -39,8 +50,25 @@ Agent::PmiConnection::~PmiConnection() {
   if (fd >= 0) ::close(fd);
 }
 
-int Agent::pmi_connect(const proto::StepLaunch& launch, int rank, EnvPairs& env) {
+bool Agent::PmiStep::initialized(int rank) const {
+  return server ? server->initialized(rank) : pmix_connected.count(rank) > 0;
+}
+
+bool Agent::PmiStep::finalized(int rank) const {
+  return server ? server->finalized(rank) : pmix_finalized.count(rank) > 0;
+}
+
+const std::optional<pmi::Failure>& Agent::PmiStep::failure() const {
+  return server ? server->failure() : pmix_failure;
+}
+
+int Agent::pmi_connect(const proto::StepLaunch& launch, int rank, const TaskIdentity& who,
+                       EnvPairs& env) {
   if (!uses_pmi(launch)) return -1;
+  if (uses_pmix(launch)) {
+    pmix_connect(launch, rank, who, env);
+    return -1;
+  }
   const std::string kvsname =
       "sched-" + std::to_string(launch.job) + "." + std::to_string(launch.step);
   PmiStep& step = pmi_steps_[{launch.job, launch.step}];
@@ -83,6 +111,7 @@ std::vector<int> Agent::pmi_fds() const {
       if (connection.fd >= 0) fds.push_back(connection.fd);
     }
   }
+  if (pmix_) fds.push_back(pmix_->wake_fd());
   return fds;
 }
 
@@ -105,6 +134,7 @@ void Agent::pmi_flush(PmiStep& step) {
 }
 
 void Agent::serve_pmi() {
+  serve_pmix();
   for (auto& [key, step] : pmi_steps_) {
     if (!step.server) continue;
     for (auto& [rank, connection] : step.connections) {
@@ -146,6 +176,10 @@ void Agent::serve_pmi() {
 
 void Agent::on_pmi_fence_done(const proto::PmiFenceDone& done) {
   const auto it = pmi_steps_.find({done.job, done.step});
+  if (it != pmi_steps_.end() && it->second.pmix) {
+    pmix_fence_done(done);
+    return;
+  }
   if (it == pmi_steps_.end() || !it->second.server) return;
   if (done.fence != it->second.server->fences()) {
     spdlog::warn("job {} step {}: PMI fence {} done, but this node is at fence {}", done.job,
@@ -176,15 +210,20 @@ void Agent::pmi_task_exited(JobId job, std::int64_t step_id, int rank, int statu
                             std::string& message) {
   serve_pmi();  // what the rank said last (finalize, abort) counts
   const auto it = pmi_steps_.find({job, step_id});
-  if (it == pmi_steps_.end() || !it->second.server) return;
-  PmiStep& step = it->second;  // what the rank said last (finalize, abort) counts
-  const bool early = !step.server->finalized(rank) &&
-                     (status != 0 || step.server->initialized(rank) || step.server->failure());
+  if (it == pmi_steps_.end() || (!it->second.server && !it->second.pmix)) return;
+  PmiStep& step = it->second;
+  const bool early =
+      !step.finalized(rank) && (status != 0 || step.initialized(rank) || step.failure());
   if (!step.failed.empty() && message.empty()) message = step.failed;
+  // A rank that aborted may end before schedd's pmi.step_failed comes back
+  // (Open MPI exits once PMIx_Abort returns): its own reason then.
+  if (message.empty() && step.failure() && step.failure()->rank == rank) {
+    message = step.failure()->message;
+  }
   if (early && !step.abort_sent && !step.ending) {
     step.abort_sent = true;
-    std::string why = step.server->failure() && step.server->failure()->rank == rank
-                          ? step.server->failure()->message
+    std::string why = step.failure() && step.failure()->rank == rank
+                          ? step.failure()->message
                           : describe_end(status) + " before MPI_Finalize";
     if (message.empty()) message = why;
     send(proto::type::kPmiAbort, proto::PmiAbort{job, step_id, options_.node_name, rank, why});
@@ -192,7 +231,10 @@ void Agent::pmi_task_exited(JobId job, std::int64_t step_id, int rank, int statu
   const bool more = std::any_of(step_tasks_.begin(), step_tasks_.end(), [&](const auto& entry) {
     return entry.second.job == job && entry.second.step == step_id;
   });
-  if (!more) pmi_steps_.erase(it);
+  if (!more) {
+    if (step.pmix && pmix_) pmix_->drop_step(job, step_id);
+    pmi_steps_.erase(it);
+  }
 }
 
 void Agent::pmi_launch_failed(const proto::StepLaunch& launch, int rank, const std::string& error) {
@@ -203,6 +245,114 @@ void Agent::pmi_launch_failed(const proto::StepLaunch& launch, int rank, const s
   }
   send(proto::type::kPmiAbort, proto::PmiAbort{launch.job, launch.step, options_.node_name, rank,
                                                "could not start: " + error});
+}
+
+// ---- --mpi=pmix
+
+void Agent::pmix_connect(const proto::StepLaunch& launch, int rank, const TaskIdentity& who,
+                         EnvPairs& env) {
+  const auto map = make_pmix_map(launch.tasks, launch.nodes, launch.distribution.value_or("block"));
+  const auto here = std::find(launch.nodes.begin(), launch.nodes.end(), options_.node_name);
+  if (!map || here == launch.nodes.end()) {
+    throw LaunchError("the step's layout gives this node no place in its PMIx process map");
+  }
+  if (!pmix_) {
+    try {
+      pmix_ = std::make_unique<PmixServer>(options_.node_name, options_.spool_dir + "/pmix");
+    } catch (const std::runtime_error& e) {
+      throw LaunchError(std::string("cannot start the node's PMIx server: ") + e.what());
+    }
+    spdlog::info("PMIx server started ({})", options_.spool_dir + "/pmix");
+  }
+  PmiStep& step = pmi_steps_[{launch.job, launch.step}];
+  step.pmix = true;
+  const uid_t uid = who.user ? who.user->uid : ::getuid();
+  const gid_t gid = who.user ? who.user->gid : ::getgid();
+  try {
+    pmix_->add_rank(launch.job, launch.step, *map, static_cast<int>(here - launch.nodes.begin()),
+                    rank, uid, gid, env);
+  } catch (const std::runtime_error& e) {
+    throw LaunchError(e.what());
+  }
+  // Virtual nodes share one host, and Open MPI names its shared-memory
+  // segments by host name, job and local rank: ranks of two virtual nodes
+  // would map each other's. The job's folder in this agent's spool keeps them
+  // apart (it is per node, the job's user's, and goes with the job), unless
+  // the user chose one.
+  const bool chosen = std::any_of(env.begin(), env.end(), [](const auto& entry) {
+    return entry.first == "OMPI_MCA_btl_vader_backing_directory";
+  });
+  if (options_.cores > 0 && !chosen) {
+    set_env(env, "OMPI_MCA_btl_vader_backing_directory", job_dir(launch.job));
+  }
+}
+
+void Agent::serve_pmix() {
+  if (!pmix_) return;
+  for (PmixEvent& event : pmix_->take_events()) {
+    const auto it = pmi_steps_.find({event.job, event.step});
+    if (it == pmi_steps_.end()) continue;
+    PmiStep& step = it->second;
+    switch (event.kind) {
+      case PmixEvent::Kind::Connected:
+        step.pmix_connected.insert(event.rank);
+        break;
+      case PmixEvent::Kind::Finalized:
+        step.pmix_finalized.insert(event.rank);
+        break;
+      case PmixEvent::Kind::Aborted:
+        if (!step.pmix_failure) {
+          step.pmix_failure = pmi::Failure{
+              event.rank,
+              "rank " + std::to_string(event.rank) + " aborted with exit code " +
+                  std::to_string(event.status) +
+                  // Open MPI's MPI_Abort says "N/A" here.
+                  (event.data.empty() || event.data == "N/A" ? "" : " (" + event.data + ")")};
+        }
+        if (!step.abort_sent && !step.ending) {
+          step.abort_sent = true;
+          send(proto::type::kPmiAbort, proto::PmiAbort{event.job, event.step, options_.node_name,
+                                                       event.rank, step.pmix_failure->message});
+        }
+        break;
+      case PmixEvent::Kind::Fence: {
+        if (step.ending) break;
+        proto::PmiFence fence;
+        fence.job = event.job;
+        fence.step = event.step;
+        fence.node = options_.node_name;
+        fence.fence = ++step.pmix_fences;
+        fence.entries[std::string(kPmixEntry) + options_.node_name] = encode_fence_blob(event.data);
+        send(proto::type::kPmiFence, fence);
+        break;
+      }
+    }
+  }
+}
+
+void Agent::pmix_fence_done(const proto::PmiFenceDone& done) {
+  PmiStep& step = pmi_steps_.at({done.job, done.step});
+  if (done.fence != step.pmix_fences) {
+    spdlog::warn("job {} step {}: PMIx fence {} done, but this node is at fence {}", done.job,
+                 done.step, done.fence, step.pmix_fences);
+    return;
+  }
+  // Each node's blob, in the entries' (node name) order: libpmix reads them
+  // one after another.
+  std::string data;
+  for (const auto& [key, value] : done.entries) {
+    const auto blob = key.starts_with(kPmixEntry) ? decode_fence_blob(value) : std::nullopt;
+    if (!blob) {
+      spdlog::warn("job {} step {}: PMIx fence {}: entry {} is not a node's PMIx data", done.job,
+                   done.step, done.fence, key);
+      continue;
+    }
+    data += *blob;
+  }
+  if (!pmix_ || !pmix_->fence_done(done.job, done.step, std::move(data))) {
+    spdlog::warn("job {} step {}: PMIx fence {} done, but none is open here", done.job, done.step,
+                 done.fence);
+  }
 }
 
 void Agent::pmi_job_killed(JobId job) {

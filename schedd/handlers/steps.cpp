@@ -67,11 +67,7 @@ void step_run(const Message& m) {
   }
   // ---- MPI (issue 16 item 2): the step's PMI, else the site's default.
   const std::string mpi = body.mpi.value_or(daemon.config.mpi_default);
-  if (mpi == "pmix") {
-    throw proto::ProtoError(proto::code::kInvalid,
-                            "--mpi=pmix is not yet supported: use pmi2 (MPICH) or none");
-  }
-  if (mpi != "none" && mpi != "pmi2" && mpi != "pmi1") {
+  if (mpi != "none" && mpi != "pmi2" && mpi != "pmi1" && mpi != "pmix") {
     throw proto::ProtoError(proto::code::kInvalid,
                             "mpi '" + mpi + "' is not pmi2, pmi1, pmix or none");
   }

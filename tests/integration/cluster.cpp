@@ -57,6 +57,7 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
          << "\nkill_invalid_depend = " << (options_.kill_invalid_depend ? "true" : "false")
          << "\n\n[jobs]\nallow_root_jobs = " << (options_.allow_root_jobs ? "true" : "false")
+         << "\nmpi_default = \"" << options_.mpi_default << "\""
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s
          << "\ndown_after_s = " << options_.down_after_s
          << "\nkill_grace_s = " << options_.kill_grace_s << "\non_failure = \""

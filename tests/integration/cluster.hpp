@@ -46,6 +46,7 @@ struct ClusterOptions {
   // tests' jobs are the tester's.
   bool allow_root_jobs = true;
   bool agent_allow_root_jobs = true;  // the agents' own --allow-root-jobs
+  std::string mpi_default = "none";   // [jobs] mpi_default
 };
 
 class LocalCluster {

@@ -151,12 +151,5 @@ TEST_F(Mpi, CancelKillsEveryRankOnEveryNode) {
   EXPECT_EQ(alive(), 0) << cluster_.logs();
 }
 
-TEST_F(Mpi, PmixIsRefusedAsNotYetSupported) {
-  const std::string out = run_job("#!/bin/sh\n$SCHED run --mpi=pmix -n 2 $APP\necho status $?\n");
-  EXPECT_NE(out.find("--mpi=pmix is not yet supported"), std::string::npos) << out;
-  EXPECT_EQ(out.find("rank 0"), std::string::npos) << out;
-  EXPECT_EQ(out.find("status 0"), std::string::npos) << out;
-}
-
 }  // namespace
 }  // namespace sched::testing

@@ -33,6 +33,25 @@ TEST(LogConfig, TheKeysAreReadAndABadLevelIsRefusedByKey) {
   }
 }
 
+// issue 16 item 2: [jobs] mpi_default names what `sched run` serves without
+// --mpi; pmix (Open MPI) is one, a name schedd does not serve is refused.
+TEST(JobsConfig, MpiDefaultTakesPmixAndRefusesAnUnknownName) {
+  luatest::TempDir dir;
+  EXPECT_EQ(load_config(dir.write("pmix.toml", "[jobs]\nmpi_default = \"pmix\"\n")).mpi_default,
+            "pmix");
+  EXPECT_EQ(load_config(dir.write("pmi2.toml", "[jobs]\nmpi_default = \"pmi2\"\n")).mpi_default,
+            "pmi2");
+  const std::string bad = dir.write("bad.toml", "[jobs]\nmpi_default = \"openmpi\"\n");
+  try {
+    load_config(bad);
+    FAIL() << "an unknown mpi_default was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad + ": jobs.mpi_default: expected"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"pmix\""), std::string::npos) << e.what();
+  }
+}
+
 DaemonConfig usable(const luatest::TempDir& dir) {
   DaemonConfig c;
   c.state_dir = (dir.path() / "state").string();

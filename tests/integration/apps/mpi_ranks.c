@@ -1,5 +1,6 @@
 /* An MPI program for the integration tests of `sched run --mpi` (built with
- * mpicc.mpich; tests/CMakeLists.txt).
+ * mpicc.mpich for --mpi=pmi2|pmi1 and with mpicc.openmpi for --mpi=pmix;
+ * tests/CMakeLists.txt).
  *
  *   mpi_ranks                 each rank prints
  *                             "rank R size S sum X node $SLURM_NODEID procid $SLURM_PROCID"
