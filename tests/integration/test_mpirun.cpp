@@ -123,5 +123,22 @@ TEST_F(Mpirun, TheAgentRefusesANodeOutsideTheJob) {
   EXPECT_NE(out.find("on n2\nstatus 3\n"), std::string::npos) << out;
 }
 
+// examples/mpi/heat_mpi.c (issue 16 item 4) computes the grid the malleable
+// examples/heat/heat.c does: 8 MPI ranks over 4 nodes, once by
+// `sched run --mpi=pmi2` and once by mpiexec.hydra, give one process's grid.
+TEST_F(Mpirun, TheMpiHeatExampleGivesTheGridOfTheMalleableOne) {
+  const fs::path examples = fs::path(SCHED_HEAT_BIN).parent_path();
+  const std::string grid = " --nx 32 --ny 40 --iters 60 --out ";
+  const std::string script = std::string("#!/bin/sh\n") + "$SCHED run -n 8 --mpi=pmi2 $APP" + grid +
+                             "pmi.grid\n" + "mpiexec.hydra -np 8 $APP" + grid + "hydra.grid\n" +
+                             "$SCHED run -N 1 -n 1 " + SCHED_HEAT_BIN + grid + "one.grid\n" +
+                             "cmp pmi.grid one.grid && cmp hydra.grid one.grid && echo status $?\n";
+  const std::string out =
+      run_job(script, (examples / "heat_mpi_mpich").string(), {{"SCHED", SCHED_CLI_BIN}});
+  EXPECT_NE(out.find("8 ranks"), std::string::npos) << out;
+  EXPECT_NE(out.find("status 0"), std::string::npos) << out;
+  EXPECT_GT(slurp(fs::path(cluster_.work_dir()) / "one.grid").size(), 1000u);
+}
+
 }  // namespace
 }  // namespace sched::testing
