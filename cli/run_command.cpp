@@ -1,4 +1,4 @@
-// `sched run [-N NODES] [-n TASKS] [-c CPUS] [-m block|cyclic]
+// `sched run [-N NODES] [-w NODELIST] [-n TASKS] [-c CPUS] [-m block|cyclic]
 // [--cpu-bind=none|cores] [--mpi=pmi2|pmi1|none] CMD [ARGS...]`: inside a job, runs a command as
 // tasks across the job's nodes (like srun), prints the tasks' output as it
 // comes and exits with the worst status.
@@ -12,6 +12,7 @@
 #include "connection.hpp"
 #include "job_commands.hpp"
 #include "program_name.hpp"
+#include "sched/tasks/nodelist.hpp"
 #include "sched/tasks/task_layout.hpp"
 
 extern char** environ;
@@ -28,7 +29,8 @@ struct RunArgs {
   int cpus_per_task = 0;
   std::string distribution;
   std::string cpu_bind;
-  std::string mpi;  // issue 16 item 2; unset: schedd's jobs.mpi_default
+  std::string mpi;       // issue 16 item 2; unset: schedd's jobs.mpi_default
+  std::string nodelist;  // -w: these of the job's nodes (a host list)
 };
 
 // The caller's environment travels with the step (srun's habit), except the
@@ -70,6 +72,7 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
   if (!args.distribution.empty()) request.distribution = args.distribution;
   if (!args.cpu_bind.empty()) request.cpu_bind = args.cpu_bind;
   if (!args.mpi.empty()) request.mpi = args.mpi;
+  if (!args.nodelist.empty()) request.nodelist = tasks::expand_nodelist(args.nodelist);
   const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
   int worst = 0;
   bool done = false;
@@ -166,6 +169,15 @@ void add_run_command(CLI::App& app) {
         return value == "pmix" || value == "pmi2" || value == "pmi1" || value == "none"
                    ? ""
                    : "'" + value + "' is not pmix, pmi2, pmi1 or none";
+      });
+  cmd->add_option("-w,--nodelist", args->nodelist,
+                  "Run on these of the job's nodes, in this order (n1,n3 or n[1-2])")
+      ->check([](const std::string& value) -> std::string {
+        try {
+          return tasks::expand_nodelist(value).empty() ? "no node named" : "";
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
       });
   cmd->add_option("--jobid", args->job, "The job (default: $SCHED_JOB_ID)")
       ->check(positive_number());

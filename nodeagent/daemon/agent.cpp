@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sched/agent/job_env.hpp"
+#include "sched/agent/mpi_hostfile.hpp"
 #include "sched/plugins/loader.hpp"
 #include "sched/proto/error.hpp"
 #include "sched/proto/transport.hpp"
@@ -649,6 +650,7 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
         task_identity(launch.job, launch.user, "batch", launch.mem_bytes.value_or(0));
     batch.env = job_environment(launch, options_.node_name, client_endpoint_);
     add_job_env(launch.job, batch.env);
+    add_mpi_hostfiles(job_dir(launch.job), launch, batch.user, batch.env);
     const TaskId task = tasks_.launch_batch(batch);
     batch_[launch.job] = task;
     record_task(launch.job, task);

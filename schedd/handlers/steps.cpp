@@ -29,6 +29,26 @@ void step_run(const Message& m) {
   const std::vector<std::string> job_nodes = convert::node_names(*job, daemon.engine.cluster());
   const int size = static_cast<int>(job_nodes.size());
   int nodes = body.nodes;
+  if (body.nodelist) {
+    // -w: the nodes named, which must be the job's, once each.
+    const auto& named = *body.nodelist;
+    for (auto it = named.begin(); it != named.end(); ++it) {
+      if (std::find(job_nodes.begin(), job_nodes.end(), *it) == job_nodes.end()) {
+        throw proto::ProtoError(
+            proto::code::kInvalid,
+            "--nodelist: " + *it + " is not a node of job " + std::to_string(body.job));
+      }
+      if (std::find(named.begin(), it, *it) != it) {
+        throw proto::ProtoError(proto::code::kInvalid, "--nodelist: " + *it + " is named twice");
+      }
+    }
+    if (named.empty() || (nodes != 0 && nodes != static_cast<int>(named.size()))) {
+      throw proto::ProtoError(proto::code::kInvalid,
+                              "--nodelist names " + std::to_string(named.size()) +
+                                  " nodes; the step asks for " + std::to_string(nodes));
+    }
+    nodes = static_cast<int>(named.size());
+  }
   if (nodes == 0) nodes = body.tasks > 0 ? std::min(size, body.tasks) : size;
   if (nodes < 1 || nodes > size) {
     throw proto::ProtoError(
@@ -71,7 +91,9 @@ void step_run(const Message& m) {
     throw proto::ProtoError(proto::code::kInvalid,
                             "mpi '" + mpi + "' is not pmi2, pmi1, pmix or none");
   }
-  const std::vector<std::string> step_nodes(job_nodes.begin(), job_nodes.begin() + nodes);
+  const std::vector<std::string> step_nodes =
+      body.nodelist ? *body.nodelist
+                    : std::vector<std::string>(job_nodes.begin(), job_nodes.begin() + nodes);
   for (const std::string& node : step_nodes) {
     const AgentState* agent = daemon.agents.find(node);
     if (!agent || !agent->connected) {

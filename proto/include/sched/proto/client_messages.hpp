@@ -837,9 +837,13 @@ struct StepRun {
   // ---- MPI (issue 16 item 2): --mpi, pmi2 | pmi1 | none; absent: schedd's
   // default (mpi_default).
   std::optional<std::string> mpi;
+  // -w (issue 16, mpirun's launcher agent): these of the job's nodes, in
+  // this order; absent: the job's first `nodes`.
+  std::optional<std::vector<std::string>> nodelist;
   template <class V>
   void fields(V& v) {
     v("mpi", mpi);
+    v("nodelist", nodelist);
     v("tasks_per_node", tasks_per_node);
     v("cpus_per_task", cpus_per_task);
     v("distribution", distribution);
