@@ -382,6 +382,8 @@ std::string encode_event_fields(const Event& event) {
   if (!event.file.empty()) object["file"] = text(event.file);
   if (event.line != 0) object["line"] = event.line;
   if (!event.user.empty()) object["user"] = text(event.user);
+  // issue 20 item 1: partition.state, and a partition's passes and policy events
+  if (!event.partition.empty()) object["partition"] = text(event.partition);
   return object.dump();
 }
 
@@ -398,6 +400,7 @@ void decode_event_fields(const std::string& source, Event& event) {
   read(object, "file", event.file);
   read(object, "line", event.line);
   read(object, "user", event.user);
+  read(object, "partition", event.partition);
 }
 
 }  // namespace sched::store
