@@ -138,6 +138,7 @@ AcctRow acct_row(const proto::JobInfo& job) {
   row.reason = job.reason;
   row.account = job.account.value_or("");
   row.qos = job.qos.value_or("");
+  row.partition = job.partition.value_or("");
   return row;
 }
 
@@ -153,6 +154,7 @@ struct AcctArgs {
   std::int64_t limit = 0;
   bool json = false;
   bool usage = false;
+  std::string partition;  // -r/--partition (sacct's -r): only this partition's jobs (issue 20)
 };
 
 proto::AcctQuery acct_query(const AcctArgs& args) {
@@ -187,10 +189,12 @@ proto::AcctQuery acct_query(const AcctArgs& args) {
 // at most (0: all): the most recent ones, as a user of `sacct | tail`
 // wants, not the oldest the journal holds. schedd pages oldest first, so
 // every page is read and only the newest `limit` kept.
-std::vector<proto::JobInfo> acct_jobs(const proto::AcctQuery& query, std::int64_t limit) {
+std::vector<proto::JobInfo> acct_jobs(const proto::AcctQuery& query, std::int64_t limit,
+                                      const std::string& partition) {
   std::deque<proto::JobInfo> kept;
   for_each_page<proto::JobList>(proto::type::kAcct, query, [&](proto::JobList page) {
     for (auto& job : page.jobs) {
+      if (!partition.empty() && job.partition.value_or("") != partition) continue;
       kept.push_back(std::move(job));
       if (limit > 0 && static_cast<std::int64_t>(kept.size()) > limit) kept.pop_front();
     }
@@ -214,6 +218,7 @@ void add_acct_command(CLI::App& app) {
   acct->add_option("--limit", args->limit, "The N most recently ended jobs")
       ->check(positive_number());
   acct->add_flag("--json", args->json, "Print {\"jobs\": [...]} as JSON");
+  acct->add_option("-r,--partition", args->partition, "Only this partition's jobs");
   acct->add_flag(
       "-l,--long", args->usage,
       "Also Account, QOS, MaxRSS and TotalCPU (what the job's cgroup measured) and the end "
@@ -221,14 +226,15 @@ void add_acct_command(CLI::App& app) {
   acct->callback([args] {
     run_command([&] {
       const proto::AcctQuery query = acct_query(*args);
-      const std::vector<proto::JobInfo> jobs = acct_jobs(query, args->limit);
+      const std::vector<proto::JobInfo> jobs = acct_jobs(query, args->limit, args->partition);
       if (args->json) {
         JsonList out(std::cout, "jobs");
         for (const auto& job : jobs) out.add(to_json(job));
         out.finish();
         return;
       }
-      AcctTable table(args->usage);
+      // The Partition column where partitions are configured (issue 20 item 1).
+      AcctTable table(args->usage, partitions_configured());
       for (const auto& job : jobs) table.add(acct_row(job));
       std::cout << table.render();
     });

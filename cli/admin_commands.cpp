@@ -9,6 +9,7 @@ void add_admin_commands(CLI::App& app) {
   add_events_command(app);
   add_stats_command(app);
   add_acct_command(app);
+  add_partition_command(app);
 }
 
 }  // namespace sched::cli

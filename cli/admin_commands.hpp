@@ -15,5 +15,9 @@ void add_corridor_command(CLI::App& app);
 void add_events_command(CLI::App& app);
 void add_stats_command(CLI::App& app);
 void add_acct_command(CLI::App& app);
+// ---- issue 20 item 1 (partition_command.cpp)
+void add_partition_command(CLI::App& app);
+// Whether schedd has partitions configured (the listings' PARTITION columns).
+bool partitions_configured();
 
 }  // namespace sched::cli

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "admin_commands.hpp"
 #include "connection.hpp"
 #include "job_ids.hpp"
 #include "json_list.hpp"
@@ -98,8 +99,10 @@ struct QueueJob {
   std::optional<std::int64_t> array_job_id;
   std::optional<int> array_task_id;
   std::optional<std::string> array;
+  std::optional<std::string> partition;  // issue 20 item 1
   template <class V>
   void fields(V& v) {
+    v("partition", partition);
     v("id", id);
     // ---- job arrays (issue 18 item 1)
     v("array_job_id", array_job_id);
@@ -139,6 +142,7 @@ struct QueueArgs {
   std::string format;  // -o/--format: squeue's letters (queue_format.hpp)
   bool noheader = false;
   bool expand_arrays = false;  // -r/--array: one line per array task (squeue -r)
+  std::string partition;       // -p/--partition: only this partition's jobs (issue 20)
 };
 
 void queue(const QueueArgs& args) {
@@ -152,7 +156,10 @@ void queue(const QueueArgs& args) {
   if (args.json) {
     JsonList out(std::cout, "jobs");
     for_each_page<proto::JobList>(proto::type::kJobsQuery, query, [&](proto::JobList page) {
-      for (const auto& job : page.jobs) out.add(to_json(job));
+      for (const auto& job : page.jobs) {
+        if (!args.partition.empty() && job.partition.value_or("") != args.partition) continue;
+        out.add(to_json(job));
+      }
       return true;
     });
     out.finish();
@@ -168,7 +175,8 @@ void queue(const QueueArgs& args) {
     }
     if (!args.noheader) std::cout << format_queue_header(format) << "\n";
   }
-  QueueTable table(args.start);
+  // The PARTITION column where partitions are configured (issue 20 item 1).
+  QueueTable table(args.start, format.empty() && partitions_configured());
   const auto emit = [&](const QueueRow& row) {
     // With a format each line goes out at once: its widths are fixed.
     if (!format.empty()) {
@@ -192,8 +200,10 @@ void queue(const QueueArgs& args) {
   };
   for_each_page<QueuePage>(proto::type::kJobsQuery, query, [&](QueuePage page) {
     for (auto& job : page.jobs) {
+      if (!args.partition.empty() && job.partition.value_or("") != args.partition) continue;
       QueueRow row;
       row.id = job.id;
+      row.partition = job.partition.value_or("");
       row.name = std::move(job.name);
       row.user = std::move(job.user);
       row.state = state_of(job.state);
@@ -289,7 +299,8 @@ void show(const JobIdRef& ref, bool json) {
   std::cout << "\n   Dependency=" << job.dependency.value_or("(null)")
             << " BeginTime=" << time(job.begin_time);
   // ---- priority (issue 18 item 5)
-  std::cout << "\n   Account=" << job.account.value_or("(null)")
+  std::cout << "\n   Partition=" << job.partition.value_or("(null)")
+            << " Account=" << job.account.value_or("(null)")
             << " QOS=" << job.qos.value_or("normal") << " Nice=" << job.nice.value_or(0);
   if (job.priority) std::cout << " Priority=" << *job.priority;
   // ---- issue 18 item 4
@@ -385,6 +396,7 @@ void add_job_commands(CLI::App& app) {
   queue_cmd->add_flag("-h,--noheader", q->noheader, "No header line");
   queue_cmd->add_flag("-r,--array", q->expand_arrays,
                       "One line per pending array task (default: one line per array)");
+  queue_cmd->add_option("-p,--partition", q->partition, "Only this partition's jobs");
   queue_cmd->callback([q] { run_command([&] { queue(*q); }); });
 
   // The id as text, parsed here: CLI11's number check words a bad id as a

@@ -61,7 +61,8 @@ std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
   std::vector<NodeRow> rows;
   for (const auto& node : nodes) {
     rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs,
-                    node.containment.value_or(""), node.run_as.value_or("")});
+                    node.containment.value_or(""), node.run_as.value_or(""),
+                    node.partition.value_or("")});
   }
   return rows;
 }
@@ -74,6 +75,7 @@ struct NodesArgs {
   bool isolation = false;
   std::string name;
   std::string reason;
+  std::string partition;  // -p: only this partition's nodes (issue 20)
 };
 
 // sinfo -t's names (and schedd's own "draining") as schedd names them.
@@ -123,6 +125,7 @@ void add_nodes_command(CLI::App& app) {
                    "Only nodes in these states: idle,alloc,drng,drain,down")
       ->delimiter(',');
   nodes->add_option("-n,--nodes", args->nodes, "Only these nodes (a host list: n[1-4],gpu1)");
+  nodes->add_option("-p,--partition", args->partition, "Only this partition's nodes");
   nodes->add_flag("--isolation", args->isolation,
                   "One line per node with how it contains jobs (cgroup2, cgroup1, none) and whom "
                   "it runs them as");
@@ -132,13 +135,16 @@ void add_nodes_command(CLI::App& app) {
     run_command([&] {
       // Every page first: the lines are sorted by name.
       proto::NodeList list;
-      for_each_page<proto::NodeList>(proto::type::kNodesQuery, nodes_query(*args),
-                                     [&](proto::NodeList page) {
-                                       for (auto& node : page.nodes) {
-                                         list.nodes.push_back(std::move(node));
-                                       }
-                                       return true;
-                                     });
+      for_each_page<proto::NodeList>(
+          proto::type::kNodesQuery, nodes_query(*args), [&](proto::NodeList page) {
+            for (auto& node : page.nodes) {
+              if (!args->partition.empty() && node.partition.value_or("") != args->partition) {
+                continue;
+              }
+              list.nodes.push_back(std::move(node));
+            }
+            return true;
+          });
       if (args->json) {
         nlohmann::json out = {{"nodes", nlohmann::json::array()}};
         for (const auto& node : list.nodes) out["nodes"].push_back(to_json(node));
@@ -146,8 +152,11 @@ void add_nodes_command(CLI::App& app) {
         return;
       }
       const auto rows = node_rows(list.nodes);
-      std::cout << (args->long_format || args->isolation ? render_nodes(rows, args->isolation)
-                                                         : render_node_summary(rows));
+      // The PARTITION column where partitions are configured (issue 20 item 1).
+      const bool partitions = partitions_configured();
+      std::cout << (args->long_format || args->isolation
+                        ? render_nodes(rows, args->isolation, partitions)
+                        : render_node_summary(rows, partitions));
     });
   });
 

@@ -10,6 +10,7 @@
 #include "sched/daemon_log.hpp"
 #include "sched/install_layout.hpp"
 #include "sched/policy_host.hpp"
+#include "sched/tasks/nodelist.hpp"
 
 namespace sched::daemon {
 namespace {
@@ -91,7 +92,143 @@ ParamValue param(const toml::node& node, const std::string& file, const std::str
   fail(file, key, "a policy parameter must be a boolean, number or string");
 }
 
+Reader names(std::vector<std::string>& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    const toml::array* list = node.as_array();
+    if (!list) fail(file, key, "expected an array of names");
+    out.clear();
+    for (const toml::node& name : *list) {
+      if (!name.is_string() || name.value<std::string>()->empty()) {
+        fail(file, key, "expected an array of names");
+      }
+      out.push_back(*name.value<std::string>());
+    }
+  };
+}
+
+Reader limit_time(double& out, const std::string& file) {
+  return [&out, file](const toml::node& node, const std::string& key) {
+    std::optional<double> seconds;
+    if (node.is_integer() && node.value<std::int64_t>().value() >= 0) {
+      seconds = static_cast<double>(node.value<std::int64_t>().value()) * 60;  // Slurm: minutes
+    } else if (node.is_string()) {
+      seconds = parse_partition_time(node.value<std::string>().value());
+    }
+    if (!seconds) {
+      fail(file, key,
+           "expected minutes, \"[D-]HH:MM:SS\" (or MM:SS, D-HH, D-HH:MM) or \"UNLIMITED\"");
+    }
+    out = *seconds;
+  };
+}
+
+// [partitions.NAME] tables (issue 20 item 1).
+void read_partitions(const toml::table& table, const std::string& file, DaemonConfig& c) {
+  for (const auto& [name, node] : table) {
+    const std::string n(name.str());
+    const std::string key = "partitions." + n;
+    if (!node.is_table()) fail(file, key, "expected a table");
+    DaemonConfig::PartitionConfig p;
+    p.spec.name = n;
+    p.params = c.params;  // [scheduler.params] unless the partition says otherwise
+    PolicyParams own;
+    PartitionLimits& l = p.spec.limits;
+    read_table(*node.as_table(), key, file,
+               {{"nodes",
+                 [&](const toml::node& v, const std::string& vkey) {
+                   std::vector<std::string> lists;
+                   if (v.is_string()) {
+                     lists.push_back(*v.value<std::string>());
+                   } else if (const toml::array* list = v.as_array()) {
+                     for (const toml::node& item : *list) {
+                       if (!item.is_string()) fail(file, vkey, "expected host lists");
+                       lists.push_back(*item.value<std::string>());
+                     }
+                   } else {
+                     fail(file, vkey, "expected a host list (\"n[1-4],gpu1\") or an array of them");
+                   }
+                   for (const std::string& text : lists) {
+                     try {
+                       for (std::string& node_name : tasks::expand_nodelist(text)) {
+                         p.spec.nodes.push_back(std::move(node_name));
+                       }
+                     } catch (const std::invalid_argument& e) {
+                       fail(file, vkey, e.what());
+                     }
+                   }
+                 }},
+                {"policy", text(p.policy, file)},
+                {"params",
+                 [&](const toml::node& v, const std::string& vkey) {
+                   if (!v.is_table()) fail(file, vkey, "expected a table");
+                   for (const auto& [pname, value] : *v.as_table()) {
+                     const std::string pn(pname.str());
+                     own[pn] = param(value, file, vkey + "." + pn);
+                   }
+                 }},
+                {"default", flag(p.spec.is_default, file)},
+                {"state",
+                 [&](const toml::node& v, const std::string& vkey) {
+                   const auto s = v.value<std::string>();
+                   const auto state = s ? parse_partition_state(*s) : std::nullopt;
+                   if (!state) fail(file, vkey, "expected \"up\", \"drain\" or \"down\"");
+                   p.spec.state = *state;
+                 }},
+                {"max_time", limit_time(l.max_time_s, file)},
+                {"default_time", limit_time(l.default_time_s, file)},
+                {"max_nodes", count(l.max_nodes, file)},
+                {"users", names(l.users, file)},
+                {"groups", names(l.groups, file)}});
+    for (auto& [pn, value] : own) p.params[pn] = std::move(value);
+    c.partitions.push_back(std::move(p));
+  }
+}
+
 }  // namespace
+
+std::optional<double> parse_partition_time(const std::string& text) {
+  if (text == "UNLIMITED" || text == "INFINITE" || text == "unlimited" || text == "infinite") {
+    return 0.0;
+  }
+  long long days = 0;
+  std::string rest = text;
+  const auto dash = text.find('-');
+  if (dash != std::string::npos) {
+    const std::string d = text.substr(0, dash);
+    if (d.empty() || d.size() > 6 || d.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    days = std::stoll(d);
+    rest = text.substr(dash + 1);
+  }
+  std::vector<long long> parts;
+  std::size_t start = 0;
+  while (true) {
+    const auto colon = rest.find(':', start);
+    const std::string part = rest.substr(start, colon - start);
+    if (part.empty() || part.size() > 8 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    parts.push_back(std::stoll(part));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() > 3) return std::nullopt;
+  long long seconds = 0;
+  if (dash != std::string::npos) {
+    // D-HH, D-HH:MM, D-HH:MM:SS
+    seconds = parts[0] * 3600 + (parts.size() > 1 ? parts[1] * 60 : 0) +
+              (parts.size() > 2 ? parts[2] : 0);
+  } else if (parts.size() == 1) {
+    seconds = parts[0] * 60;  // MM
+  } else if (parts.size() == 2) {
+    seconds = parts[0] * 60 + parts[1];  // MM:SS
+  } else {
+    seconds = parts[0] * 3600 + parts[1] * 60 + parts[2];  // HH:MM:SS
+  }
+  return static_cast<double>(days * 86400 + seconds);
+}
 
 DaemonConfig load_config(const std::string& path) {
   toml::table root;
@@ -292,11 +429,23 @@ DaemonConfig load_config(const std::string& path) {
     read_table(*node.as_table(), key, f, {{"listen", text(c.http_listen, f)}});
     if (auto problem = http_listen_problem(c.http_listen)) fail(f, "http.listen", *problem);
   };
+  // ---- partitions (issue 20 item 1): read after [scheduler], whose params
+  // they start from.
+  sections["partitions"] = [&](const toml::node& node, const std::string& key) {
+    if (!node.is_table()) fail(f, key, "expected [partitions.NAME] tables");
+  };
   for (const auto& [key, node] : root) {
     const std::string name(key.str());
     auto it = sections.find(name);
     if (it == sections.end()) fail(f, name, "unknown section");
     it->second(node, name);
+  }
+  if (const toml::node* partitions = root.get("partitions")) {
+    if (!partitions->is_table()) fail(f, "partitions", "expected [partitions.NAME] tables");
+    read_partitions(*partitions->as_table(), f, c);
+    std::vector<PartitionSpec> specs;
+    for (const auto& p : c.partitions) specs.push_back(p.spec);
+    if (auto error = check_partitions(specs)) fail(f, "partitions", *error);
   }
   if (c.down_after_s <= c.heartbeat_s) {
     fail(f, "nodes.down_after_s", "must be longer than nodes.heartbeat_s");

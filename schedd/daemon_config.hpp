@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sched/lua_policy.hpp"
+#include "sched/partition.hpp"
 #include "sched/priority.hpp"
 
 namespace sched::daemon {
@@ -117,6 +118,16 @@ struct DaemonConfig {
   // HTTP server listens, "HOST:PORT" (port 0: any free one); "" (the
   // default): no server. /metrics for Prometheus, / for the web view.
   std::string http_listen;
+
+  // ---- partitions (issue 20 item 1; docs/admin.md "Partitions"):
+  // [partitions.NAME], in name order. None: one implicit partition, "batch",
+  // with every node and the [scheduler] policy.
+  struct PartitionConfig {
+    PartitionSpec spec;
+    std::string policy;   // its own policy (a name in policy_dir, or a file); "": [scheduler]'s
+    PolicyParams params;  // [scheduler.params] with [partitions.NAME.params] over them
+  };
+  std::vector<PartitionConfig> partitions;
 };
 
 // Reads a config file. Unknown keys and wrong types are errors that name the
@@ -129,6 +140,11 @@ void complete_config(DaemonConfig& config);
 // The key files complete_config fills in: schedd creates them when missing.
 std::string default_secret_key_file(const DaemonConfig& config);
 std::string default_authorized_agents_file(const DaemonConfig& config);
+
+// A partition's time limit as Slurm writes MaxTime: a number of minutes, or
+// "[D-]HH:MM:SS", "MM:SS", "D-HH", "D-HH:MM", or "UNLIMITED" / "INFINITE"
+// (0: none); seconds, or nullopt when it is none of these.
+std::optional<double> parse_partition_time(const std::string& text);
 
 // Why `listen` is no [http] listen value ("HOST:PORT", a port from 0 to
 // 65535); nullopt when it is one.

@@ -84,9 +84,14 @@ std::string event_log_line(const Event& event, const Job* job) {
         add("reason", event.reason);
       }
       break;
+    case EventType::PartitionState:
+      add("partition", event.partition);
+      add("state", event.code);
+      break;
     case EventType::PolicyReloaded:
     case EventType::PolicyError:
     case EventType::PolicyReverted:
+      add("partition", event.partition);
       add("code", event.code);
       add("file", event.file);
       if (event.line > 0) add_number("line", event.line);
@@ -109,6 +114,7 @@ std::string event_log_line(const Event& event, const Job* job) {
       add("code", event.code);
       break;
     case EventType::SchedPass:
+      add("partition", event.partition);
       add_number("pass_s", event.pass_s);
       add_number("actions", event.actions);
       add("reason", event.reason);

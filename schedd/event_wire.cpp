@@ -8,10 +8,11 @@ bool is_job_event(const Event& event) {
   return event.job != 0 && event.type != EventType::AuthDenied;
 }
 
-proto::EventMsg published_event(const Event& event, const Job* job) {
+proto::EventMsg published_event(const Event& event, const Job* job, bool partitioned) {
   proto::EventMsg msg = convert::event_msg(event);
   if (is_job_event(event)) {
-    msg.partition = kDefaultPartition;
+    msg.partition = partitioned && job && !job->spec.partition.empty() ? job->spec.partition
+                                                                       : kDefaultPartition;
     if (job) {
       msg.name = job->spec.name;
       msg.user = job->spec.user;

@@ -10,11 +10,13 @@
 
 namespace sched::daemon {
 
-// Every job's partition until partitions exist (issue 20).
+// Every job's partition label until partitions are configured (issue 20:
+// then each job's own).
 inline constexpr const char* kDefaultPartition = "default";
 
-// `job`: the event's job when known (the engine's, else the journal's).
-proto::EventMsg published_event(const Event& event, const Job* job);
+// `job`: the event's job when known (the engine's, else the journal's);
+// `partitioned`: partitions are configured (Engine::partitioned).
+proto::EventMsg published_event(const Event& event, const Job* job, bool partitioned = false);
 
 // Whether the event is about a job of its own (auth.denied names the job a
 // refused request was about, but nothing of it changed).

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/ranges.h>
+#include <grp.h>
+#include <pwd.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -39,6 +41,25 @@ std::string bind_endpoint(zmq::socket_t& socket, const std::string& endpoint, co
                              e.what());
   }
   return socket.get(zmq::sockopt::last_endpoint);
+}
+
+// The groups `user` is in, by name (a partition's AllowGroups): the system's
+// view, as Slurm's.
+std::vector<std::string> user_groups(const std::string& user) {
+  std::vector<std::string> names;
+  const passwd* pw = getpwnam(user.c_str());
+  if (!pw) return names;
+  int count = 64;
+  std::vector<gid_t> gids(static_cast<std::size_t>(count));
+  if (getgrouplist(user.c_str(), pw->pw_gid, gids.data(), &count) < 0) {
+    gids.resize(static_cast<std::size_t>(count));
+    if (getgrouplist(user.c_str(), pw->pw_gid, gids.data(), &count) < 0) return names;
+  }
+  gids.resize(static_cast<std::size_t>(count));
+  for (gid_t gid : gids) {
+    if (const group* gr = getgrgid(gid)) names.emplace_back(gr->gr_name);
+  }
+  return names;
 }
 
 EngineConfig engine_config(const DaemonConfig& config) {
@@ -98,6 +119,16 @@ Daemon::Daemon(DaemonConfig config)
   lock_state_dir();
   store_ = StateStore::open(config_.state_dir + "/sched.db");
   engine_.add_sink(this);
+  // ---- issue 20 item 1: partitions before the journal's nodes and jobs
+  // come back into them (load_config has checked them).
+  {
+    std::vector<PartitionSpec> partitions;
+    for (const auto& p : config_.partitions) partitions.push_back(p.spec);
+    if (const Status status = engine_.set_partitions(std::move(partitions)); !status.ok()) {
+      throw std::runtime_error("partitions: " + status.message());
+    }
+    engine_.set_group_lookup(user_groups);
+  }
 
   secure_sockets();
   client_endpoint_ = bind_endpoint(clients_, config_.client_endpoint, "clients");
@@ -169,6 +200,7 @@ Daemon::Daemon(DaemonConfig config)
     // A refused load always leaves its typed failure.
     engine_.publish(policy_error_event(*policy_->last_failure(), why));
   }
+  load_partition_policies(options);
   commit();
   started_at_ = clock_.now();
   next_tick_ = started_at_;
@@ -358,6 +390,7 @@ void Daemon::on_timers(double now) {
     next_policy_check_ = now + config_.policy_check_s;
     // ---- issue 22: a file edit, or the engine's revert, is a version too
     if (policy_->reload_if_changed()) policy_versions_->note(*policy_, "schedd", "reload", now);
+    for (auto& [name, host] : partition_policies_) host->reload_if_changed();  // issue 20
     if (auto error = agent_keys_->reload_if_changed()) {
       spdlog::error("{} (the keys read before stay)", *error);
     }
@@ -492,7 +525,7 @@ void Daemon::on_event(const Event& event) {
   const std::string topic(sched::topic(event.type));
   // ---- issue 19: with its job's name, user, partition, exit code (event_wire.hpp)
   if (http_) http_->on_event(event, job);
-  const std::string body = proto::encode_body(published_event(event, job));
+  const std::string body = proto::encode_body(published_event(event, job, engine_.partitioned()));
   events_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
   events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
 }
@@ -503,7 +536,8 @@ void Daemon::reload_config() {
   try {
     const DaemonConfig fresh = config_source_();
     std::vector<std::string> restart;
-    const auto applied = apply_live_config(config_, fresh, restart);
+    auto applied = apply_live_config(config_, fresh, restart);
+    reload_partitions(fresh, applied, restart);
     spdlog::info("config=reloaded applied={} restart={}",
                  applied.empty() ? "-" : fmt::format("{}", fmt::join(applied, ",")),
                  restart.empty() ? "-" : fmt::format("{}", fmt::join(restart, ",")));
@@ -514,6 +548,73 @@ void Daemon::reload_config() {
   } catch (const std::exception& e) {
     spdlog::error("config=refused message={}", log_value(e.what()));
   }
+}
+
+// ---- issue 20 item 1: partitions
+
+void Daemon::load_partition_policies(const LuaPolicyOptions& base) {
+  for (const auto& p : config_.partitions) {
+    if (p.policy.empty()) continue;  // the [scheduler] policy runs its passes
+    LuaPolicyOptions options = base;
+    options.params = p.params;
+    auto host = std::make_unique<PolicyHost>(engine_, options, p.spec.name);
+    const auto path = resolve_policy_path(p.policy, config_.policy_dir);
+    if (!path) {
+      throw std::runtime_error("partitions." + p.spec.name + ".policy: no policy " + p.policy +
+                               " (neither a file nor " + config_.policy_dir + "/" + p.policy +
+                               ".lua)");
+    }
+    if (const Status loaded = host->load(*path); !loaded.ok()) {
+      // Its jobs are not stranded, and the other partitions go on: the
+      // [scheduler] policy runs its passes until the file is fixed (then the
+      // host's reload installs it).
+      const std::string why = "partition " + p.spec.name + ": policy " + *path +
+                              " not loaded; the [scheduler] policy runs its passes until it is "
+                              "fixed: " +
+                              loaded.message();
+      spdlog::error("{}", why);
+      Event event = policy_error_event(*host->last_failure(), why);
+      event.partition = p.spec.name;
+      engine_.publish(std::move(event));
+    } else {
+      spdlog::info("partition {}: policy {}", p.spec.name, host->current()->name());
+    }
+    partition_policies_[p.spec.name] = std::move(host);
+  }
+}
+
+void Daemon::reload_partitions(const DaemonConfig& fresh, std::vector<std::string>& applied,
+                               std::vector<std::string>& restart) {
+  // The partitions themselves (names, nodes, default, policy) are read at
+  // start only: a job's partition is fixed for its life.
+  const auto& now = config_.partitions;
+  const auto& then = fresh.partitions;
+  bool same_set = now.size() == then.size();
+  for (std::size_t i = 0; same_set && i < now.size(); ++i) {
+    same_set = now[i].spec.name == then[i].spec.name && now[i].spec.nodes == then[i].spec.nodes &&
+               now[i].spec.is_default == then[i].spec.is_default &&
+               now[i].policy == then[i].policy && now[i].params == then[i].params;
+  }
+  if (!same_set) {
+    restart.emplace_back("partitions");
+    return;
+  }
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const PartitionSpec& a = now[i].spec;
+    const PartitionSpec& b = then[i].spec;
+    const PartitionLimits& la = a.limits;
+    const PartitionLimits& lb = b.limits;
+    if (la.max_time_s != lb.max_time_s || la.default_time_s != lb.default_time_s ||
+        la.max_nodes != lb.max_nodes || la.users != lb.users || la.groups != lb.groups) {
+      (void)engine_.set_partition_limits(b.name, lb);  // checked by load_config
+      applied.emplace_back("partitions." + b.name + " limits");
+    }
+    if (a.state != b.state) {
+      (void)engine_.set_partition_state(b.name, b.state, "config reloaded");
+      applied.emplace_back("partitions." + b.name + ".state");
+    }
+  }
+  config_.partitions = then;
 }
 
 void Daemon::rebuild_fair_share() {

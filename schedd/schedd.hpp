@@ -98,6 +98,12 @@ class Daemon : private EventSink {
   // ---- journal and events
   void on_event(const Event& event) override;
   void reload_config();  // ---- issue 19
+  // ---- issue 20 item 1: the partitions' own policies, loaded at start
+  void load_partition_policies(const LuaPolicyOptions& options);
+  // What a reloaded config changes of the partitions: limits and states
+  // live; the rest named in `restart`.
+  void reload_partitions(const DaemonConfig& fresh, std::vector<std::string>& applied,
+                         std::vector<std::string>& restart);
   void save_job(const Job& job);
   void save_nodes();
   void save_counters();  // jobs_submitted, messages, bad_messages, when changed
@@ -126,6 +132,8 @@ class Daemon : private EventSink {
   LiveEnactor enactor_;
   Engine engine_;
   std::unique_ptr<PolicyHost> policy_;
+  // ---- issue 20 item 1: the hosts of partitions' own policies, by partition
+  std::map<std::string, std::unique_ptr<PolicyHost>> partition_policies_;
   std::unique_ptr<StateStore> store_;
   // ---- issue 22: deployed policy versions (after store_, which it uses)
   std::unique_ptr<PolicyVersions> policy_versions_;

@@ -206,6 +206,9 @@ std::string encode_spec(const JobSpec& spec) {
   }
   if (spec.cpu_bind != tasks::CpuBind::None)
     object["cpu_bind"] = std::string(tasks::to_string(spec.cpu_bind));
+  // ---- partition (issue 20 item 1): absent in older specs (the engine then
+  // puts the job in the default partition when it restores it)
+  if (!spec.partition.empty()) object["partition"] = text(spec.partition);
   return object.dump();
 }
 
@@ -241,6 +244,7 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read(object, "cpus_per_task", spec.cpus_per_task);
   read_enum(object, "distribution", spec.distribution, tasks::parse_distribution);
   read_enum(object, "cpu_bind", spec.cpu_bind, tasks::parse_cpu_bind);
+  read(object, "partition", spec.partition);  // issue 20 item 1
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();
@@ -378,6 +382,8 @@ std::string encode_event_fields(const Event& event) {
   if (!event.file.empty()) object["file"] = text(event.file);
   if (event.line != 0) object["line"] = event.line;
   if (!event.user.empty()) object["user"] = text(event.user);
+  // issue 20 item 1: partition.state, and a partition's passes and policy events
+  if (!event.partition.empty()) object["partition"] = text(event.partition);
   return object.dump();
 }
 
@@ -394,6 +400,7 @@ void decode_event_fields(const std::string& source, Event& event) {
   read(object, "file", event.file);
   read(object, "line", event.line);
   read(object, "user", event.user);
+  read(object, "partition", event.partition);
 }
 
 }  // namespace sched::store

@@ -1,5 +1,6 @@
 #include "listings.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "nodelist.hpp"
@@ -9,10 +10,11 @@ namespace sched::cli {
 
 namespace {
 
-std::vector<Column> queue_columns(bool show_start) {
+std::vector<Column> queue_columns(bool show_start, bool partitions) {
   std::vector<Column> columns = {{"JOBID", Align::Right}, {"NAME", Align::Left},
                                  {"USER", Align::Left},   {"ST", Align::Left},
                                  {"TIME", Align::Right},  {"TIME_LIMIT", Align::Right}};
+  if (partitions) columns.insert(columns.begin() + 1, Column{"PARTITION", Align::Left});
   if (show_start) columns.push_back({"START_TIME", Align::Left});
   columns.push_back({"NODES", Align::Right});
   columns.push_back({"NODELIST(REASON)", Align::Left});
@@ -21,13 +23,16 @@ std::vector<Column> queue_columns(bool show_start) {
 
 }  // namespace
 
-QueueTable::QueueTable(bool show_start)
-    : show_start_(show_start), table_(queue_columns(show_start)) {}
+QueueTable::QueueTable(bool show_start, bool partitions)
+    : show_start_(show_start),
+      partitions_(partitions),
+      table_(queue_columns(show_start, partitions)) {}
 
 void QueueTable::add(const QueueRow& row) {
   std::vector<std::string> cells;
-  cells.reserve(show_start_ ? 9 : 8);
+  cells.reserve(10);
   cells.push_back(row.shown_id());
+  if (partitions_) cells.push_back(row.partition);
   cells.push_back(row.name);
   cells.push_back(row.user);
   cells.emplace_back(state_code(row.state));
@@ -43,15 +48,16 @@ void QueueTable::add(const QueueRow& row) {
   table_.add_row(std::move(cells));
 }
 
-std::string render_queue(const std::vector<QueueRow>& rows, bool show_start) {
-  QueueTable table(show_start);
+std::string render_queue(const std::vector<QueueRow>& rows, bool show_start, bool partitions) {
+  QueueTable table(show_start, partitions);
   for (const auto& row : rows) table.add(row);
   return table.render();
 }
 
-std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation) {
+std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation, bool partitions) {
   std::vector<Column> columns = {
       {"NODE", Align::Left}, {"STATE", Align::Left}, {"CPUS", Align::Right}, {"JOBS", Align::Left}};
+  if (partitions) columns.insert(columns.begin() + 1, Column{"PARTITION", Align::Left});
   if (isolation) {
     columns.push_back({"CONTAINMENT", Align::Left});
     columns.push_back({"RUN_AS", Align::Left});
@@ -62,6 +68,7 @@ std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation) {
     for (JobId id : row.jobs) jobs += (jobs.empty() ? "" : ",") + std::to_string(id);
     std::vector<std::string> cells = {row.name, std::string(to_sinfo(row.state)),
                                       std::to_string(row.cpus), jobs.empty() ? "-" : jobs};
+    if (partitions) cells.insert(cells.begin() + 1, row.partition);
     if (isolation) {
       cells.push_back(row.containment.empty() ? "-" : row.containment);
       cells.push_back(row.containment.empty() ? "-" : row.run_as.empty() ? "users" : row.run_as);
@@ -71,31 +78,47 @@ std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation) {
   return table.render();
 }
 
-std::string render_node_summary(const std::vector<NodeRow>& rows) {
+std::string render_node_summary(const std::vector<NodeRow>& rows, bool partitions) {
   constexpr std::array<NodeState, 6> kOrder = {NodeState::Idle,      NodeState::Mixed,
                                                NodeState::Allocated, NodeState::Draining,
                                                NodeState::Drained,   NodeState::Down};
-  Table table({{"STATE", Align::Left}, {"NODES", Align::Right}, {"NODELIST", Align::Left}});
-  for (NodeState state : kOrder) {
-    std::vector<std::string> names;
-    for (const auto& row : rows) {
-      if (row.state == state) names.push_back(row.name);
+  std::vector<Column> columns = {
+      {"STATE", Align::Left}, {"NODES", Align::Right}, {"NODELIST", Align::Left}};
+  if (partitions) columns.insert(columns.begin(), Column{"PARTITION", Align::Left});
+  Table table(std::move(columns));
+  // Without partitions, one group holding every row.
+  std::vector<std::string> groups;
+  for (const auto& row : rows) {
+    const std::string group = partitions ? row.partition : std::string();
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+  }
+  for (const std::string& group : groups) {
+    for (NodeState state : kOrder) {
+      std::vector<std::string> names;
+      for (const auto& row : rows) {
+        if (row.state == state && (!partitions || row.partition == group)) {
+          names.push_back(row.name);
+        }
+      }
+      if (names.empty()) continue;
+      std::vector<std::string> cells = {std::string(to_sinfo(state)), std::to_string(names.size()),
+                                        compress_nodelist(names)};
+      if (partitions) cells.insert(cells.begin(), group);
+      table.add_row(std::move(cells));
     }
-    if (names.empty()) continue;
-    table.add_row(
-        {std::string(to_sinfo(state)), std::to_string(names.size()), compress_nodelist(names)});
   }
   return table.render();
 }
 
 namespace {
 
-std::vector<Column> acct_columns(bool usage) {
+std::vector<Column> acct_columns(bool usage, bool partitions) {
   std::vector<Column> columns = {{"JobID", Align::Left},     {"JobName", Align::Left},
                                  {"User", Align::Left},      {"State", Align::Left},
                                  {"ExitCode", Align::Right}, {"Elapsed", Align::Right},
                                  {"NNodes", Align::Right},   {"NodeList", Align::Left},
                                  {"Start", Align::Left},     {"End", Align::Left}};
+  if (partitions) columns.insert(columns.begin() + 2, Column{"Partition", Align::Left});
   if (usage) {
     columns.push_back({"Account", Align::Left});
     columns.push_back({"QOS", Align::Left});
@@ -108,7 +131,8 @@ std::vector<Column> acct_columns(bool usage) {
 
 }  // namespace
 
-AcctTable::AcctTable(bool usage) : table_(acct_columns(usage)), usage_(usage) {
+AcctTable::AcctTable(bool usage, bool partitions)
+    : table_(acct_columns(usage, partitions)), usage_(usage), partitions_(partitions) {
   table_.set_underline(true);
 }
 
@@ -124,6 +148,7 @@ void AcctTable::add(const AcctRow& row) {
       row.nodelist.empty() ? "None assigned" : compress_sorted_nodelist(row.nodelist),
       format_timestamp(row.start),
       format_timestamp(row.end)};
+  if (partitions_) cells.insert(cells.begin() + 2, row.partition);
   if (usage_) {
     cells.push_back(row.account);
     cells.push_back(row.qos.empty() ? "normal" : row.qos);
@@ -136,8 +161,8 @@ void AcctTable::add(const AcctRow& row) {
   table_.add_row(std::move(cells));
 }
 
-std::string render_acct(const std::vector<AcctRow>& rows, bool usage) {
-  AcctTable table(usage);
+std::string render_acct(const std::vector<AcctRow>& rows, bool usage, bool partitions) {
+  AcctTable table(usage, partitions);
   for (const auto& row : rows) table.add(row);
   return table.render();
 }

@@ -76,7 +76,7 @@ std::string value_of(char letter, const QueueRow& row, double now) {
       if (!row.nodelist.empty()) return compress_sorted_nodelist(row.nodelist);
       return "(" + (row.reason.empty() ? std::string("None") : row.reason) + ")";
     case 'P':
-      return std::string(kPartitionName);
+      return row.partition.empty() ? std::string(kPartitionName) : row.partition;
     case 'V':
       return format_timestamp(row.submit_time);
     case 'S':

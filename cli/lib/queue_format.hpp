@@ -7,7 +7,7 @@
 //   %i JOBID       %j NAME        %u USER        %t ST (PD, R, ...)
 //   %T STATE       %M TIME        %l TIME_LIMIT  %L TIME_LEFT
 //   %D NODES       %N NODELIST    %R NODELIST(REASON): nodes, else (reason)
-//   %P PARTITION: always "batch" (sched has one pool of nodes)
+//   %P PARTITION: the job's partition ("batch" without configured partitions)
 //   %V SUBMIT_TIME %S START_TIME (expected start while pending) %e END_TIME
 //   (expected end while running)
 #pragma once
@@ -20,7 +20,8 @@
 
 namespace sched::cli {
 
-// The partition %P prints: sched has one pool of nodes.
+// The partition %P prints for a row that names none (a schedd from before
+// partitions): the implicit partition's name (sched/partition.hpp).
 inline constexpr std::string_view kPartitionName = "batch";
 
 struct FormatField {

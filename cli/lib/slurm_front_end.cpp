@@ -205,6 +205,12 @@ Translation srun(const std::vector<std::string>& args, const FrontEndContext& co
       {"job-name", 'J', ValueKind::Required, Use::Ignore, {}, "steps have no names here"},
       {"mpi", 0, ValueKind::Required, Use::Ignore, {}, "tasks start as `sched run` starts them"},
       {"label", 'l', ValueKind::None, Use::Ignore, {}, "output is not labelled here"},
+      {"partition",
+       'p',
+       ValueKind::Required,
+       Use::Ignore,
+       {},
+       "a step runs in its job's partition"},
   };
   // --jobid names the allocation: a step there, from wherever.
   const bool in_allocation =
@@ -262,7 +268,10 @@ Translation listing(SlurmCommand command, std::string_view sched_command,
   return out;
 }
 
-constexpr std::string_view kOnePartition = "sched has one partition";
+// Issue 20 item 1: squeue -p, sinfo -p and sacct -r list one partition.
+constexpr std::string_view kCancelPartition =
+    "scancel here selects by ids, user, name and state (`sched queue --partition` lists a "
+    "partition's jobs)";
 
 Translation squeue(const std::vector<std::string>& args, const FrontEndContext& context) {
   static const std::vector<OptionRule> rules = {
@@ -277,7 +286,7 @@ Translation squeue(const std::vector<std::string>& args, const FrontEndContext& 
       {"array", 'r', ValueKind::None},
       {"all", 'a', ValueKind::None, Use::Drop},
       {"long", 'l', ValueKind::None, Use::Ignore, {}, "the default listing has the long columns"},
-      {"partition", 'p', ValueKind::Required, Use::Ignore, {}, kOnePartition},
+      {"partition", 'p', ValueKind::Required},
   };
   return listing(SlurmCommand::Squeue, "queue", rules, args, context, false);
 }
@@ -289,7 +298,7 @@ Translation scancel(const std::vector<std::string>& args, const FrontEndContext&
       {"name", 'n', ValueKind::Required},
       {"jobname", 0, ValueKind::Required, Use::Rename, "--name"},
       {"state", 't', ValueKind::Required},
-      {"partition", 'p', ValueKind::Required, Use::Ignore, {}, kOnePartition},
+      {"partition", 'p', ValueKind::Required, Use::Ignore, {}, kCancelPartition},
   };
   Translation out = listing(SlurmCommand::Scancel, "cancel", rules, args, context, true);
   if (out.args.size() == 1) throw FrontEndError("no job id and no filter (-u, -n, -t) given");
@@ -304,7 +313,7 @@ Translation sinfo(const std::vector<std::string>& args, const FrontEndContext& c
       {"json", 0, ValueKind::None},
       {"all", 'a', ValueKind::None, Use::Drop},
       {"long", 'l', ValueKind::None, Use::Ignore, {}, "the listing has no more columns"},
-      {"partition", 'p', ValueKind::Required, Use::Ignore, {}, kOnePartition},
+      {"partition", 'p', ValueKind::Required},
   };
   return listing(SlurmCommand::Sinfo, "nodes", rules, args, context, false);
 }
@@ -321,7 +330,7 @@ Translation sacct(const std::vector<std::string>& args, const FrontEndContext& c
       // Steps are not accounted apart here: every line is an allocation.
       {"allocations", 'X', ValueKind::None, Use::Drop},
       {"allusers", 'a', ValueKind::None, Use::Drop},
-      {"partition", 'r', ValueKind::Required, Use::Ignore, {}, kOnePartition},
+      {"partition", 'r', ValueKind::Required, Use::Rename, "--partition"},
   };
   return listing(SlurmCommand::Sacct, "acct", rules, args, context, false);
 }

@@ -47,7 +47,9 @@ constexpr std::array<OptionInfo, 39> kOptions = {{
      "patterns %j %x %N %u %A %a %%"},
     {"error", 'e', ValueKind::Required, false,
      "File for the job's standard error (default: the --output file); patterns as -o"},
-    {"partition", 'p', ValueKind::Required, true, kSlurmOnly},
+    {"partition", 'p', ValueKind::Required, false,
+     "Partition to run in (default: the cluster's default partition; `sched partition` lists "
+     "them)"},
     // ---- priority (issue 18 item 5): -A and --qos below
     {"mem", 0, ValueKind::Required, false,
      "Memory per node: N[K|M|G|T] (default unit M); the job is killed above it"},
@@ -335,6 +337,8 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     o.begin = std::string(value);
   } else if (name == "error") {
     o.error = std::string(value);
+  } else if (name == "partition") {
+    o.partition = std::string(value);  // checked by schedd against its partitions (issue 20)
   } else if (name == "account") {
     o.account = std::string(value);
   } else if (name == "qos") {
@@ -469,6 +473,7 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.cpu_bind, over.cpu_bind);
   // ---- priority (issue 18 item 5)
   take(out.account, over.account);
+  take(out.partition, over.partition);
   take(out.qos, over.qos);
   take(out.nice, over.nice);
   take(out.nodelist, over.nodelist);
@@ -568,6 +573,7 @@ Submission build_submission(const SubmitOptions& options, std::string command,
   spec.hold = options.hold.value_or(false);
   // ---- priority (issue 18 item 5)
   spec.account = options.account.value_or("");
+  spec.partition = options.partition.value_or("");
   spec.qos = options.qos.value_or("");
   spec.nice = options.nice.value_or(0);
   // ---- job arrays (issue 18 item 1)

@@ -79,6 +79,8 @@ struct SubmitOptions {
   std::optional<int> gpus;                           // --gres=gpu:N, per node
   // ---- job arrays (issue 18 item 1)
   std::optional<std::string> array;  // -a, --array (syntax checked: sched/job_array.hpp)
+  // ---- partitions (issue 20 item 1)
+  std::optional<std::string> partition;  // -p, --partition (checked by schedd)
 };
 
 // Where options come from: #SBATCH lines speak Slurm and may carry Slurm

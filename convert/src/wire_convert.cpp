@@ -55,6 +55,7 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   for (const auto& [name, value] : spec.environment) out.env[name] = value;
   if (!spec.output.empty()) out.output = spec.output;
   if (spec.mem_bytes != 0) out.mem_bytes = static_cast<std::int64_t>(spec.mem_bytes);
+  if (!spec.partition.empty()) out.partition = spec.partition;  // issue 20 item 1
   // ---- issue 18 item 2
   if (!spec.dependency.empty()) out.dependency = spec.dependency;
   if (spec.begin_time > 0) out.begin_time = spec.begin_time;
@@ -182,6 +183,12 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   if (in.array) {
     if (auto error = text_error("job.array", *in.array, SpecTextLimits::kPath)) return error;
   }
+  // ---- partition (issue 20 item 1): the engine says whether it exists
+  if (in.partition) {
+    if (auto error = text_error("job.partition", *in.partition, SpecTextLimits::kPath)) {
+      return error;
+    }
+  }
   if (in.begin_time && !(std::isfinite(*in.begin_time) && *in.begin_time >= 0)) {
     return "job.begin_time: must be a time, not negative (got " + std::to_string(*in.begin_time) +
            ")";
@@ -211,6 +218,7 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.constraint = *constraint;
   out.output = in.output.value_or("");
   out.mem_bytes = static_cast<std::uint64_t>(in.mem_bytes.value_or(0));
+  out.partition = in.partition.value_or("");
   // ---- issue 18 item 2 (the engine parses the dependency at submit)
   out.dependency = in.dependency.value_or("");
   out.begin_time = in.begin_time.value_or(0);
@@ -325,6 +333,7 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
   info.min_nodes = job.spec.min_nodes;
   info.max_nodes = job.spec.max_nodes;
   info.node_constraint = std::string(to_string(job.spec.constraint));
+  if (!job.spec.partition.empty()) info.partition = job.spec.partition;  // issue 20 item 1
   info.tasks_per_node = job.spec.tasks_per_node;
   info.walltime = job.spec.walltime;
   info.urgent = job.spec.urgent;
@@ -473,6 +482,9 @@ proto::EventMsg event_msg(const Event& event) {
   }
   if (!event.node.empty()) msg.node = event.node;
   if (!event.message.empty()) msg.message = event.message;
+  // partition.state, and a partition's policy.* and sched.pass (issue 20).
+  if (!event.partition.empty()) msg.partition = event.partition;
+  if (event.type == EventType::PartitionState && !event.code.empty()) msg.code = event.code;
   return msg;
 }
 

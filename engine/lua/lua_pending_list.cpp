@@ -21,7 +21,12 @@ void LuaRuntime::push_pending_list(PassContext& ctx) {
   const int list = lua_gettop(L_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
   const int jobs = lua_gettop(L_);
-  const auto changes = pending_built_ ? queue.changes_since(pending_seen_) : std::nullopt;
+  // A policy that runs the passes of several partitions (the engine's, for
+  // partitions without their own) keeps one partition's list at a time.
+  const int partition = ctx.partition();
+  const auto changes = pending_built_ && pending_partition_ == partition
+                           ? queue.changes_since(pending_seen_)
+                           : std::nullopt;
   const bool rebuild = !changes || std::any_of(changes->begin(), changes->end(), [](const auto& c) {
     return c.kind == PendingQueue::Change::Kind::Reorder;
   });
@@ -36,11 +41,13 @@ void LuaRuntime::push_pending_list(PassContext& ctx) {
     pending_mirror_.reserve(queue.size());
     auto cursor = queue.cursor();
     while (const Job* job = cursor.next()) {
+      if (partition >= 0 && job->partition != partition) continue;
       pending_mirror_.push_back(PendingSlot{PendingQueue::key_of(*job), job});
     }
   } else if (!changes->empty()) {
-    apply_pending_changes(*changes, list, jobs);
+    apply_pending_changes(*changes, list, jobs, partition);
   }
+  pending_partition_ = partition;
   pending_seen_ = queue.changes_end();
   pending_built_ = true;
   lua_pop(L_, 1);  // leaves the list
@@ -81,7 +88,7 @@ std::optional<std::size_t> LuaRuntime::next_pending_fit(const PendingFit& fit) c
 }
 
 void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> changes, int list,
-                                       int jobs) {
+                                       int jobs, int partition) {
   // The net effect by key: a job inserted and removed (or the reverse)
   // since the last look is where it was.
   std::vector<Delta>& deltas = scratch_deltas_;
@@ -89,6 +96,7 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   deltas.clear();
   net.clear();
   for (const auto& change : changes) {
+    if (partition >= 0 && change.partition != partition) continue;  // another partition's
     deltas.push_back(Delta{
         change.key, change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr});
   }

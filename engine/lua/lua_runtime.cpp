@@ -430,6 +430,13 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
   lua_setfield(L_, -2, "nodes_idle");
   lua_pushboolean(L_, ctx.dry());
   lua_setfield(L_, -2, "dry");
+  // The partition whose pass this is (issue 20 item 1); nil without partitions.
+  if (ctx.partition() >= 0) {
+    lua_pushlstring(L_, ctx.partition_name().data(), ctx.partition_name().size());
+  } else {
+    lua_pushnil(L_);
+  }
+  lua_setfield(L_, -2, "partition");
   if (const auto first = ctx.appended()) {
     lua_pushinteger(L_, static_cast<lua_Integer>(*first) + 1);
   } else {

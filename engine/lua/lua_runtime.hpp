@@ -128,7 +128,9 @@ class LuaRuntime {
   // Before a pass: the tables of jobs changed since the last one.
   void refresh_touched_jobs(PassContext& ctx);
   void sweep_job_tables(PassContext& ctx);
-  void apply_pending_changes(std::span<const PendingQueue::Change> changes, int list, int jobs);
+  // `partition` >= 0: only that partition's jobs are in the list.
+  void apply_pending_changes(std::span<const PendingQueue::Change> changes, int list, int jobs,
+                             int partition);
 
   lua_State* L_ = nullptr;
   std::unique_ptr<CallWatch> watch_;  // arms the count hook of a long call
@@ -168,6 +170,7 @@ class LuaRuntime {
   std::uint64_t pending_seen_ = 0;           // the queue's change log, read up to here
   std::size_t pending_filled_ = 0;           // positions 1..this of the Lua list are set
   bool pending_built_ = false;
+  int pending_partition_ = -1;  // the partition the list is of (-1: the whole queue)
   // Reused by apply_pending_changes, so that patching allocates nothing.
   struct Delta {
     PendingQueue::Key key;

@@ -28,13 +28,27 @@ std::optional<std::string> resolve_policy_path(const std::string& name_or_path,
   return std::nullopt;
 }
 
-PolicyHost::PolicyHost(Engine& engine, LuaPolicyOptions options)
-    : engine_(engine), options_(std::move(options)) {
+PolicyHost::PolicyHost(Engine& engine, LuaPolicyOptions options, std::string partition)
+    : engine_(engine), options_(std::move(options)), partition_(std::move(partition)) {
   if (options_.time_limit_s > 0 && !options_.clock) options_.clock = &engine_.clock();
 }
 
 std::shared_ptr<LuaPolicy> PolicyHost::current() const {
-  return std::dynamic_pointer_cast<LuaPolicy>(engine_.shared_policy());
+  if (partition_.empty()) return std::dynamic_pointer_cast<LuaPolicy>(engine_.shared_policy());
+  // The partition's own policy only: not the engine's, which runs the
+  // partition's passes while its own does not load.
+  const auto index = engine_.partition_index(partition_);
+  if (!index) return nullptr;
+  return std::dynamic_pointer_cast<LuaPolicy>(
+      engine_.partitions()[static_cast<std::size_t>(*index)].policy);
+}
+
+void PolicyHost::set_engine_policy(std::shared_ptr<LuaPolicy> policy) {
+  if (partition_.empty()) {
+    engine_.set_policy(std::move(policy));
+  } else {
+    (void)engine_.set_partition_policy(partition_, std::move(policy));  // the partition exists
+  }
 }
 
 namespace {
@@ -79,7 +93,7 @@ Status PolicyHost::load(const std::string& path) {
     return Status::invalid(e.what());
   }
   watch(policy->sources(), false);
-  engine_.set_policy(std::move(policy));
+  set_engine_policy(std::move(policy));
   return {};
 }
 
@@ -107,7 +121,7 @@ PolicyCandidate PolicyHost::prepare(const std::string& path, const LuaPolicyOpti
       }
     }
   }
-  candidate.dry = engine_.dry_pass_report(*candidate.policy);
+  candidate.dry = engine_.dry_pass_report(*candidate.policy, partition_);
   if (candidate.dry.failure) candidate.failure = candidate.dry.failure->prefixed("dry pass: ");
   return candidate;
 }
@@ -120,10 +134,12 @@ PolicyCandidate PolicyHost::check(const std::string& path, const PolicyParams& p
 
 void PolicyHost::install(PolicyCandidate candidate, const std::string& how) {
   watch(candidate.sources, false);
-  engine_.set_policy(candidate.policy);
+  set_engine_policy(candidate.policy);
   Event event;
   event.type = EventType::PolicyReloaded;
+  event.partition = partition_;
   event.message = candidate.policy->name() + " from " + path_;
+  if (!partition_.empty()) event.message = "partition " + partition_ + ": " + event.message;
   if (how != "reload") event.message += " (" + how + ")";
   spdlog::info("policy reloaded: {}", event.message);
   engine_.publish(std::move(event));
@@ -132,11 +148,13 @@ void PolicyHost::install(PolicyCandidate candidate, const std::string& how) {
 Status PolicyHost::refuse(const PolicyFailure& failure, const std::string& what) {
   ++failed_reloads_;
   record(failure);
-  const std::string message = what + " refused, keeping " +
-                              (current() ? current()->name() : std::string("no policy")) + ": " +
-                              failure.message;
+  const std::string message =
+      (partition_.empty() ? "" : "partition " + partition_ + ": ") + what + " refused, keeping " +
+      (current() ? current()->name() : std::string("no policy")) + ": " + failure.message;
   spdlog::warn("{}", message);
-  engine_.publish(policy_error_event(failure, message));
+  Event event = policy_error_event(failure, message);
+  event.partition = partition_;
+  engine_.publish(std::move(event));
   return Status::invalid(failure.message);
 }
 

@@ -11,6 +11,7 @@ NodeIndex Cluster::add_node(std::string name, int cores) {
   const auto index = static_cast<NodeIndex>(nodes_.size());
   by_name_.emplace(name, index);
   nodes_.push_back(Node{std::move(name), std::max(cores, 1)});
+  bump(size_by_partition_, 0, +1);
   if (idle_.size() * 64 < nodes_.size()) idle_.push_back(0);
   set_idle(index, true);
   return index;
@@ -31,9 +32,36 @@ int Cluster::usable_count() const {
                                         [](const Node& n) { return n.up && !n.draining; }));
 }
 
-std::vector<NodeIndex> Cluster::allocate(JobId job, int count,
-                                         std::vector<NodeIndex>* promised_out) {
-  if (count > idle_count() + releasing_unpromised_) {
+void Cluster::bump(std::vector<int>& counts, int partition, int delta) {
+  const auto i = static_cast<std::size_t>(partition);
+  if (counts.size() <= i) counts.resize(i + 1, 0);
+  counts[i] += delta;
+}
+
+void Cluster::add_releasing(const Node& node, int delta) {
+  releasing_unpromised_ += delta;
+  bump(releasing_by_partition_, node.partition, delta);
+}
+
+void Cluster::set_partition(NodeIndex index, int partition) {
+  Node& node = nodes_.at(static_cast<std::size_t>(index));
+  if (node.partition == partition) return;
+  const bool idle = is_idle(index);
+  const bool releasing = counts_releasing(node);
+  bump(size_by_partition_, node.partition, -1);
+  if (idle) bump(idle_by_partition_, node.partition, -1);
+  if (releasing) bump(releasing_by_partition_, node.partition, -1);
+  node.partition = partition;
+  bump(size_by_partition_, partition, +1);
+  if (idle) bump(idle_by_partition_, partition, +1);
+  if (releasing) bump(releasing_by_partition_, partition, +1);
+}
+
+std::vector<NodeIndex> Cluster::allocate(JobId job, int count, std::vector<NodeIndex>* promised_out,
+                                         int partition) {
+  const int free = partition < 0 ? idle_count() + releasing_unpromised_
+                                 : idle_count(partition) + releasing_unpromised_count(partition);
+  if (count > free) {
     throw std::logic_error("allocation of " + std::to_string(count) +
                            " nodes exceeds what is free");
   }
@@ -41,22 +69,26 @@ std::vector<NodeIndex> Cluster::allocate(JobId job, int count,
   taken.reserve(static_cast<std::size_t>(count));
   // Idle nodes, lowest index first.
   for (std::size_t word = 0; static_cast<int>(taken.size()) < count && word < idle_.size();) {
-    if (idle_[word] == 0) {
-      ++word;
-      continue;
+    std::uint64_t bits = idle_[word];
+    while (bits != 0 && static_cast<int>(taken.size()) < count) {
+      const auto index = static_cast<NodeIndex>(word * 64 + std::countr_zero(bits));
+      bits &= bits - 1;
+      Node& node = nodes_[static_cast<std::size_t>(index)];
+      if (partition >= 0 && node.partition != partition) continue;
+      set_idle(index, false);
+      node.job = job;
+      taken.push_back(index);
     }
-    const auto index = static_cast<NodeIndex>(word * 64 + std::countr_zero(idle_[word]));
-    set_idle(index, false);
-    nodes_[static_cast<std::size_t>(index)].job = job;
-    taken.push_back(index);
+    ++word;
   }
   int missing = count - static_cast<int>(taken.size());
   for (std::size_t i = 0; missing > 0 && i < nodes_.size(); ++i) {
     Node& node = nodes_[i];
+    if (partition >= 0 && node.partition != partition) continue;
     // Only what releasing_unpromised_ counts: a down or draining node is nobody's next.
-    if (node.releasing && node.promised == 0 && node.up && !node.draining) {
+    if (counts_releasing(node)) {
+      add_releasing(node, -1);
       node.promised = job;
-      --releasing_unpromised_;
       --missing;
       if (promised_out) promised_out->push_back(static_cast<NodeIndex>(i));
     }
@@ -68,12 +100,12 @@ void Cluster::mark_releasing(NodeIndex index) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
   if (node.job == 0 || node.releasing) return;
   node.releasing = true;
-  if (node.up && !node.draining) ++releasing_unpromised_;
+  if (node.up && !node.draining) add_releasing(node, +1);
 }
 
 JobId Cluster::release(NodeIndex index) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
-  if (node.releasing && node.promised == 0 && node.up && !node.draining) --releasing_unpromised_;
+  if (counts_releasing(node)) add_releasing(node, -1);
   const JobId next = node.promised;
   node.job = next;
   node.promised = 0;
@@ -95,7 +127,7 @@ void Cluster::keep(NodeIndex index) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
   if (!node.releasing) return;
   unpromise(index);
-  if (node.up && !node.draining) --releasing_unpromised_;
+  if (node.up && !node.draining) add_releasing(node, -1);
   node.releasing = false;
 }
 
@@ -103,26 +135,24 @@ void Cluster::unpromise(NodeIndex index) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
   if (node.promised == 0) return;
   node.promised = 0;
-  if (node.releasing && node.up && !node.draining) ++releasing_unpromised_;
+  if (node.releasing && node.up && !node.draining) add_releasing(node, +1);
 }
 
 void Cluster::set_up(NodeIndex index, bool up) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
   if (node.up == up) return;
-  const bool counted = node.releasing && node.promised == 0 && node.up && !node.draining;
+  const bool counted = counts_releasing(node);
   node.up = up;
-  const bool counts = node.releasing && node.promised == 0 && node.up && !node.draining;
-  releasing_unpromised_ += static_cast<int>(counts) - static_cast<int>(counted);
+  add_releasing(node, static_cast<int>(counts_releasing(node)) - static_cast<int>(counted));
   refresh_idle(index);
 }
 
 void Cluster::set_draining(NodeIndex index, bool draining) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
   if (node.draining == draining) return;
-  const bool counted = node.releasing && node.promised == 0 && node.up && !node.draining;
+  const bool counted = counts_releasing(node);
   node.draining = draining;
-  const bool counts = node.releasing && node.promised == 0 && node.up && !node.draining;
-  releasing_unpromised_ += static_cast<int>(counts) - static_cast<int>(counted);
+  add_releasing(node, static_cast<int>(counts_releasing(node)) - static_cast<int>(counted));
   refresh_idle(index);
 }
 
@@ -136,6 +166,7 @@ void Cluster::set_idle(NodeIndex index, bool idle) {
   const auto i = static_cast<std::size_t>(index);
   idle_[i / 64] ^= std::uint64_t{1} << (i % 64);
   idle_count_ += idle ? 1 : -1;
+  bump(idle_by_partition_, nodes_[i].partition, idle ? 1 : -1);
 }
 
 }  // namespace sched

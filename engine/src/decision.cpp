@@ -9,7 +9,7 @@ std::string_view to_string(RefusalCode code) {
       "unknown_job", "not_pending", "not_running",   "over_allocation", "below_min",
       "above_max",   "constraint",  "adapting",      "mixed_resize",    "leader_node",
       "rigid_job",   "not_larger",  "not_smaller",   "already_acted",   "not_requested",
-      "resize_held", "placement",   "not_suspended", "bad_argument"};
+      "resize_held", "placement",   "not_suspended", "bad_argument",    "partition"};
   return names[static_cast<std::size_t>(code)];
 }
 

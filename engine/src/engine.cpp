@@ -2,6 +2,8 @@
 // engine_pass.cpp.
 #include "sched/engine.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -20,6 +22,7 @@ Engine::Engine(Clock& clock, Enactor& enactor, EngineConfig config)
 
 NodeIndex Engine::add_node(std::string name, int cores) {
   const NodeIndex index = cluster_.add_node(std::move(name), cores);
+  cluster_.set_partition(index, partition_of_node(cluster_.node(index).name));
   ++state_version_;
   Event event;
   event.type = EventType::NodeUp;
@@ -132,7 +135,11 @@ void Engine::emit(Event event) {
   }
   for (EventSink* sink : sinks_) sink->on_event(event);
   // The policy sees events outside its own schedule() (enactment included).
-  if (policy_ && !policy_busy_ && event.type != EventType::SchedPass) policy_->on_event(event);
+  if (policy_busy_ || event.type == EventType::SchedPass) return;
+  if (policy_) policy_->on_event(event);
+  for (const Partition& p : partitions_) {  // partitions' own policies (issue 20)
+    if (p.policy && p.policy != policy_) p.policy->on_event(event);
+  }
 }
 
 void Engine::touch(Job& job) {
@@ -252,6 +259,22 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
     }
     spec.dependency = to_string(parsed.value());
   }
+  // ---- partition (issue 20 item 1): the default one when none is named.
+  if (spec.partition.empty()) {
+    spec.partition = partitions_[static_cast<std::size_t>(default_partition_)].spec.name;
+  }
+  const auto partition = partition_index(spec.partition);
+  if (!partition) {
+    std::string names;
+    for (const Partition& p : partitions_) names += (names.empty() ? "" : ", ") + p.spec.name;
+    // sbatch's words, and what there is.
+    return Status::invalid("invalid partition specified: " + spec.partition +
+                           " (partitions: " + names + ")");
+  }
+  if (Status admitted = admit_to_partition(partitions_[static_cast<std::size_t>(*partition)], spec);
+      !admitted.ok()) {
+    return admitted;
+  }
   if (spec.qos.empty()) spec.qos = "normal";
   if (!config_.priority.qos.count(spec.qos)) {
     return Status::invalid("Invalid qos specification: " + spec.qos);  // sbatch's words
@@ -285,6 +308,7 @@ JobId Engine::add_submitted(JobSpec spec, JobId id) {
   auto job = std::make_unique<Job>();
   job->id = id;
   job->spec = std::move(spec);
+  job->partition = partition_index(job->spec.partition).value_or(default_partition_);
   job->submit_time = clock_.now();
   if (job->spec.hold) job->hold = HoldKind::User;
   fair_share_.note_user(job->spec.user);
@@ -343,6 +367,20 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   auto job = std::make_unique<Job>(saved);
   Job& ref = *job;
   ref.version = 1;
+  // Its partition as journaled; one that is no longer configured gives way
+  // to the default (the job is kept, not lost).
+  if (const auto partition = partition_index(ref.spec.partition)) {
+    ref.partition = *partition;
+  } else {
+    const std::string& fallback =
+        partitions_[static_cast<std::size_t>(default_partition_)].spec.name;
+    if (!ref.spec.partition.empty()) {
+      spdlog::warn("job {}: partition {} is not configured any more; it is in {} now", ref.id,
+                   ref.spec.partition, fallback);
+    }
+    ref.spec.partition = fallback;
+    ref.partition = default_partition_;
+  }
   ref.allocation.clear();
   ref.adapting_since = -1;
   jobs_.emplace(ref.id, std::move(job));

@@ -5,8 +5,11 @@
 
 namespace sched {
 
-DryPassReport Engine::dry_pass_report(Policy& policy) {
-  PassContext ctx(*this, PassReason::Manual, /*dry=*/true);
+DryPassReport Engine::dry_pass_report(Policy& policy, const std::string& partition) {
+  // A partition's policy is tried on its own partition (issue 20 item 1).
+  int index = -1;
+  if (partitioned_ && !partition.empty()) index = partition_index(partition).value_or(-1);
+  PassContext ctx(*this, PassReason::Manual, /*dry=*/true, index);
   DryPassReport report;
   report.failure = call_schedule(policy, ctx);
   if (report.failure) report.failure->time = clock_.now();
@@ -15,8 +18,8 @@ DryPassReport Engine::dry_pass_report(Policy& policy) {
   return report;
 }
 
-std::optional<PolicyFailure> Engine::dry_pass(Policy& policy) {
-  return dry_pass_report(policy).failure;
+std::optional<PolicyFailure> Engine::dry_pass(Policy& policy, const std::string& partition) {
+  return dry_pass_report(policy, partition).failure;
 }
 
 }  // namespace sched

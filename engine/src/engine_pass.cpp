@@ -19,9 +19,16 @@ bool Engine::run_pass_if_due() {
   if (!due_) return false;
   const PassReason reason = *due_;
   due_.reset();
-  if (reason == PassReason::Tick && policy_ && !policy_->time_dependent() &&
-      state_version_ == version_at_last_pass_) {
-    return false;  // nothing changed, and the policy does not look at the clock
+  bool time_dependent = policy_ && policy_->time_dependent();
+  if (partitioned_) {
+    time_dependent = false;
+    for (const Partition &p : partitions_) {
+      const Policy *policy = p.policy ? p.policy.get() : policy_.get();
+      time_dependent = time_dependent || (policy && policy->time_dependent());
+    }
+  }
+  if (reason == PassReason::Tick && !time_dependent && state_version_ == version_at_last_pass_) {
+    return false;  // nothing changed, and no policy looks at the clock
   }
   run_pass(reason);
   return true;
@@ -29,15 +36,37 @@ bool Engine::run_pass_if_due() {
 
 void Engine::run_pass(PassReason reason) {
   due_.reset();
-  if (!policy_ || in_pass_) return;
+  if (in_pass_) return;
+  if (!partitioned_) {
+    // One partition holding every node: the one pass there always was.
+    if (policy_) run_policy_pass(reason, -1, policy_);
+    return;
+  }
+  // Each partition's pass in turn, each by its own policy over its own jobs
+  // and nodes; a down partition starts nothing. One partition's failure
+  // drops its own actions only.
+  bool failed = false;
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    if (partitions_[i].spec.state == PartitionState::Down) continue;
+    const std::shared_ptr<Policy> policy = partitions_[i].policy ? partitions_[i].policy : policy_;
+    if (policy && !run_policy_pass(reason, static_cast<int>(i), policy)) failed = true;
+  }
+  // A partition whose pass failed decided nothing: the next tick tries again.
+  if (failed) version_at_last_pass_ = ~std::uint64_t{0};
+}
+
+bool Engine::run_policy_pass(PassReason reason, int partition,
+                             const std::shared_ptr<Policy> &policy) {
   in_pass_ = true;
   const double t0 = clock_.monotonic();
-  PassContext ctx(*this, reason, /*dry=*/false);
-  if (policy_.get() == last_pass_policy_ && state_version_ == appended_version_ &&
+  PassContext ctx(*this, reason, /*dry=*/false, partition);
+  // Incremental passes (ctx.appended) are the whole cluster's only: a
+  // partition's pass sees a part of the queue, so it is told nothing.
+  if (partition < 0 && policy.get() == last_pass_policy_ && state_version_ == appended_version_ &&
       no_estimate_passed()) {
     ctx.set_appended(pending_after_pass_);
   }
-  const std::optional<PolicyFailure> error = call_schedule(*policy_, ctx);
+  const std::optional<PolicyFailure> error = call_schedule(*policy, ctx);
   std::size_t enacted = 0;
   if (!error) {
     // Placed starts first: their nodes were picked among the idle ones,
@@ -70,7 +99,17 @@ void Engine::run_pass(PassReason reason) {
     stats_.refusals_by_code[static_cast<std::size_t>(code)] += n;
     stats_.refusals += n;
   }
-  if (error) {
+  Partition *own = partition >= 0 && partitions_[static_cast<std::size_t>(partition)].policy
+                       ? &partitions_[static_cast<std::size_t>(partition)]
+                       : nullptr;
+  if (own) {
+    if (error) {
+      note_partition_failure(*own, *error);
+    } else {
+      own->consecutive_failed = 0;
+      own->last_good = own->policy;
+    }
+  } else if (error) {
     note_pass_failure(*error);
   } else {
     stats_.consecutive_failed = 0;
@@ -81,16 +120,20 @@ void Engine::run_pass(PassReason reason) {
   pass.pass_s = elapsed;
   pass.actions = static_cast<int>(enacted);
   pass.reason = std::string(to_string(reason));
+  if (partitioned_ && partition >= 0) {
+    pass.partition = partitions_[static_cast<std::size_t>(partition)].spec.name;
+  }
   emit(std::move(pass));
   // A failed pass decided nothing: the next tick tries again even when the
   // policy is not time-dependent (and so counts towards a revert).
   if (!error) {
     version_at_last_pass_ = appended_version_ = state_version_;
     pending_after_pass_ = pending_.size();
-    last_pass_policy_ = policy_.get();
+    last_pass_policy_ = partition < 0 ? policy.get() : nullptr;
   } else {
     last_pass_policy_ = nullptr;
   }
+  return !error;
 }
 
 bool Engine::no_estimate_passed() const {
@@ -211,7 +254,7 @@ void Engine::enact_start(Job &job, int nodes, const std::vector<NodeIndex> &plac
     for (NodeIndex node : placement) cluster_.assign(node, job.id);
     job.allocation = placement;
   } else {
-    job.allocation = cluster_.allocate(job.id, nodes, &promised);
+    job.allocation = cluster_.allocate(job.id, nodes, &promised, partitioned_ ? job.partition : -1);
   }
   job.allocation.insert(job.allocation.end(), promised.begin(), promised.end());
   pending_.erase(job);
@@ -232,7 +275,8 @@ void Engine::enact_resize(Job &job, int to, const std::vector<NodeIndex> &leavin
   if (to > resize.from) {
     resize.op = Resize::Op::Expand;
     std::vector<NodeIndex> promised;
-    resize.added = cluster_.allocate(job.id, to - resize.from, &promised);
+    resize.added =
+        cluster_.allocate(job.id, to - resize.from, &promised, partitioned_ ? job.partition : -1);
     resize.added.insert(resize.added.end(), promised.begin(), promised.end());
     if (!promised.empty()) waiting_nodes_[job.id] = static_cast<int>(promised.size());
   } else {

@@ -6,14 +6,14 @@
 namespace sched {
 
 std::string_view topic(EventType type) {
-  static constexpr std::array<std::string_view, 32> topics = {
+  static constexpr std::array<std::string_view, 33> topics = {
       "job.submitted",  "job.starting",     "job.started",     "job.adapting",   "job.resized",
       "job.completing", "job.requeued",     "job.completed",   "job.failed",     "job.cancelled",
       "job.timeout",    "job.reserved",     "job.request",     "job.held",       "job.released",
       "job.suspended",  "job.resumed",      "node.up",         "node.down",      "node.drain",
       "power.corridor", "power.violation",  "policy.reloaded", "policy.error",   "policy.reverted",
       "auth.denied",    "resize.requested", "resize.pending",  "resize.granted", "resize.refused",
-      "resize.expired", "sched.pass"};
+      "resize.expired", "partition.state",  "sched.pass"};
   return topics[static_cast<std::size_t>(type)];
 }
 

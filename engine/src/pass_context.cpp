@@ -18,20 +18,40 @@ std::string_view to_string(PassReason reason) {
   return names[static_cast<std::size_t>(reason)];
 }
 
-PassContext::PassContext(Engine& engine, PassReason reason, bool dry)
+PassContext::PassContext(Engine& engine, PassReason reason, bool dry, int partition)
     : engine_(engine),
       reason_(reason),
       dry_(dry),
-      idle_(engine.cluster().idle_count()),
+      partition_(partition),
+      idle_(partition < 0 ? engine.cluster().idle_count() : engine.cluster().idle_count(partition)),
       refusal_counts_(kRefusalCodeCount, 0) {}
+
+const std::string& PassContext::partition_name() const {
+  static const std::string kAll;
+  if (partition_ < 0) return kAll;
+  return engine_.partitions().at(static_cast<std::size_t>(partition_)).spec.name;
+}
 
 double PassContext::now() const { return engine_.now(); }
 
-int PassContext::nodes_total() const { return engine_.cluster().size(); }
+int PassContext::nodes_total() const {
+  return partition_ < 0 ? engine_.cluster().size() : engine_.cluster().partition_size(partition_);
+}
 
 PowerView PassContext::power() const { return engine_.power(); }
 
-std::size_t PassContext::pending_count() const { return engine_.pending_queue().size(); }
+std::size_t PassContext::pending_count() const {
+  if (partition_ < 0) return engine_.pending_queue().size();
+  // A partition's share of the queue is counted by walking it once per pass
+  // (the queue is one for the cluster; its order is every partition's order).
+  if (!pending_total_) {
+    std::size_t n = 0;
+    auto cursor = engine_.pending_queue().cursor();
+    while (const Job* job = cursor.next()) n += mine(*job) ? 1 : 0;
+    pending_total_ = n;
+  }
+  return *pending_total_;
+}
 
 const Job* PassContext::pending_at(std::size_t index) {
   if (!pending_cursor_) pending_cursor_.emplace(engine_.pending_queue().cursor());
@@ -41,7 +61,7 @@ const Job* PassContext::pending_at(std::size_t index) {
       pending_complete_ = true;
       break;
     }
-    pending_.push_back(job);
+    if (mine(*job)) pending_.push_back(job);
   }
   return index < pending_.size() ? pending_[index] : nullptr;
 }
@@ -51,16 +71,47 @@ const std::vector<const Job*>& PassContext::pending() {
   return pending_;
 }
 
-std::size_t PassContext::running_count() const { return engine_.running_jobs_count(); }
+std::size_t PassContext::running_count() const {
+  if (partition_ < 0) return engine_.running_jobs_count();
+  std::size_t n = 0;
+  for (const Job* job : engine_.running_jobs()) n += mine(*job) ? 1 : 0;
+  return n;
+}
+
+namespace {
+
+std::vector<const Job*> of_partition(std::vector<const Job*> jobs, int partition) {
+  if (partition < 0) return jobs;
+  std::erase_if(jobs, [partition](const Job* job) { return job->partition != partition; });
+  return jobs;
+}
+
+}  // namespace
 
 const std::vector<const Job*>& PassContext::running() {
-  if (!running_) running_ = engine_.running_jobs();
+  if (!running_) running_ = of_partition(engine_.running_jobs(), partition_);
   return *running_;
 }
 
 const std::vector<const Job*>& PassContext::suspended() {
-  if (!suspended_) suspended_ = engine_.suspended_jobs();
+  if (!suspended_) suspended_ = of_partition(engine_.suspended_jobs(), partition_);
   return *suspended_;
+}
+
+Verdict PassContext::refuse_other_partition(const Job& job) {
+  return refuse(RefusalCode::Partition, job.id, 0, 0,
+                "it is in partition " + job.spec.partition + ", this pass is partition " +
+                    partition_name() + "'s");
+}
+
+void PassContext::init_placed() {
+  if (!placed_.empty()) return;
+  const Cluster& cluster = engine_.cluster();
+  placed_.assign(static_cast<std::size_t>(cluster.size()), false);
+  if (partition_ < 0) return;
+  for (std::size_t i = 0; i < placed_.size(); ++i) {
+    placed_[i] = cluster.node(static_cast<NodeIndex>(i)).partition != partition_;
+  }
 }
 
 const Job* PassContext::job(JobId id) const { return engine_.find_job(id); }
@@ -138,6 +189,7 @@ Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std:
 Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   Mark& mark = marks_[id];
   if (mark.started)
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already started in this pass");
@@ -169,7 +221,7 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
     // earlier in it; the engine enacts placed starts first, so that jobs
     // that take any nodes take others.
     const Cluster& cluster = engine_.cluster();
-    if (placed_.empty()) placed_.assign(static_cast<std::size_t>(cluster.size()), false);
+    init_placed();
     auto nodes = place(spec, size, cluster, placed_);
     if (!nodes) {
       return refuse(RefusalCode::Placement, id, size, 0,
@@ -186,6 +238,7 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
 
 Verdict PassContext::check_resize(const Job* job, JobId id, int to, int direction) {
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
@@ -308,6 +361,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
 Verdict PassContext::request_perf(JobId id) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
@@ -322,6 +376,7 @@ Verdict PassContext::request_perf(JobId id) {
 Verdict PassContext::preempt(JobId id, PreemptMode mode) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
@@ -341,6 +396,7 @@ Verdict PassContext::preempt(JobId id, PreemptMode mode) {
 Verdict PassContext::suspend(JobId id) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
@@ -359,6 +415,7 @@ Verdict PassContext::suspend(JobId id) {
 Verdict PassContext::resume(JobId id) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   if (job->state != JobState::Suspended) {
     return refuse(RefusalCode::NotSuspended, id, 0, 0, std::string(to_string(job->state)));
   }
@@ -368,7 +425,7 @@ Verdict PassContext::resume(JobId id) {
   // all, and only on nodes idle now (not ones another job gives back later
   // in this pass, which a start by count may take).
   const Cluster& cluster = engine_.cluster();
-  if (placed_.empty()) placed_.assign(static_cast<std::size_t>(cluster.size()), false);
+  init_placed();
   int busy = 0;
   for (NodeIndex node : job->allocation) {
     if (!cluster.idle(node) || placed_[static_cast<std::size_t>(node)]) ++busy;
@@ -390,6 +447,7 @@ Verdict PassContext::resume(JobId id) {
 Verdict PassContext::reserve(JobId id, double time) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!mine(*job)) return refuse_other_partition(*job);
   if (job->state != JobState::Pending) {
     return refuse(RefusalCode::NotPending, id, 0, 0, std::string(to_string(job->state)));
   }

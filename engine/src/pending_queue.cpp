@@ -18,7 +18,7 @@ void PendingQueue::push(const Job& job) {
   const Key key = key_of(job);
   if (!queue_of(job).insert(Entry{key, &job}).second) return;
   ++per_user_[job.spec.user];
-  log(Change{Change::Kind::Insert, key, &job});
+  log(Change{Change::Kind::Insert, key, &job, job.partition});
 }
 
 void PendingQueue::push_waiting(const Job& job) {
@@ -35,7 +35,7 @@ bool PendingQueue::is_last_offered(const Job& job) const {
 void PendingQueue::erase(const Job& job) {
   const Entry entry{key_of(job), &job};
   if (queue_of(job).erase(entry) > 0) {
-    log(Change{Change::Kind::Remove, entry.key, nullptr});
+    log(Change{Change::Kind::Remove, entry.key, nullptr, entry.job->partition});
   } else if (waiting_.erase(entry) == 0) {
     return;
   }
@@ -55,7 +55,7 @@ void PendingQueue::rekey() {
     for (const Entry& entry : entries) sorted.insert(sorted.end(), entry);
     queue->swap(sorted);
   }
-  log(Change{Change::Kind::Reorder, {}, nullptr});
+  log(Change{Change::Kind::Reorder, {}, nullptr, -1});
 }
 
 std::size_t PendingQueue::count_of(const std::string& user) const {

@@ -31,7 +31,7 @@ void events_replay(const Message& m) {
       }
       if (it->second) job = &*it->second;
     }
-    reply.events.push_back(published_event(event, job));
+    reply.events.push_back(published_event(event, job, m.daemon.engine.partitioned()));
   }
   m.reply(reply);
 }

@@ -73,6 +73,10 @@ void job_resize(const Message& m);
 // ---- issue 19: events.cpp: the journal's events (replay).
 void events_replay(const Message& m);
 
+// ---- issue 20 item 1: partitions.cpp
+void partition_list(const Message& m);
+void partition_update(const Message& m);
+
 // Whether `job` (null: no such job) is not over and holds node `index`:
 // what an agent runs of it on that node belongs there (defined in agents.cpp).
 bool holds_node(const Job* job, NodeIndex index);

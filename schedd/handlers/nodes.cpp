@@ -18,24 +18,28 @@ constexpr std::size_t kMaxReasonBytes = 256;
 void nodes_query(const Message& m) {
   const auto query = m.body<proto::NodesQuery>();
   const DaemonParts& daemon = m.daemon;
-  m.reply(nodes_page(daemon.engine.cluster(), query, page_bounds(query.limit, daemon.config),
-                     [&](const Node& node, proto::NodeInfo& info) {
-                       if (auto it = daemon.node_reasons.find(node.name);
-                           it != daemon.node_reasons.end()) {
-                         info.reason = it->second;
-                       }
-                       if (const AgentState* agent = daemon.agents.find(node.name)) {
-                         info.hostname = agent->info.hostname;
-                         info.sockets = agent->info.sockets;
-                         info.pus = agent->info.pus;
-                         info.memory_bytes = agent->info.memory_bytes;
-                         info.gpus = agent->info.gpus;
-                         info.power_w = agent->power_w;
-                         info.last_heartbeat = agent->last_seen;
-                         info.containment = agent->info.containment.value_or("none");
-                         info.run_as = agent->info.run_as.value_or("");
-                       }
-                     }));
+  m.reply(nodes_page(
+      daemon.engine.cluster(), query, page_bounds(query.limit, daemon.config),
+      [&](const Node& node, proto::NodeInfo& info) {
+        const auto& partitions = daemon.engine.partitions();
+        if (static_cast<std::size_t>(node.partition) < partitions.size()) {
+          info.partition = partitions[static_cast<std::size_t>(node.partition)].spec.name;
+        }
+        if (auto it = daemon.node_reasons.find(node.name); it != daemon.node_reasons.end()) {
+          info.reason = it->second;
+        }
+        if (const AgentState* agent = daemon.agents.find(node.name)) {
+          info.hostname = agent->info.hostname;
+          info.sockets = agent->info.sockets;
+          info.pus = agent->info.pus;
+          info.memory_bytes = agent->info.memory_bytes;
+          info.gpus = agent->info.gpus;
+          info.power_w = agent->power_w;
+          info.last_heartbeat = agent->last_seen;
+          info.containment = agent->info.containment.value_or("none");
+          info.run_as = agent->info.run_as.value_or("");
+        }
+      }));
 }
 
 void node_update(const Message& m) {

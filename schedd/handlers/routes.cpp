@@ -39,7 +39,10 @@ RouteTable client_routes() {
       // ---- issue 19
       .add(type::kEventsReplay, handlers::events_replay)
       // ---- issue 17 item 1
-      .add(type::kJobResize, handlers::job_resize);
+      .add(type::kJobResize, handlers::job_resize)
+      // ---- issue 20 item 1
+      .add(type::kPartitionList, handlers::partition_list)
+      .add(type::kPartitionUpdate, handlers::partition_update);
   return routes;
 }
 

@@ -134,12 +134,25 @@ TEST(CliJobScript, IgnoredSlurmOptionsWarnWithLineNumbers) {
       "#SBATCH -N 2\n");
   EXPECT_EQ(options.nodes->max, 2);
   EXPECT_EQ(options.mem_bytes, std::uint64_t{4} << 30);  // --mem is ours since issue 14
+  EXPECT_EQ(options.partition, "debug");                 // -p is ours since issue 20 (partitions)
   EXPECT_EQ(options.warnings,
-            (Strings{"line 2: -p debug ignored (a Slurm option with no meaning in sched)",
-                     "line 3: --mail-type=END ignored (a Slurm option with no meaning in sched)"}));
-  EXPECT_EQ(error_of("#!/bin/bash\n#SCHED --partition=debug\n"),
-            "line 2: --partition is a Slurm option that sched ignores; it is accepted only in "
+            (Strings{"line 3: --mail-type=END ignored (a Slurm option with no meaning in sched)"}));
+  EXPECT_EQ(error_of("#!/bin/bash\n#SCHED --mail-type=END\n"),
+            "line 2: --mail-type is a Slurm option that sched ignores; it is accepted only in "
             "#SBATCH lines");
+}
+
+// Issue 20 item 1: -p/--partition in #SBATCH and #SCHED lines, the command
+// line winning, and into the job's spec.
+TEST(CliJobScript, PartitionFromDirectivesAndCommandLine) {
+  EXPECT_EQ(directives("#!/bin/bash\n#SBATCH --partition=gpu\n").partition, "gpu");
+  EXPECT_EQ(directives("#!/bin/bash\n#SCHED -p batch\n").partition, "batch");
+  EXPECT_FALSE(directives("#!/bin/bash\n#SBATCH -N 2\n").partition.has_value());
+  EXPECT_EQ(error_of("#!/bin/bash\n#SBATCH -p\n"), "line 2: -p needs a value");
+  SubmitOptions command_line;
+  ASSERT_FALSE(apply_arguments(command_line, {"-p", "short"}));
+  const SubmitOptions merged = merge(directives("#!/bin/bash\n#SBATCH -p long\n"), command_line);
+  EXPECT_EQ(merged.partition, "short");
 }
 
 TEST(CliJobScript, SubmissionTakesScriptAndCommandLine) {
@@ -163,8 +176,8 @@ TEST(CliJobScript, SubmissionTakesScriptAndCommandLine) {
   EXPECT_EQ(s.spec.walltime, 3600) << "the command line wins";
   EXPECT_EQ(s.spec.environment,
             (std::vector<std::pair<std::string, std::string>>{{"MODE", "slow"}}));
-  EXPECT_EQ(s.warnings,
-            Strings{"line 2: -p batch ignored (a Slurm option with no meaning in sched)"});
+  EXPECT_EQ(s.spec.partition, "batch") << "-p is ours since issue 20";
+  EXPECT_TRUE(s.warnings.empty());
 }
 
 TEST(CliJobScript, SubmissionSurfacesErrors) {

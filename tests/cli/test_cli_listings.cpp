@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "listings.hpp"
+#include "partition_table.hpp"
 #include "test_cli_support.hpp"
 
 namespace sched::cli {
@@ -162,6 +163,79 @@ TEST(CliListings, NodesIsolationShowsContainmentAndWhomJobsRunAs) {
             "n1    idle      4  -     cgroup1      users\n"
             "n2    idle      4  -     none         dev\n"
             "n3    down      4  -     -            -\n");
+}
+
+// ---- issue 20 item 1: PARTITION columns where partitions are configured,
+// and `sched partition`'s table.
+
+TEST(CliListings, PartitionColumnsWhenPartitionsAreConfigured) {
+  std::vector<QueueRow> queue = some_queue();
+  queue[0].partition = "batch";
+  queue[1].partition = queue[2].partition = "wide";
+  EXPECT_EQ(render_queue(queue, false, true),
+            "JOBID  PARTITION  NAME    USER   ST     TIME  TIME_LIMIT  NODES  NODELIST(REASON)\n"
+            "   12  batch      lulesh  alice  R   1:02:03     2:00:00      4  n[01-03,05]\n"
+            "   13  wide       cg      bob    PD     0:00   UNLIMITED      8  (Resources)\n"
+            "  140  wide       cg      bob    PD     0:00   UNLIMITED      8  (None)\n");
+  EXPECT_EQ(render_queue(queue), render_queue(some_queue())) << "no column without partitions";
+
+  std::vector<NodeRow> nodes = some_nodes();
+  for (auto& row : nodes) row.partition = row.name == "gpu1" || row.name == "n06" ? "gpu" : "batch";
+  EXPECT_EQ(render_nodes(nodes, false, true),
+            "NODE  PARTITION  STATE  CPUS  JOBS\n"
+            "n01   batch      alloc    32  12\n"
+            "n02   batch      alloc    32  12\n"
+            "n03   batch      idle     32  -\n"
+            "n04   batch      drng     32  7,9\n"
+            "n05   batch      idle     32  -\n"
+            "gpu1  gpu        down     64  -\n"
+            "n06   gpu        idle     32  -\n");
+  EXPECT_EQ(render_node_summary(nodes, true),
+            "PARTITION  STATE  NODES  NODELIST\n"
+            "batch      idle       2  n[03,05]\n"
+            "batch      alloc      2  n[01-02]\n"
+            "batch      drng       1  n04\n"
+            "gpu        idle       1  n06\n"
+            "gpu        down       1  gpu1\n");
+  EXPECT_EQ(render_node_summary(nodes), render_node_summary(some_nodes()));
+
+  AcctRow done;
+  done.id = 12;
+  done.name = "x";
+  done.user = "alice";
+  done.state = JobState::Completed;
+  done.partition = "wide";
+  const std::string acct = render_acct({done}, false, true);
+  EXPECT_EQ(acct.substr(0, acct.find('\n')).find("JobID  JobName  Partition  User"), 0u) << acct;
+  EXPECT_NE(acct.find("x        wide       alice"), std::string::npos) << acct;
+}
+
+TEST(CliListings, PartitionsTable) {
+  PartitionRow batch;
+  batch.name = "batch";
+  batch.is_default = true;
+  batch.state = "up";
+  batch.policy = "easy_backfill";
+  batch.own_policy = true;
+  batch.max_time_s = 3600;
+  batch.nodes = {"n2", "n1"};
+  batch.nodes_idle = 1;
+  batch.pending = 3;
+  batch.running = 1;
+  PartitionRow wide;
+  wide.name = "wide";
+  wide.state = "drain";
+  wide.policy = "fcfs";
+  wide.max_nodes = 4;
+  wide.users = {"alice"};
+  wide.groups = {"hpc"};
+  EXPECT_EQ(render_partitions({batch, wide}),
+            "PARTITION  AVAIL  POLICY         TIMELIMIT   MAXNODES  NODES  IDLE  PENDING  RUNNING  "
+            "ALLOW       NODELIST\n"
+            "batch*     up     easy_backfill    1:00:00  UNLIMITED      2     1        3        1  "
+            "all         n[1-2]\n"
+            "wide       drain  fcfs (global)  UNLIMITED          4      0     0        0        0  "
+            "alice,@hpc  -\n");
 }
 
 }  // namespace

@@ -86,10 +86,10 @@ TEST(SlurmFrontEnd, SbatchAndSrunTakeThePapersOptionNames) {
 TEST(SlurmFrontEnd, SbatchDropsSlurmOnlyOptionsWithTheDirectivesWarning) {
   const Translation t = translate(
       SlurmCommand::Sbatch, {"-p", "batch", "--mail-type=END", "-N", "1", "job.sh"}, outside());
-  EXPECT_EQ(t.args, (Words{"submit", "--nodes=1", "job.sh"}));
-  ASSERT_EQ(t.warnings.size(), 2u);
-  EXPECT_NE(t.warnings[0].find("-p batch ignored"), std::string::npos) << t.warnings[0];
-  EXPECT_NE(t.warnings[1].find("--mail-type=END ignored"), std::string::npos) << t.warnings[1];
+  // -p is sched's own since issue 20 (partitions).
+  EXPECT_EQ(t.args, (Words{"submit", "--partition=batch", "--nodes=1", "job.sh"}));
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_NE(t.warnings[0].find("--mail-type=END ignored"), std::string::npos) << t.warnings[0];
 }
 
 TEST(SlurmFrontEnd, UnknownOptionsAreRefusedByName) {
@@ -121,10 +121,10 @@ TEST(SlurmFrontEnd, SqueueIsQueue) {
   EXPECT_EQ(sched_args(SlurmCommand::Squeue, {"-r"}), (Words{"queue", "--array"}));
   EXPECT_EQ(sched_args(SlurmCommand::Squeue, {"-hj", "7"}),
             (Words{"queue", "--noheader", "--jobs=7"}));
+  // Issue 20: squeue -p lists one partition's jobs.
   const Translation t = translate(SlurmCommand::Squeue, {"-p", "gpu"}, outside());
-  EXPECT_EQ(t.args, (Words{"queue"}));
-  ASSERT_EQ(t.warnings.size(), 1u);
-  EXPECT_NE(t.warnings[0].find("one partition"), std::string::npos);
+  EXPECT_EQ(t.args, (Words{"queue", "--partition=gpu"}));
+  EXPECT_TRUE(t.warnings.empty());
 }
 
 TEST(SlurmFrontEnd, ScancelTakesIdsAndFilters) {

@@ -222,8 +222,9 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
   EXPECT_EQ(options.nodes->max, 2);
   // --mem means something since issue 14 (the job's cgroup limit).
   EXPECT_EQ(options.mem_bytes, std::uint64_t{4} << 30);
+  // -p means something since issue 20 (partitions).
+  EXPECT_EQ(options.partition, "debug");
   const std::vector<std::string> expected = {
-      "-p debug ignored (a Slurm option with no meaning in sched)",
       "--mem-per-cpu=1G ignored (a Slurm option with no meaning in sched)",
       "--mail-type=END ignored (a Slurm option with no meaning in sched)",
       "--mail-user=a@b ignored (a Slurm option with no meaning in sched)",
@@ -239,9 +240,9 @@ TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
   // -c since issue 16 item 1 (cores per task).
   EXPECT_EQ(options.cpus_per_task, 4);
   EXPECT_EQ(options.warnings, expected);
-  EXPECT_EQ(error_of({"--partition=debug"}),
-            "--partition is a Slurm option that sched ignores; it is accepted only in #SBATCH "
-            "lines");
+  EXPECT_EQ(from({"--partition=debug"}).partition, "debug");  // ours since issue 20
+  EXPECT_EQ(from({"-p", "gpu"}).partition, "gpu");
+  EXPECT_EQ(error_of({"-p"}), "-p needs a value");
   EXPECT_EQ(error_of({"--mail-type=END"}),
             "--mail-type is a Slurm option that sched ignores; it is accepted only in #SBATCH "
             "lines");

@@ -39,8 +39,9 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
         type::kJobHold, type::kJobRelease, type::kJobRequeue,
         // ---- issue 22
         type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback,
-        type::kPolicySnapshot, type::kEventsReplay,  // ---- issue 19
-        type::kJobResize}) {                         // ---- issue 17
+        type::kPolicySnapshot, type::kEventsReplay,       // ---- issue 19
+        type::kJobResize,                                 // ---- issue 17
+        type::kPartitionList, type::kPartitionUpdate}) {  // ---- issue 20
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

@@ -100,6 +100,7 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.cpus_per_task, actual.cpus_per_task);
   EXPECT_EQ(expected.distribution, actual.distribution);
   EXPECT_EQ(expected.cpu_bind, actual.cpu_bind);
+  EXPECT_EQ(expected.partition, actual.partition);  // issue 20 item 1
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -162,6 +163,7 @@ void expect_same_event(const Event& expected, const Event& actual) {
   EXPECT_EQ(expected.user, actual.user);
   EXPECT_EQ(expected.node, actual.node);
   EXPECT_EQ(expected.message, actual.message);
+  EXPECT_EQ(expected.partition, actual.partition);  // issue 20 item 1
 }
 
 // A job with every field away from its default.
@@ -196,6 +198,7 @@ Job full_job(JobId id) {
   job.spec.cpus_per_task = 3;
   job.spec.distribution = tasks::Distribution::Cyclic;
   job.spec.cpu_bind = tasks::CpuBind::Cores;
+  job.spec.partition = "wide";
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -268,6 +271,7 @@ Event make_event(std::uint64_t seq) {
   event.pass_s = 0.0125;
   event.actions = 3;
   event.reason = "submit";
+  event.partition = "wide";
   event.code = "runtime";
   event.file = "lib/queue.lua";
   event.line = 42;
@@ -351,14 +355,16 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // hold is saved; dependency, before_begin, array_throttled derived;
   // priority, factors and weighted (issue 18 item 5) computed again when the
   // job is restored.
-  // + suspensions, suspended_since (issue 17 item 3)
-  EXPECT_EQ(field_count<Job>(), 35u);
+  // + suspensions, suspended_since (issue 17 item 3); partition (issue 20
+  // item 1) is the index of spec.partition, found again when restored
+  EXPECT_EQ(field_count<Job>(), 36u);
   // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
   // array, array_job_id, array_task_id, array_throttle (item 1); ntasks,
-  // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1)
-  EXPECT_EQ(field_count<JobSpec>(), 37u);
+  // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1);
+  // partition (issue 20 item 1)
+  EXPECT_EQ(field_count<JobSpec>(), 38u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
-  EXPECT_EQ(field_count<Event>(), 21u);
+  EXPECT_EQ(field_count<Event>(), 22u);  // + partition (issue 20 item 1)
 
   auto store = open();
   const Job job = full_job(7);

@@ -24,6 +24,7 @@ struct Node {
   JobId job = 0;           // holder, 0 when free
   bool releasing = false;  // the holder is giving it back
   JobId promised = 0;      // the job that gets it once released
+  int partition = 0;       // index of its partition (sched/partition.hpp); 0 without any
 };
 
 class Cluster {
@@ -38,6 +39,15 @@ class Cluster {
 
   // Idle nodes: up, not draining, free.
   int idle_count() const { return idle_count_; }
+  // The same within one partition (sched/partition.hpp), kept as nodes come
+  // and go; an unknown index has none.
+  int idle_count(int partition) const { return count_in(idle_by_partition_, partition); }
+  int releasing_unpromised_count(int partition) const {
+    return count_in(releasing_by_partition_, partition);
+  }
+  int partition_size(int partition) const { return count_in(size_by_partition_, partition); }
+  // Moves a node to another partition (the engine's set_partitions).
+  void set_partition(NodeIndex index, int partition);
   bool idle(NodeIndex index) const { return is_idle(index); }
   // Nodes being released and not yet promised: what a pass may count as
   // soon-to-be idle.
@@ -48,8 +58,10 @@ class Cluster {
   // Gives `count` nodes to `job`: idle ones first (lowest index first), then
   // releasing ones, which become promised. Returns the idle nodes taken now;
   // `promised_out` receives the promised ones. Throws std::logic_error if
-  // there are not enough.
-  std::vector<NodeIndex> allocate(JobId job, int count, std::vector<NodeIndex>* promised_out);
+  // there are not enough. With `partition` >= 0, only nodes of that partition
+  // are taken (and counted).
+  std::vector<NodeIndex> allocate(JobId job, int count, std::vector<NodeIndex>* promised_out,
+                                  int partition = -1);
 
   // Gives one particular free node to `job` (recovery: the journal says who
   // held it). Throws std::logic_error when the node is held.
@@ -77,6 +89,17 @@ class Cluster {
     return (idle_[i / 64] >> (i % 64)) & 1u;
   }
   void set_idle(NodeIndex index, bool idle);
+  // Whether a node counts as releasing and unpromised, and the counters' step.
+  static bool counts_releasing(const Node& node) {
+    return node.releasing && node.promised == 0 && node.up && !node.draining;
+  }
+  void add_releasing(const Node& node, int delta);
+  static int count_in(const std::vector<int>& counts, int partition) {
+    return partition >= 0 && static_cast<std::size_t>(partition) < counts.size()
+               ? counts[static_cast<std::size_t>(partition)]
+               : 0;
+  }
+  static void bump(std::vector<int>& counts, int partition, int delta);
 
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeIndex> by_name_;
@@ -85,6 +108,10 @@ class Cluster {
   std::vector<std::uint64_t> idle_;
   int idle_count_ = 0;
   int releasing_unpromised_ = 0;
+  // Per partition index: the counts above, and how many nodes it has.
+  std::vector<int> idle_by_partition_;
+  std::vector<int> releasing_by_partition_;
+  std::vector<int> size_by_partition_;
 };
 
 }  // namespace sched

@@ -51,13 +51,14 @@ enum class RefusalCode {
   Placement,       // a placed job's nodes (-w, -x, --gres), or a resumed job's, are not idle
   NotSuspended,    // resume of a job that is not suspended
   BadArgument,     // malformed call
+  Partition,       // the job is another partition's (issue 20: a pass acts on its own jobs)
 };
 
 std::string_view to_string(RefusalCode code);
 // "start", "expand", "shrink", "request_perf", "preempt", "reserve", "suspend",
 // "resume": as ctx names them.
 std::string_view to_string(Action::Type type);
-inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::BadArgument) + 1;
+inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::Partition) + 1;
 
 struct Refusal {
   RefusalCode code = RefusalCode::BadArgument;

@@ -29,6 +29,7 @@
 #include "sched/job.hpp"
 #include "sched/job_array.hpp"
 #include "sched/mtct_window.hpp"
+#include "sched/partition.hpp"
 #include "sched/pass_context.hpp"
 #include "sched/pending_queue.hpp"
 #include "sched/policy.hpp"
@@ -72,6 +73,16 @@ struct EngineConfig {
   // ---- job arrays (issue 18 item 1)
   // Slurm's MaxArraySize: array indices run from 0 to max_array_size - 1.
   int max_array_size = kDefaultMaxArraySize;
+};
+
+// A partition as the engine runs it (sched/partition.hpp).
+struct Partition {
+  PartitionSpec spec;
+  // Its own policy; null: the engine's (set_policy), which then runs one
+  // pass per partition that has none, each on that partition alone.
+  std::shared_ptr<Policy> policy;
+  std::shared_ptr<Policy> last_good;  // of its own policy: the last that completed a live pass
+  int consecutive_failed = 0;         // its own policy's live passes failed in a row
 };
 
 // The last time the engine went back to the last good policy.
@@ -175,6 +186,34 @@ class Engine {
   // `why`: the drain's reason, carried by its node.drain event.
   Status set_node_draining(const std::string& name, bool draining, const std::string& why = {});
 
+  // ---- partitions (issue 20 item 1; sched/partition.hpp)
+  // Replaces the partitions (an empty list: the one implicit partition,
+  // "default", with every node and the engine's policy). Nodes no partition
+  // names, and nodes added later that none names, go to the default one.
+  // Invalid, and nothing changed, when check_partitions refuses them;
+  // Conflict once a job exists (a job's partition is fixed for its life).
+  Status set_partitions(std::vector<PartitionSpec> partitions);
+  // Whether partitions were configured (false: the implicit one).
+  bool partitioned() const { return partitioned_; }
+  const std::vector<Partition>& partitions() const { return partitions_; }
+  std::optional<int> partition_index(std::string_view name) const;
+  // The partition's own policy (hot-reloaded by its PolicyHost); null gives
+  // it the engine's. NotFound: no such partition.
+  Status set_partition_policy(const std::string& name, std::shared_ptr<Policy> policy);
+  // The policy that runs the partition's passes: its own, else the engine's.
+  std::shared_ptr<Policy> partition_policy(const std::string& name) const;
+  // Sets its state (publishes partition.state with `why` when it changed);
+  // a partition set up again gets a pass. NotFound.
+  Status set_partition_state(const std::string& name, PartitionState state,
+                             const std::string& why = {});
+  // Its limits, for the submissions from now on (jobs already in keep what
+  // they were given). NotFound.
+  Status set_partition_limits(const std::string& name, PartitionLimits limits);
+  // The groups a user is in, for AllowGroups (schedd asks the system);
+  // without one, only AllowUsers admits.
+  using GroupLookup = std::function<std::vector<std::string>(const std::string& user)>;
+  void set_group_lookup(GroupLookup lookup) { group_lookup_ = std::move(lookup); }
+
   // ---- job arrays (issue 18 item 1)
   // Cancels every task of the array `array_id` that has not ended or begun
   // ending; how many. NotFound: no such array.
@@ -256,9 +295,11 @@ class Engine {
   // Runs one pass now, for whatever reason.
   void run_pass(PassReason reason);
   // A pass that checks but never enacts: the reload check of a new policy.
-  std::optional<PolicyFailure> dry_pass(Policy& policy);
+  // `partition`: the pass of that partition (its jobs and nodes); "": the
+  // whole cluster.
+  std::optional<PolicyFailure> dry_pass(Policy& policy, const std::string& partition = {});
   // The same, with what the pass would have done (engine_dry_pass.cpp).
-  DryPassReport dry_pass_report(Policy& policy);
+  DryPassReport dry_pass_report(Policy& policy, const std::string& partition = {});
 
   // ---- queries
   double now() const { return clock_.now(); }
@@ -359,6 +400,17 @@ class Engine {
   // A task ended: the next throttled tasks of its array (only its array)
   // are let into the queue.
   void array_task_ended(Job& job);
+  // One pass of `policy` over partition `partition` (-1: the whole
+  // cluster, as without partitions); whether the policy completed it.
+  bool run_policy_pass(PassReason reason, int partition, const std::shared_ptr<Policy>& policy);
+  // After a failed live pass of a partition's own policy: as
+  // note_pass_failure, for that partition.
+  void note_partition_failure(Partition& partition, const PolicyFailure& failure);
+  // Whether a submission may go to the partition: its state, who may, its limits
+  // (and fills in its default time limit).
+  Status admit_to_partition(const Partition& partition, JobSpec& spec) const;
+  // The partition of a node that is new or renamed: the one naming it, else the default.
+  int partition_of_node(const std::string& name) const;
   // Runs policy.schedule(ctx) with the policy marked busy; a C++ exception
   // from it becomes a Runtime failure.
   std::optional<PolicyFailure> call_schedule(Policy& policy, PassContext& ctx);
@@ -407,6 +459,14 @@ class Engine {
     std::set<JobId> throttled;  // pending tasks held back by the throttle, in id order
   };
   std::unordered_map<JobId, ArrayState> arrays_;
+
+  // ---- partitions (issue 20 item 1)
+  std::vector<Partition> partitions_ = {
+      Partition{PartitionSpec{std::string(kImplicitPartition), {}, true, PartitionState::Up, {}},
+                nullptr, nullptr, 0}};
+  bool partitioned_ = false;
+  int default_partition_ = 0;
+  GroupLookup group_lookup_;
 
   double corridor_lower_w_ = 0;
   double corridor_upper_w_ = 0;

@@ -49,7 +49,8 @@ enum class EventType {
   ResizeGranted,
   ResizeRefused,
   ResizeExpired,
-  SchedPass,  // keep last: the journal reads topics up to it
+  PartitionState,  // a partition's state was set (sched partition set; issue 20 item 1)
+  SchedPass,       // keep last: the journal reads topics up to it
 };
 
 // The topic of an event: "job.started", "policy.error", ...
@@ -96,6 +97,11 @@ struct Event {
   // the user who asked ("" for the application itself), code the refusal's
   // wire code, reason "application" or "user"
   std::string user;
+
+  // ---- partition.state: the partition (its new state in `code`: up, drain,
+  // down); policy.error, policy.reverted and sched.pass of a partition's own
+  // pass (issue 20 item 1): the partition; "" otherwise
+  std::string partition;
 
   std::string message;  // people-readable detail (errors, reasons)
 };

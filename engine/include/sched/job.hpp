@@ -106,6 +106,9 @@ struct JobSpec {
   int cpus_per_task = 1;                                          // -c: cores of each task
   tasks::Distribution distribution = tasks::Distribution::Block;  // -m
   tasks::CpuBind cpu_bind = tasks::CpuBind::None;                 // --cpu-bind
+  // ---- partition (issue 20 item 1; sched/partition.hpp): -p; empty at
+  // submit: the default partition, whose name Engine::submit fills in.
+  std::string partition;
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).
@@ -197,6 +200,9 @@ struct Job {
   bool before_begin = false;  // its --begin time is still ahead
   // ---- job arrays (issue 18 item 1)
   bool array_throttled = false;  // its array has its %N tasks started: JobArrayTaskLimit
+  // ---- partition (issue 20 item 1): the index of spec.partition among the
+  // engine's partitions (0 without any), set at submit and restore.
+  int partition = 0;
 
   // ---- priority (issue 18 item 5): set at submit, recomputed at each
   // priority calc period while PENDING (sched/priority.hpp).

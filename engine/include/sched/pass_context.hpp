@@ -33,7 +33,14 @@ struct PowerView {
 class PassContext {
  public:
   // dry: actions are checked but the pass will never be enacted (reload check).
-  PassContext(Engine& engine, PassReason reason, bool dry);
+  // partition: the pass of that partition (issue 20 item 1): it sees only the
+  // partition's jobs and nodes, and an action on another partition's job is
+  // refused (`partition`); -1: the whole cluster, as without partitions.
+  PassContext(Engine& engine, PassReason reason, bool dry, int partition = -1);
+
+  // The partition this pass is of (-1: all), and its name ("" for all).
+  int partition() const { return partition_; }
+  const std::string& partition_name() const;
 
   double now() const;
   PassReason reason() const { return reason_; }
@@ -132,16 +139,24 @@ class PassContext {
   // this pass, sorted by time, into releases_.
   void collect_releases();
   Verdict check_resize(const Job* job, JobId id, int to, int direction);
+  // Whether the job is this pass's to act on (always without a partition).
+  bool mine(const Job& job) const { return partition_ < 0 || job.partition == partition_; }
+  Verdict refuse_other_partition(const Job& job);
+  // placed_ sized on first use; in a partition's pass, other partitions'
+  // nodes are marked taken from the start, so placement never picks them.
+  void init_placed();
 
   Engine& engine_;
   PassReason reason_;
   bool dry_;
+  int partition_;
   int idle_;
   std::unordered_map<JobId, Mark> marks_;
   std::vector<Action> actions_;
   std::vector<int> refusal_counts_;
   std::vector<Refusal> refusals_;
-  std::vector<const Job*> pending_;  // the part of the queue walked so far
+  std::vector<const Job*> pending_;  // the part of the queue walked so far (this partition's)
+  mutable std::optional<std::size_t> pending_total_;  // a partition's pass: its count, once walked
   std::optional<PendingQueue::Cursor> pending_cursor_;
   bool pending_complete_ = false;
   std::optional<std::vector<const Job*>> running_;

@@ -35,6 +35,7 @@ class PendingQueue {
     Kind kind;
     Key key;         // the job's place in the order
     const Job* job;  // valid while the job is queued (Insert only)
+    int partition;   // the job's Job::partition, so a consumer of one partition can skip others
   };
   // The sequence number just past the last change; a consumer remembers it.
   std::uint64_t changes_end() const { return changes_.end(); }

@@ -41,7 +41,10 @@ struct PolicyCandidate {
 class PolicyHost {
  public:
   // A time bound (options.time_limit_s) without a clock reads the engine's.
-  PolicyHost(Engine& engine, LuaPolicyOptions options);
+  // `partition`: the host of that partition's own policy (issue 20 item 1):
+  // it installs into the partition, and its dry passes are the partition's;
+  // "": the engine's policy.
+  PolicyHost(Engine& engine, LuaPolicyOptions options, std::string partition = {});
 
   // Loads the first policy and installs it in the engine. Invalid (and
   // nothing installed) when it cannot be loaded; last_failure() says why.
@@ -66,6 +69,7 @@ class PolicyHost {
   // The policy the engine runs (after a revert: the last good one).
   std::shared_ptr<LuaPolicy> current() const;
   const std::string& path() const { return path_; }
+  const std::string& partition() const { return partition_; }
   const PolicyParams& params() const { return options_.params; }
   const Engine& engine() const { return engine_; }
   std::uint64_t reloads() const { return reloads_; }
@@ -76,6 +80,7 @@ class PolicyHost {
 
  private:
   PolicyCandidate prepare(const std::string& path, const LuaPolicyOptions& options);
+  void set_engine_policy(std::shared_ptr<LuaPolicy> policy);
   // Installs a candidate that passed; publishes policy.reloaded with `how`.
   void install(PolicyCandidate candidate, const std::string& how);
   // Publishes a refused candidate as policy.error; Invalid.
@@ -87,6 +92,7 @@ class PolicyHost {
 
   Engine& engine_;
   LuaPolicyOptions options_;
+  std::string partition_;
   std::string path_;
   // Each file the policy (or the last attempt) loaded → its content as last
   // seen: an edit within the same second (same mtime) still counts.

@@ -55,6 +55,10 @@ inline constexpr std::string_view kStepResized = "step.resized";
 inline constexpr std::string_view kStepDone = "step.done";
 // ---- issue 19: the journal's events after a sequence number (replay).
 inline constexpr std::string_view kEventsReplay = "events.replay";
+// ---- issue 20 item 1: the partitions (body Empty, reply PartitionList) and
+// an admin's change of one's state (body PartitionUpdate, reply Empty).
+inline constexpr std::string_view kPartitionList = "partition.list";
+inline constexpr std::string_view kPartitionUpdate = "partition.update";
 }  // namespace type
 
 // ------------------------------------------------------------------ jobs
@@ -109,9 +113,12 @@ struct JobSpecMsg {
   // -n without -N: the engine picks the nodes for the tasks' cpus (nodes is
   // 1 until then)
   std::optional<bool> nodes_from_tasks;
+  // ---- partition (issue 20 item 1): -p; absent: the default partition
+  std::optional<std::string> partition;
 
   template <class V>
   void fields(V& v) {
+    v("partition", partition);
     // ---- tasks (issue 16 item 1)
     v("nodes_from_tasks", nodes_from_tasks);
     v("ntasks", ntasks);
@@ -279,9 +286,12 @@ struct JobInfo {
   std::optional<int> cpus_per_task;         // -c
   std::optional<std::string> distribution;  // -m: block | cyclic
   std::optional<std::string> cpu_bind;      // --cpu-bind: none | cores
+  // ---- partition (issue 20 item 1); absent from a schedd before it
+  std::optional<std::string> partition;
 
   template <class V>
   void fields(V& v) {
+    v("partition", partition);
     // ---- tasks (issue 16 item 1)
     v("ntasks", ntasks);
     v("cpus_per_task", cpus_per_task);
@@ -420,8 +430,10 @@ struct NodeInfo {
   // it runs jobs as: "" (as root, each job as its user) or its one user.
   std::optional<std::string> containment;
   std::optional<std::string> run_as;
+  std::optional<std::string> partition;  // issue 20 item 1: the node's partition
   template <class V>
   void fields(V& v) {
+    v("partition", partition);
     v("containment", containment);
     v("run_as", run_as);
     v("name", name);
@@ -468,6 +480,66 @@ struct NodeList {
 struct NodeUpdate {
   std::string name;
   std::string state;  // drain | resume
+  std::optional<std::string> reason;
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("state", state);
+    v("reason", reason);
+  }
+};
+
+// ------------------------------------------------------ partitions (issue 20 item 1)
+
+// One partition, as `sched partition` (and sinfo's summary) shows it.
+struct PartitionInfo {
+  std::string name;
+  std::string state;  // up | drain | down
+  bool is_default = false;
+  std::vector<std::string> nodes;  // its nodes that exist now, in registration order
+  int nodes_idle = 0;
+  std::string policy;  // the policy running its passes (its own, or the engine's)
+  bool own_policy = false;
+  double max_time_s = 0;  // 0: none
+  double default_time_s = 0;
+  int max_nodes = 0;                // 0: none
+  std::vector<std::string> users;   // AllowUsers; empty (with groups empty): all
+  std::vector<std::string> groups;  // AllowGroups
+  std::int64_t pending = 0;         // PENDING jobs
+  std::int64_t running = 0;         // jobs holding its nodes (not pending, not ended)
+  template <class V>
+  void fields(V& v) {
+    v("name", name);
+    v("state", state);
+    v("is_default", is_default);
+    v("nodes", nodes);
+    v("nodes_idle", nodes_idle);
+    v("policy", policy);
+    v("own_policy", own_policy);
+    v("max_time_s", max_time_s);
+    v("default_time_s", default_time_s);
+    v("max_nodes", max_nodes);
+    v("users", users);
+    v("groups", groups);
+    v("pending", pending);
+    v("running", running);
+  }
+};
+
+struct PartitionList {
+  bool configured = false;  // false: the one implicit partition
+  std::vector<PartitionInfo> partitions;
+  template <class V>
+  void fields(V& v) {
+    v("configured", configured);
+    v("partitions", partitions);
+  }
+};
+
+// An admin sets a partition's state (sched partition set NAME state=drain).
+struct PartitionUpdate {
+  std::string name;
+  std::string state;  // up | drain | down
   std::optional<std::string> reason;
   template <class V>
   void fields(V& v) {
