@@ -11,6 +11,7 @@
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/pmi_messages.hpp"
+#include "sched/proto/session.hpp"
 
 namespace sched::daemon {
 namespace {
@@ -39,9 +40,10 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
         type::kJobHold, type::kJobRelease, type::kJobRequeue,
         // ---- issue 22
         type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback,
-        type::kPolicySnapshot, type::kEventsReplay,       // ---- issue 19
-        type::kJobResize,                                 // ---- issue 17
-        type::kPartitionList, type::kPartitionUpdate}) {  // ---- issue 20
+        type::kPolicySnapshot, type::kEventsReplay,    // ---- issue 19
+        type::kJobResize,                              // ---- issue 17
+        type::kPartitionList, type::kPartitionUpdate,  // ---- issue 20
+        type::kSessionOpen}) {                         // ---- issue 15
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());
