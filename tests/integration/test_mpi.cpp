@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "cluster.hpp"
+#include "mpi_test.hpp"
 #include "test_paths.hpp"
 
 namespace sched::testing {
@@ -22,46 +22,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class Mpi : public ::testing::Test {
+class Mpi : public MpiTest {
  protected:
   void SetUp() override {
     // Not a skip: CI installs MPICH (scripts/install-deps.sh), and a build
     // without it must not pass these tests.
     ASSERT_STRNE(SCHED_MPI_RANKS_MPICH_BIN, "")
         << "mpicc.mpich was not found at configure time: run scripts/install-deps.sh";
-    cluster_.start_agent("n1", 2);
-    cluster_.start_agent("n2", 2);
-    ASSERT_TRUE(cluster_.wait_nodes_up(2)) << cluster_.logs();
-    fs::create_directories(cluster_.work_dir());
+    app_ = SCHED_MPI_RANKS_MPICH_BIN;
+    start_nodes(2, 2);
   }
-
-  std::int64_t submit(const std::string& script) {
-    proto::SubmitRequest request;
-    request.job.name = "mpi";
-    request.job.nodes = 2;
-    request.job.workdir = cluster_.work_dir();
-    request.job.env["SCHED"] = SCHED_CLI_BIN;
-    request.job.env["APP"] = SCHED_MPI_RANKS_MPICH_BIN;
-    request.job.script = script;
-    return cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
-  }
-
-  // Runs the script as a job of 2 nodes; its output once it completed.
-  std::string run_job(const std::string& script) {
-    const auto id = submit(script);
-    EXPECT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(60)))
-        << cluster_.logs() << slurp(cluster_.job(id).output);
-    return slurp(cluster_.job(id).output);
-  }
-
-  LocalCluster cluster_;
 };
 
 TEST_F(Mpi, Pmi2BlockRanksSeeTheStepReduceAndRunWherePlaced) {
@@ -125,31 +95,7 @@ TEST_F(Mpi, ARankThatDiesFailsTheStep) {
       << out;
 }
 
-TEST_F(Mpi, CancelKillsEveryRankOnEveryNode) {
-  const fs::path pids = fs::path(cluster_.work_dir()) / "pids";
-  const auto id = submit("#!/bin/sh\n$SCHED run --mpi=pmi2 -n 4 $APP hang " + pids.string() + "\n");
-  std::vector<int> ranks;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (ranks.size() < 4 && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ranks.clear();
-    std::istringstream lines(slurp(pids));
-    for (int pid; lines >> pid;) ranks.push_back(pid);
-  }
-  ASSERT_EQ(ranks.size(), 4u) << cluster_.logs() << slurp(cluster_.job(id).output);
-  cluster_.client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
-  ASSERT_TRUE(cluster_.wait_state(id, "CANCELLED")) << cluster_.logs();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  const auto alive = [&] {
-    int n = 0;
-    for (int pid : ranks) n += ::kill(pid, 0) == 0 ? 1 : 0;
-    return n;
-  };
-  while (alive() > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_EQ(alive(), 0) << cluster_.logs();
-}
+TEST_F(Mpi, CancelKillsEveryRankOnEveryNode) { expect_cancel_kills_every_rank("pmi2", 4); }
 
 }  // namespace
 }  // namespace sched::testing

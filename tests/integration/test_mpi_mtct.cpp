@@ -9,52 +9,35 @@
 #include <sstream>
 #include <thread>
 
-#include "cluster.hpp"
+#include "mpi_test.hpp"
 #include "test_paths.hpp"
 
 namespace sched::testing {
 namespace {
 
-class MpiMtct : public ::testing::Test {
+class MpiMtct : public MpiTest {
  protected:
   void SetUp() override {
     // Not a skip: CI installs MPICH (scripts/install-deps.sh).
     ASSERT_STRNE(SCHED_MPI_WAITS_MPICH_BIN, "") << "mpicc.mpich was not found at configure time";
     ASSERT_STRNE(SCHED_MPI_MTCT_MPICH_LIB, "") << "MPICH's pkg-config file was not found";
-    cluster_.start_agent("n1");
-    cluster_.start_agent("n2");
-    ASSERT_TRUE(cluster_.wait_nodes_up(2)) << cluster_.logs();
+    job_name_ = "waits";
+    app_ = SCHED_MPI_WAITS_MPICH_BIN;
+    env_["SCHED_MALL_MTCT_INTERVAL_S"] = "0.3";
+    start_nodes(2, 1);
   }
 
   // 100 iterations of 20 ms on every rank plus 10 ms on rank 0 while rank 1
-  // waits in MPI_Barrier: about 3 s.
-  std::int64_t submit(bool preload) {
-    proto::SubmitRequest request;
-    request.job.name = "waits";
-    request.job.nodes = 2;
-    request.job.workdir = cluster_.work_dir();
-    request.job.env["SCHED"] = SCHED_CLI_BIN;
-    request.job.env["APP"] = SCHED_MPI_WAITS_MPICH_BIN;
-    request.job.env["SCHED_MALL_MTCT_INTERVAL_S"] = "0.3";
-    if (preload) request.job.env["MTCT_LIB"] = SCHED_MPI_MTCT_MPICH_LIB;
-    // As with srun: the caller's environment, LD_PRELOAD too, reaches the ranks.
-    request.job.script =
-        "#!/bin/sh\nLD_PRELOAD=$MTCT_LIB $SCHED run --mpi=pmi2 -n 2 $APP 100 20 10\n";
-    return cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  // waits in MPI_Barrier: about 3 s. As with srun, the caller's environment,
+  // LD_PRELOAD too, reaches the ranks.
+  std::int64_t submit_waits(bool preload) {
+    if (preload) env_["MTCT_LIB"] = SCHED_MPI_MTCT_MPICH_LIB;
+    return submit("#!/bin/sh\nLD_PRELOAD=$MTCT_LIB $SCHED run --mpi=pmi2 -n 2 $APP 100 20 10\n");
   }
-
-  std::string output(std::int64_t id) {
-    std::ifstream in(cluster_.job(id).output);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  LocalCluster cluster_;
 };
 
 TEST_F(MpiMtct, ThePmpiLibraryGivesAProgramThatReportsNothingItsMtct) {
-  const auto id = submit(true);
+  const auto id = submit_waits(true);
   ASSERT_TRUE(cluster_.wait_state(id, "RUNNING")) << cluster_.logs();
   std::optional<double> mtct;
   ASSERT_TRUE(eventually([&] {
@@ -75,7 +58,7 @@ TEST_F(MpiMtct, ThePmpiLibraryGivesAProgramThatReportsNothingItsMtct) {
 }
 
 TEST_F(MpiMtct, WithoutItTheSameProgramGivesNoMtct) {
-  const auto id = submit(false);
+  const auto id = submit_waits(false);
   ASSERT_TRUE(cluster_.wait_state(id, "RUNNING")) << cluster_.logs();
   // Heartbeats carry new measurements every second here: 2 s would show one.
   std::this_thread::sleep_for(std::chrono::seconds(2));

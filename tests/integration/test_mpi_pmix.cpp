@@ -18,7 +18,7 @@
 #include <string>
 #include <thread>
 
-#include "cluster.hpp"
+#include "mpi_test.hpp"
 #include "test_paths.hpp"
 #include "test_users.hpp"
 
@@ -27,45 +27,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class MpiPmix : public ::testing::Test {
+class MpiPmix : public MpiTest {
  protected:
   void SetUp() override {
     // Not a skip: install-deps.sh installs Open MPI, and a build without it
     // must not pass these tests.
     ASSERT_STRNE(SCHED_MPI_RANKS_OPENMPI_BIN, "")
         << "mpicc.openmpi was not found at configure time: run scripts/install-deps.sh";
-    for (const char* node : {"n1", "n2", "n3", "n4"}) cluster_.start_agent(node, 2);
-    ASSERT_TRUE(cluster_.wait_nodes_up(4)) << cluster_.logs();
-    fs::create_directories(cluster_.work_dir());
+    job_name_ = "pmix";
+    job_nodes_ = 4;
+    app_ = SCHED_MPI_RANKS_OPENMPI_BIN;
+    start_nodes(4, 2);
   }
-
-  std::int64_t submit(const std::string& script) {
-    proto::SubmitRequest request;
-    request.job.name = "pmix";
-    request.job.nodes = 4;
-    request.job.workdir = cluster_.work_dir();
-    request.job.env["SCHED"] = SCHED_CLI_BIN;
-    request.job.env["APP"] = SCHED_MPI_RANKS_OPENMPI_BIN;
-    request.job.script = script;
-    return cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
-  }
-
-  // Runs the script as a job of 4 nodes; its output once it completed.
-  std::string run_job(const std::string& script) {
-    const auto id = submit(script);
-    EXPECT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(90)))
-        << cluster_.logs() << slurp(cluster_.job(id).output);
-    return slurp(cluster_.job(id).output);
-  }
-
-  LocalCluster cluster_;
 };
 
 TEST_F(MpiPmix, BlockRanksSeeTheStepReduceAndRunWherePlaced) {
@@ -132,8 +105,8 @@ TEST_F(MpiPmix, AUsersRanksConnectToTheRootAgentsServer) {
   const auto id = cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
   const fs::path out = dir.path() / ("sched-" + std::to_string(id) + ".out");
   EXPECT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(90)))
-      << cluster_.logs() << slurp(out);
-  EXPECT_EQ(slurp(out), "8\n") << cluster_.logs();
+      << cluster_.logs() << read_file(out);
+  EXPECT_EQ(read_file(out), "8\n") << cluster_.logs();
 }
 
 TEST_F(MpiPmix, ARankThatAbortsFailsTheStepWithItsReason) {
@@ -175,31 +148,7 @@ TEST_F(MpiPmix, ARankThatDiesFailsTheStep) {
       << out;
 }
 
-TEST_F(MpiPmix, CancelKillsEveryRankOnEveryNode) {
-  const fs::path pids = fs::path(cluster_.work_dir()) / "pids";
-  const auto id = submit("#!/bin/sh\n$SCHED run --mpi=pmix -n 8 $APP hang " + pids.string() + "\n");
-  std::vector<int> ranks;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (ranks.size() < 8 && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ranks.clear();
-    std::istringstream lines(slurp(pids));
-    for (int pid; lines >> pid;) ranks.push_back(pid);
-  }
-  ASSERT_EQ(ranks.size(), 8u) << cluster_.logs() << slurp(cluster_.job(id).output);
-  cluster_.client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
-  ASSERT_TRUE(cluster_.wait_state(id, "CANCELLED")) << cluster_.logs();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  const auto alive = [&] {
-    int n = 0;
-    for (int pid : ranks) n += ::kill(pid, 0) == 0 ? 1 : 0;
-    return n;
-  };
-  while (alive() > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_EQ(alive(), 0) << cluster_.logs();
-}
+TEST_F(MpiPmix, CancelKillsEveryRankOnEveryNode) { expect_cancel_kills_every_rank("pmix", 8); }
 
 // A site whose [jobs] mpi_default is "pmix": `sched run` without --mpi
 // serves PMIx. (Under --mpi=none Open MPI sees Slurm's variables and no PMI,
@@ -222,7 +171,7 @@ TEST(MpiPmixDefault, TheSitesDefaultServesPmixWithoutMpi) {
   request.job.script = "#!/bin/sh\n$SCHED run -n 4 $APP | sort -n\n";
   const auto id = cluster.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
   EXPECT_TRUE(cluster.wait_state(id, "COMPLETED", std::chrono::seconds(60))) << cluster.logs();
-  EXPECT_EQ(slurp(cluster.job(id).output),
+  EXPECT_EQ(read_file(cluster.job(id).output),
             "rank 0 size 4 sum 6 node 0 procid 0\n"
             "rank 1 size 4 sum 6 node 0 procid 1\n"
             "rank 2 size 4 sum 6 node 1 procid 2\n"

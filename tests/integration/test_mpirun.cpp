@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster.hpp"
+#include "mpi_test.hpp"
 #include "test_paths.hpp"
 
 namespace sched::testing {
@@ -21,39 +21,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class Mpirun : public ::testing::Test {
+class Mpirun : public MpiTest {
  protected:
   void SetUp() override {
-    for (const char* node : {"n1", "n2", "n3", "n4"}) cluster_.start_agent(node, 2);
-    ASSERT_TRUE(cluster_.wait_nodes_up(4)) << cluster_.logs();
-    fs::create_directories(cluster_.work_dir());
+    job_name_ = "mpirun";
+    job_nodes_ = 4;
+    job_tasks_ = 8;  // 2 slots a node
+    start_nodes(4, 2);
   }
 
-  // Runs `script` as a job of 4 nodes and 8 tasks (2 slots a node); its
-  // output once it completed.
+  // Runs `script` as a job of 4 nodes and 8 tasks; its output once it
+  // completed.
   std::string run_job(const std::string& script, const std::string& app,
                       const std::map<std::string, std::string>& env) {
-    proto::SubmitRequest request;
-    request.job.name = "mpirun";
-    request.job.nodes = 4;
-    request.job.ntasks = 8;
-    request.job.workdir = cluster_.work_dir();
-    request.job.script = script;
-    request.job.env = env;
-    request.job.env["APP"] = app;
+    app_ = app;
+    env_ = env;
     // sched-mpi-agent is built beside sched; installed, both are on PATH.
-    request.job.env["PATH"] = fs::path(SCHED_CLI_BIN).parent_path().string() + ":/usr/bin:/bin";
-    const auto id = cluster_.client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
-    EXPECT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(90)))
-        << cluster_.logs() << slurp(cluster_.job(id).output);
-    return slurp(cluster_.job(id).output);
+    env_["PATH"] = fs::path(SCHED_CLI_BIN).parent_path().string() + ":/usr/bin:/bin";
+    return MpiTest::run_job(script);
   }
 
   // Checks the 8 ranks' lines: size 8, the sum 0+…+7, and rank r on the
@@ -81,8 +66,6 @@ class Mpirun : public ::testing::Test {
     }
     EXPECT_NE(out.find("status 0"), std::string::npos) << out;
   }
-
-  LocalCluster cluster_;
 };
 
 TEST_F(Mpirun, OpenMpiMpirunRunsRanksOnTheJobsNodes) {
@@ -137,7 +120,7 @@ TEST_F(Mpirun, TheMpiHeatExampleGivesTheGridOfTheMalleableOne) {
       run_job(script, (examples / "heat_mpi_mpich").string(), {{"SCHED", SCHED_CLI_BIN}});
   EXPECT_NE(out.find("8 ranks"), std::string::npos) << out;
   EXPECT_NE(out.find("status 0"), std::string::npos) << out;
-  EXPECT_GT(slurp(fs::path(cluster_.work_dir()) / "one.grid").size(), 1000u);
+  EXPECT_GT(read_file(fs::path(cluster_.work_dir()) / "one.grid").size(), 1000u);
 }
 
 }  // namespace
