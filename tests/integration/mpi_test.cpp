@@ -42,9 +42,8 @@ std::string MpiTest::run_job(const std::string& script, std::chrono::seconds tim
 
 void MpiTest::expect_cancel_kills_every_rank(const std::string& mpi, int ranks) {
   const fs::path pids = fs::path(cluster_.work_dir()) / "pids";
-  const auto id =
-      submit("#!/bin/sh\n$SCHED run --mpi=" + mpi + " -n " + std::to_string(ranks) +
-             " $APP hang " + pids.string() + "\n");
+  const auto id = submit("#!/bin/sh\n$SCHED run --mpi=" + mpi + " -n " + std::to_string(ranks) +
+                         " $APP hang " + pids.string() + "\n");
   std::vector<int> started;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (static_cast<int>(started.size()) < ranks && std::chrono::steady_clock::now() < give_up) {
