@@ -30,8 +30,6 @@ bool known_type(std::string_view t) {
   return false;
 }
 
-Note make_note(Note::Kind kind, std::int64_t txn = 0) { return Note(kind, txn); }
-
 }  // namespace
 
 std::optional<std::string> check_mapping(const proto::NegoOfferSet& offer,
@@ -75,7 +73,7 @@ void Session::on_message(std::string_view bytes, double now) {
   } catch (const proto::ProtoError& e) {
     // As on every sched socket (docs/protocol.md §2): type "error", seq 0.
     outgoing_.push_back(proto::encode_error("error", 0, e.code(), e.what()));
-    Note n = make_note(Note::Kind::Refused);
+    Note n = Note(Note::Kind::Refused);
     n.code = e.code();
     n.reason = e.what();
     note(std::move(n));
@@ -83,7 +81,7 @@ void Session::on_message(std::string_view bytes, double now) {
   }
   if (envelope.is_reply()) {
     // Every message is one-way: a reply is the peer refusing one of ours.
-    Note n = make_note(Note::Kind::PeerRefused);
+    Note n = Note(Note::Kind::PeerRefused);
     n.message_type = envelope.type;
     if (envelope.error) {
       n.code = envelope.error->code;
@@ -94,7 +92,7 @@ void Session::on_message(std::string_view bytes, double now) {
         envelope.seq == handed_over_->seq) {
       // H timed out on its agreed end before this side's answer came: it
       // started nothing, so the jobs are this side's again (§5.6).
-      Note revoked = make_note(Note::Kind::Revoked, handed_over_->txn);
+      Note revoked = Note(Note::Kind::Revoked, handed_over_->txn);
       revoked.mapping = std::move(handed_over_->mapping);
       revoked.reason = n.reason;
       note(std::move(revoked));
@@ -147,7 +145,7 @@ void Session::on_message(std::string_view bytes, double now) {
 void Session::refuse(const proto::Envelope& envelope, std::string_view error_code,
                      const std::string& why) {
   outgoing_.push_back(proto::encode_error(envelope.type, envelope.seq, error_code, why));
-  Note n = make_note(Note::Kind::Refused);
+  Note n = Note(Note::Kind::Refused);
   n.message_type = envelope.type;
   n.code = error_code;
   n.reason = why;
@@ -176,7 +174,7 @@ void Session::set_phase(Phase phase, double now) {
 
 void Session::close_transaction(std::string_view how, std::string_view reason) {
   if (!how.empty()) {
-    Note n = make_note(Note::Kind::Closed, txn_);
+    Note n = Note(Note::Kind::Closed, txn_);
     n.outcome = how;
     n.reason = reason;
     note(std::move(n));
@@ -269,7 +267,7 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
     }
     if (end.outcome == outcome::kAgreed) {
       handed_over_ = HandedOver{txn_, seq_, end.mapping};
-      Note n = make_note(Note::Kind::Agreed, txn_);
+      Note n = Note(Note::Kind::Agreed, txn_);
       n.mapping = end.mapping;
       note(std::move(n));
       close_transaction({}, {});
@@ -296,7 +294,7 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
       return true;
     }
     if (ending_outcome_ == outcome::kAgreed) {
-      Note n = make_note(Note::Kind::Agreed, txn_);
+      Note n = Note(Note::Kind::Agreed, txn_);
       n.mapping = ending_mapping_;
       note(std::move(n));
       close_transaction({}, {});
@@ -315,7 +313,7 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
     state_ = State::Uninitialised;
     interested_ = false;
     closed_awaiting_end_response_.clear();
-    Note n = make_note(Note::Kind::Finalized);
+    Note n = Note(Note::Kind::Finalized);
     n.reason = finalize.reason;
     note(std::move(n));
     return true;
@@ -331,7 +329,7 @@ bool Session::handle_common(const proto::Envelope& envelope, double now) {
       return true;
     }
     state_ = State::Uninitialised;
-    Note n = make_note(Note::Kind::Finalized);
+    Note n = Note(Note::Kind::Finalized);
     n.reason = finalize_reason_;
     note(std::move(n));
     return true;
@@ -369,7 +367,7 @@ void Session::peer_gone() {
   agreement_timed_out_.clear();
   handed_over_.reset();
   if (was_open) {
-    Note n = make_note(Note::Kind::Finalized);
+    Note n = Note(Note::Kind::Finalized);
     n.reason = "peer gone";
     note(std::move(n));
   }

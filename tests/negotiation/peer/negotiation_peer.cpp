@@ -216,29 +216,33 @@ class Peer {
     return s;
   }
 
-  // The cores of every open offer but `mine`'s: an offer holds its cores
-  // until its transaction closes (docs/negotiation.md §5.8).
-  Cores::Held held(const HypervisorSide* mine) const {
+  static Cores::Held cores_of(const proto::NegoOfferSet& offer) {
     Cores::Held out;
-    for (const auto& [peer, session] : sessions_) {
-      if (&session == mine || !session.open_offer()) continue;
-      for (const auto& r : session.open_offer()->resources) {
-        for (const auto& socket : r.sockets) {
-          for (int core : socket.cores) out.insert({r.node, core});
-        }
+    for (const auto& r : offer.resources) {
+      for (const auto& socket : r.sockets) {
+        for (int core : socket.cores) out.insert({r.node, core});
       }
     }
     return out;
   }
 
+  // The cores of every open offer but `mine`'s: an offer holds its cores
+  // until its transaction closes (docs/negotiation.md §5.8).
+  Cores::Held held(const HypervisorSide* mine) const {
+    Cores::Held out;
+    for (const auto& [peer, session] : sessions_) {
+      if (&session != mine && session.open_offer()) out.merge(cores_of(*session.open_offer()));
+    }
+    return out;
+  }
+
+  // The cores of the offers whose agreement is out (an urgent job may not
+  // take them).
   Cores::Held held_by_ending() const {
     Cores::Held out;
     for (const auto& [peer, session] : sessions_) {
-      if (session.phase() != negotiation::Phase::Ending || !session.open_offer()) continue;
-      for (const auto& r : session.open_offer()->resources) {
-        for (const auto& socket : r.sockets) {
-          for (int core : socket.cores) out.insert({r.node, core});
-        }
+      if (session.phase() == negotiation::Phase::Ending && session.open_offer()) {
+        out.merge(cores_of(*session.open_offer()));
       }
     }
     return out;
@@ -248,20 +252,15 @@ class Peer {
                          double now) {
     for (auto& [peer, session] : sessions_) {
       if (!session.open_offer() || session.phase() == negotiation::Phase::Ending) continue;
-      bool overlaps = false;
-      for (const auto& r : session.open_offer()->resources) {
-        for (const auto& p : placement) {
-          if (p.node != r.node) continue;
-          for (const auto& socket : r.sockets) {
-            for (int core : socket.cores) {
-              overlaps =
-                  overlaps || std::find(p.cores.begin(), p.cores.end(), core) != p.cores.end();
-            }
-          }
-        }
-      }
-      if (overlaps)
+      const Cores::Held offered = cores_of(*session.open_offer());
+      const bool overlaps = std::any_of(placement.begin(), placement.end(), [&](const auto& p) {
+        return std::any_of(p.cores.begin(), p.cores.end(), [&](int core) {
+          return offered.contains({p.node, core});
+        });
+      });
+      if (overlaps) {
         session.abandon("urgent job " + std::to_string(job) + " took cores of the offer", now);
+      }
     }
   }
 
