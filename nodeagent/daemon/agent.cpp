@@ -275,6 +275,14 @@ void Agent::add_job_env(JobId job, EnvPairs& env) const {
   if (!options_.data_address.empty() && !bind_set) {
     env.emplace_back("SCHED_MALL_BIND", options_.data_address);
   }
+  // Virtual nodes share one host and its /tmp: Open MPI's daemons of two
+  // virtual nodes would race to create the same session folder
+  // (/tmp/ompi.HOST.UID/jf.N) and fail. TMPDIR at each node's folder of the
+  // job keeps them apart, as separate machines' /tmp would; it replaces the
+  // value a step inherits from the node it was started from. (Not
+  // OMPI_MCA_orte_tmpdir_base: mpirun passes that one on its daemons'
+  // command lines, the same for all.)
+  if (options_.cores > 0) set_env(env, "TMPDIR", job_dir(job));
 }
 
 void Agent::log_unsent(std::string_view type) {

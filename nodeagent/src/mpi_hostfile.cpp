@@ -72,6 +72,11 @@ EnvPairs mpi_launcher_environment(const std::string& hostfile, const std::string
       {"OMPI_MCA_orte_default_hostfile", hostfile},
       {"OMPI_MCA_plm", "rsh"},
       {"OMPI_MCA_plm_rsh_agent", agent},
+      // Open MPI 4.1's orted maps its shared topology into the largest hole
+      // of its address space, which can lie just under the stack: the stack
+      // then cannot grow and orted crashes at random (ASLR) inside
+      // hwloc_shmem_topology_write. Ranks read the topology themselves instead.
+      {"OMPI_MCA_rtc_hwloc_vmhole", "none"},
       {"HYDRA_HOST_FILE", mpich_hostfile},
       {"HYDRA_LAUNCHER", "ssh"},
       {"HYDRA_LAUNCHER_EXEC", agent},

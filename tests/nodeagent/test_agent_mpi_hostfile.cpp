@@ -74,6 +74,7 @@ TEST(MpiHostfile, FilesAreWrittenAndTheVariablesPointAtThem) {
   EXPECT_EQ(value(env, "OMPI_MCA_plm_rsh_agent"), "sched-mpi-agent");
   EXPECT_EQ(value(env, "HYDRA_LAUNCHER_EXEC"), "sched-mpi-agent");
   EXPECT_EQ(value(env, "OMPI_MCA_plm"), "rsh");
+  EXPECT_EQ(value(env, "OMPI_MCA_rtc_hwloc_vmhole"), "none");
   // The job's own choice of launcher stays.
   EXPECT_EQ(value(env, "HYDRA_LAUNCHER"), "rsh");
   fs::remove_all(dir);

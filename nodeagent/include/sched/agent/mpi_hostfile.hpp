@@ -29,7 +29,7 @@ std::string mpich_hostfile(const std::vector<std::string>& nodes, const std::vec
 // OMPI_MCA_plm=rsh (not its Slurm launcher, which SLURM_JOB_ID would pick),
 // OMPI_MCA_plm_rsh_agent (its default tree spawn stays: with
 // plm_rsh_no_tree_spawn, orted daemonizes and would leave its step at
-// once), hydra's HYDRA_HOST_FILE,
+// once), OMPI_MCA_rtc_hwloc_vmhole=none (see the .cpp), hydra's HYDRA_HOST_FILE,
 // HYDRA_LAUNCHER=ssh and HYDRA_LAUNCHER_EXEC. The agent program is named
 // `sched-mpi-agent`, found on the job's PATH.
 EnvPairs mpi_launcher_environment(const std::string& hostfile, const std::string& mpich_hostfile);
