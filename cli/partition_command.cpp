@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "admin_commands.hpp"
 #include "connection.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 struct PartitionArgs {
   bool json = false;
+  std::string only;  // --partition: list this one alone
   std::string name;
   std::string state;
   std::string reason;
@@ -55,11 +57,15 @@ void add_partition_command(CLI::App& app) {
       "partition", "List the partitions (like sinfo's summary), or set one's state (admins)");
   cmd->require_subcommand(0, 1);
   cmd->add_flag("--json", args->json, "Print {\"partitions\": [...]} as JSON");
+  cmd->add_option("-p,--partition", args->only, "List this partition alone");
   cmd->callback([cmd, args] {
     if (!cmd->get_subcommands().empty()) return;
     run_command([&] {
-      const auto list =
-          client().call<proto::PartitionList>(proto::type::kPartitionList, proto::Empty{});
+      auto list = client().call<proto::PartitionList>(proto::type::kPartitionList, proto::Empty{});
+      if (!args->only.empty()) {
+        std::erase_if(list.partitions, [&](const auto& p) { return p.name != args->only; });
+        if (list.partitions.empty()) throw std::runtime_error("no partition named " + args->only);
+      }
       if (args->json) {
         nlohmann::json out = {{"configured", list.configured},
                               {"partitions", nlohmann::json::array()}};

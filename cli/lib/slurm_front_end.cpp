@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 
 #include "submit_options.hpp"
 
@@ -189,6 +190,22 @@ Translation salloc(const std::vector<std::string>& args) {
   return out;
 }
 
+// srun --mpi's types as `sched run --mpi` names them: Slurm calls its PMIx
+// plugin by version (pmix_v3, pmix_v4, ...); what sched does not serve is an
+// error, not a step that starts without its MPI wire-up.
+void translate_mpi_types(std::vector<Given>& options) {
+  for (Given& given : options) {
+    if (given.rule.name != "mpi" || !given.value) continue;
+    std::string& type = *given.value;
+    if (type.starts_with("pmix")) type = "pmix";
+    if (type != "pmix" && type != "pmi2" && type != "pmi1" && type != "none") {
+      throw FrontEndError("--mpi=" + type +
+                          " is not supported by this srun: sched serves pmix (pmix_v3, pmix_v4, "
+                          "...), pmi2, pmi1 and none");
+    }
+  }
+}
+
 // srun: inside a job a step on its nodes (`sched run`); outside one, an
 // allocation for the command alone (`sched alloc ... -- sched run ...`), as
 // srun makes one when there is none.
@@ -203,7 +220,8 @@ Translation srun(const std::vector<std::string>& args, const FrontEndContext& co
       {"cpu-bind", 0, ValueKind::Required},
       {"jobid", 0, ValueKind::Required},
       {"job-name", 'J', ValueKind::Required, Use::Ignore, {}, "steps have no names here"},
-      {"mpi", 0, ValueKind::Required, Use::Ignore, {}, "tasks start as `sched run` starts them"},
+      {"mpi", 0, ValueKind::Required},
+      {"nodelist", 'w', ValueKind::Required},
       {"label", 'l', ValueKind::None, Use::Ignore, {}, "output is not labelled here"},
       {"partition",
        'p',
@@ -219,8 +237,9 @@ Translation srun(const std::vector<std::string>& args, const FrontEndContext& co
       });
   if (in_allocation) {
     Translation out{{"run"}, {}};
-    const Scan given = scan(SlurmCommand::Srun, step_rules, args, /*stop=*/true);
+    Scan given = scan(SlurmCommand::Srun, step_rules, args, /*stop=*/true);
     if (given.operands.empty()) throw FrontEndError("no command to run");
+    translate_mpi_types(given.options);
     append_options(given.options, out);
     out.args.insert(out.args.end(), given.operands.begin(), given.operands.end());
     return out;
@@ -229,17 +248,23 @@ Translation srun(const std::vector<std::string>& args, const FrontEndContext& co
   for (const OptionRule& rule : step_rules) {
     if (rule.use == Use::Ignore && !find_rule(rules, rule.name)) rules.push_back(rule);
   }
-  const Scan given = scan(SlurmCommand::Srun, rules, args, /*stop=*/true);
+  // --mpi is the step's alone (-w, the allocation's, is a submission option).
+  rules.push_back(*find_rule(step_rules, "mpi"));
+  Scan given = scan(SlurmCommand::Srun, rules, args, /*stop=*/true);
   if (given.operands.empty()) throw FrontEndError("no command to run");
+  translate_mpi_types(given.options);
   Translation out{{"alloc"}, {}};
-  append_options(given.options, out);
+  std::vector<Given> allocation;
+  std::copy_if(given.options.begin(), given.options.end(), std::back_inserter(allocation),
+               [](const Given& option) { return option.rule.name != "mpi"; });
+  append_options(allocation, out);
   if (values_of(given.options, "job-name").empty()) {
     out.args.push_back("--job-name=" +
                        std::filesystem::path(given.operands.front()).filename().string());
   }
   out.args.insert(out.args.end(), {context.self, "run"});
   // The step takes the task options too (the allocation is sized by them).
-  for (const char* name : {"ntasks", "cpus-per-task", "distribution", "cpu-bind"}) {
+  for (const char* name : {"ntasks", "cpus-per-task", "distribution", "cpu-bind", "mpi"}) {
     for (const std::string& value : values_of(given.options, name)) {
       out.args.push_back("--" + std::string(name) + "=" + value);
     }
@@ -366,7 +391,8 @@ std::string lower(std::string text) {
   return text;
 }
 
-// scontrol show job|node, hold|uhold|release|requeue, update NodeName=...
+// scontrol show job|node|partition, hold|uhold|release|requeue, update
+// NodeName=... or PartitionName=...
 Translation scontrol(const std::vector<std::string>& args) {
   const Scan given = scan(SlurmCommand::Scontrol, {}, args, /*stop=*/true);
   const std::vector<std::string>& words = given.operands;
@@ -383,12 +409,32 @@ Translation scontrol(const std::vector<std::string>& args) {
       if (rest.size() > 2) throw FrontEndError("scontrol show node takes one node name");
       return out;
     }
+    if (what == "partition" || what == "partitions") {
+      Translation out{{"partition"}, {}};
+      if (rest.size() == 2) out.args.push_back("--partition=" + rest[1]);
+      if (rest.size() > 2) throw FrontEndError("scontrol show partition takes one partition name");
+      return out;
+    }
     throw unsupported(SlurmCommand::Scontrol, "show " + (rest.empty() ? "" : rest[0]));
   }
   if (verb == "hold" || verb == "uhold" || verb == "release" || verb == "requeue") {
     if (rest.empty()) throw FrontEndError("scontrol " + verb + " needs job ids");
     Translation out{{verb == "uhold" ? "hold" : verb}, {}};
     out.args.insert(out.args.end(), rest.begin(), rest.end());
+    return out;
+  }
+  if (verb == "update" && field(rest, "PartitionName")) {
+    const auto state = field(rest, "State");
+    if (!state || rest.size() > 3 || (rest.size() == 3 && !field(rest, "Reason"))) {
+      throw unsupported(SlurmCommand::Scontrol,
+                        "update other than PartitionName=NAME State=UP|DRAIN|DOWN [Reason=...]");
+    }
+    const std::string to = lower(*state);
+    if (to != "up" && to != "drain" && to != "down") {
+      throw unsupported(SlurmCommand::Scontrol, "State=" + *state + " of a partition");
+    }
+    Translation out{{"partition", "set", *field(rest, "PartitionName"), to}, {}};
+    if (auto reason = field(rest, "Reason")) out.args.insert(out.args.end(), {"--reason", *reason});
     return out;
   }
   if (verb == "update") {

@@ -159,7 +159,16 @@ TEST(SlurmFrontEnd, ScontrolVerbs) {
             (Words{"nodes", "resume", "n2"}));
   EXPECT_NE(refusal(SlurmCommand::Scontrol, {"update", "JobId=4", "TimeLimit=5"}).find("update"),
             std::string::npos);
-  EXPECT_NE(refusal(SlurmCommand::Scontrol, {"show", "partition"}).find("show partition"),
+  EXPECT_EQ(sched_args(SlurmCommand::Scontrol, {"show", "partition"}), (Words{"partition"}));
+  EXPECT_EQ(sched_args(SlurmCommand::Scontrol, {"show", "partition", "gpu"}),
+            (Words{"partition", "--partition=gpu"}));
+  EXPECT_EQ(sched_args(SlurmCommand::Scontrol,
+                       {"update", "PartitionName=gpu", "State=DRAIN", "Reason=upgrade"}),
+            (Words{"partition", "set", "gpu", "drain", "--reason", "upgrade"}));
+  EXPECT_NE(refusal(SlurmCommand::Scontrol, {"update", "PartitionName=gpu", "State=INACTIVE"})
+                .find("State=INACTIVE"),
+            std::string::npos);
+  EXPECT_NE(refusal(SlurmCommand::Scontrol, {"show", "config"}).find("show config"),
             std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Scontrol, {"show", "job"}).find("one job id"), std::string::npos);
   EXPECT_NE(refusal(SlurmCommand::Scontrol, {"reboot"}).find("'reboot'"), std::string::npos);
@@ -172,7 +181,15 @@ TEST(SlurmFrontEnd, SrunInsideAJobIsAStep) {
   // --jobid names an allocation from outside it.
   EXPECT_EQ(sched_args(SlurmCommand::Srun, {"--jobid=9", "true"}),
             (Words{"run", "--jobid=9", "true"}));
-  const Translation t = translate(SlurmCommand::Srun, {"--mpi=pmix", "./a.out"}, inside());
+  // --mpi starts the tasks' MPI wire-up; Slurm names its PMIx plugin by version.
+  EXPECT_EQ(sched_args(SlurmCommand::Srun, {"--mpi=pmix_v4", "-w", "n[1-2]", "./a.out"}, inside()),
+            (Words{"run", "--mpi=pmix", "--nodelist=n[1-2]", "./a.out"}));
+  EXPECT_EQ(sched_args(SlurmCommand::Srun, {"--mpi", "pmi2", "./a.out"}, inside()),
+            (Words{"run", "--mpi=pmi2", "./a.out"}));
+  EXPECT_NE(refusal(SlurmCommand::Srun, {"--mpi=cray_shasta", "./a.out"}, inside())
+                .find("--mpi=cray_shasta is not supported"),
+            std::string::npos);
+  const Translation t = translate(SlurmCommand::Srun, {"-l", "./a.out"}, inside());
   EXPECT_EQ(t.args, (Words{"run", "./a.out"}));
   EXPECT_EQ(t.warnings.size(), 1u);
   EXPECT_NE(refusal(SlurmCommand::Srun, {"-N", "2"}, inside()).find("no command"),
@@ -185,6 +202,10 @@ TEST(SlurmFrontEnd, SrunOutsideAJobAllocatesForTheCommand) {
                    "/opt/sched/bin/sched", "run", "--ntasks=4", "/bin/hostname"}));
   EXPECT_EQ(sched_args(SlurmCommand::Srun, {"-J", "probe", "env"}),
             (Words{"alloc", "--job-name=probe", "/opt/sched/bin/sched", "run", "env"}));
+  // The allocation takes -w, the step --mpi.
+  EXPECT_EQ(sched_args(SlurmCommand::Srun, {"--mpi=pmix", "-w", "n2", "-n", "2", "./a.out"}),
+            (Words{"alloc", "--nodelist=n2", "--ntasks=2", "--job-name=a.out",
+                   "/opt/sched/bin/sched", "run", "--ntasks=2", "--mpi=pmix", "./a.out"}));
 }
 
 TEST(SlurmFrontEnd, SallocIsAlloc) {

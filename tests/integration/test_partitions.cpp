@@ -141,6 +141,13 @@ TEST_F(Partitions, ListingsShowPartitionsAndAnAdminDrainsOne) {
   EXPECT_NE(list.out.find("batch*"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("easy_backfill"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("n[3-4]"), std::string::npos) << list.out;
+  const CliRun one = run_sched(cluster_, {"partition", "-p", "wide"});
+  ASSERT_EQ(one.status, 0) << describe(one);
+  EXPECT_NE(one.out.find("wide"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("batch"), std::string::npos) << one.out;
+  const CliRun unknown = run_sched(cluster_, {"partition", "-p", "nosuch"});
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.err.find("no partition named nosuch"), std::string::npos) << describe(unknown);
 
   const CliRun nodes = run_sched(cluster_, {"nodes", "-N"});
   ASSERT_EQ(nodes.status, 0) << describe(nodes);
