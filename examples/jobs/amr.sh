@@ -6,9 +6,9 @@
 # that `sched show` reports for the job. It never probes for adaptations, so
 # the job is rigid. AMR_ARGS replaces ITERATIONS ITERATION_MS PHASES.
 set -eu
-# The programs: $SCHED_EXAMPLES_DIR, else examples/ of the build tree whose
+# The programs: $EXAMPLES_DIR, else examples/ of the build tree whose
 # `sched` is on PATH (scripts/quickstart.sh puts <build>/cli there).
-bin="${SCHED_EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
+bin="${EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
 # No SCHED_MALL_RENDEZVOUS_DIR: the processes only report to their agents
 # and never send each other data.
 # shellcheck disable=SC2086  # AMR_ARGS is a list of arguments

@@ -9,9 +9,9 @@
 # default lasts at least 16 s (2 ms a step), longer than the quick start's
 # other jobs, so the solver is grown back once they end.
 set -eu
-# The programs: $SCHED_EXAMPLES_DIR, else examples/ of the build tree whose
+# The programs: $EXAMPLES_DIR, else examples/ of the build tree whose
 # `sched` is on PATH (scripts/quickstart.sh puts <build>/cli there).
-bin="${SCHED_EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
+bin="${EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
 dir="${SCHED_SUBMIT_DIR:-$PWD}"
 # Where the processes find each other's data endpoints (one folder per job).
 export SCHED_MALL_RENDEZVOUS_DIR="$dir/.sched-mall/job-$SCHED_JOB_ID"

@@ -11,9 +11,9 @@
 # malleable examples/jobs/heat.sh with the same HEAT_ARGS.
 #   sched submit --env MPI=openmpi --env 'HEAT_ARGS=--nx 64 --ny 64 --iters 500' heat_mpi.sh
 set -eu
-# The programs: $SCHED_EXAMPLES_DIR, else examples/ of the build tree whose
+# The programs: $EXAMPLES_DIR, else examples/ of the build tree whose
 # `sched` is on PATH (scripts/quickstart.sh puts <build>/cli there).
-bin="${SCHED_EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
+bin="${EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
 dir="${SCHED_SUBMIT_DIR:-$PWD}"
 args="${HEAT_ARGS:---nx 256 --ny 256 --iters 4000} --out $dir/heat_mpi-$SCHED_JOB_ID.grid"
 # shellcheck disable=SC2086  # args is a list of options

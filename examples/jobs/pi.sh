@@ -6,9 +6,9 @@
 # the sizes it had. Writes pi-<job id>.txt (samples, hits, estimate) in the
 # submit folder. PI_ARGS replaces the program's options.
 set -eu
-# The programs: $SCHED_EXAMPLES_DIR, else examples/ of the build tree whose
+# The programs: $EXAMPLES_DIR, else examples/ of the build tree whose
 # `sched` is on PATH (scripts/quickstart.sh puts <build>/cli there).
-bin="${SCHED_EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
+bin="${EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
 dir="${SCHED_SUBMIT_DIR:-$PWD}"
 # Where the processes find each other's data endpoints (one folder per job).
 export SCHED_MALL_RENDEZVOUS_DIR="$dir/.sched-mall/job-$SCHED_JOB_ID"

@@ -11,9 +11,9 @@
 # malleable examples/jobs/pi.sh with the same PI_ARGS.
 #   sched submit --env MPI=openmpi --env 'PI_ARGS=--samples 1000000' pi_mpi.sh
 set -eu
-# The programs: $SCHED_EXAMPLES_DIR, else examples/ of the build tree whose
+# The programs: $EXAMPLES_DIR, else examples/ of the build tree whose
 # `sched` is on PATH (scripts/quickstart.sh puts <build>/cli there).
-bin="${SCHED_EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
+bin="${EXAMPLES_DIR:-$(dirname "$(command -v sched)")/../examples}"
 dir="${SCHED_SUBMIT_DIR:-$PWD}"
 args="${PI_ARGS:---samples 200000000 --chunks 100} --out $dir/pi_mpi-$SCHED_JOB_ID.txt"
 # shellcheck disable=SC2086  # args is a list of options
