@@ -24,11 +24,11 @@ unset SCHED_POLICY_DIR SCHED_PLUGIN_DIR SCHED_BIN_DIR SCHED_ENDPOINT
 cd "$work"
 
 # Files where an admin looks for them.
-for f in bin/sched sbin/schedd sbin/nodeagent etc/sched/sched.toml etc/sched/nodeagent.toml \
+for f in bin/sched bin/sched-mpi-agent sbin/schedd sbin/nodeagent etc/sched/sched.toml etc/sched/nodeagent.toml \
   etc/sched/policies/easy_backfill.lua etc/sched/policies/lib/easy.lua \
   share/sched/policies/easy_backfill.lua share/sched/policies/lib/malleable.lua \
   lib/systemd/system/schedd.service lib/systemd/system/nodeagent.service \
-  share/man/man1/sched.1 share/man/man8/schedd.8 share/man/man8/nodeagent.8 \
+  share/man/man1/sched.1 share/man/man1/sched-mpi-agent.1 share/man/man8/schedd.8 share/man/man8/nodeagent.8 \
   share/bash-completion/completions/sched include/sched/malleable.h; do
   [ -e "$stage/$f" ] || fail "not installed: $f"
 done
@@ -44,6 +44,9 @@ grep -q "^policy_dir = \".*/sched/policies\"" "$stage/etc/sched/sched.toml" \
 "$stage/bin/sched" --help >"$work/help.txt" || fail "sched --help"
 "$stage/sbin/schedd" --version | grep -q "schedd" || fail "schedd --version"
 "$stage/sbin/nodeagent" --version | grep -q "nodeagent" || fail "nodeagent --version"
+"$stage/bin/sched-mpi-agent" --help | grep -q "HOST COMMAND" || fail "sched-mpi-agent --help"
+grep -q "^\.TH SCHED-MPI-AGENT \"1\"" "$stage/share/man/man1/sched-mpi-agent.1" \
+  || fail "sched-mpi-agent.1 is no man page"
 grep -q "^\.TH SCHEDD \"8\"" "$stage/share/man/man8/schedd.8" || fail "schedd.8 is no man page"
 grep -q -- "check\\\\-config" "$stage/share/man/man8/schedd.8" || fail "schedd.8 misses options"
 
