@@ -82,6 +82,7 @@ constexpr int kMaxSettleRounds = 100;
 
 constexpr const char* kNodesMeta = "nodes";
 constexpr const char* kCorridorMeta = "corridor";
+constexpr const char* kPartitionsMeta = "partitions";
 constexpr const char* kCountersMeta = "counters";
 
 }  // namespace
@@ -138,6 +139,7 @@ Daemon::Daemon(DaemonConfig config)
 
   store_->begin();
   recover();
+  restore_partition_states();
   // The corridor last set at run time wins over the configured one.
   double lower = config_.corridor_lower_w;
   double upper = config_.corridor_upper_w;
@@ -484,6 +486,45 @@ void Daemon::save_nodes() {
   store_->set_meta(kNodesMeta, nodes.dump());
 }
 
+void Daemon::save_partition_states(const Event& event) {
+  // Each partition whose state is not its configured one: that state, why,
+  // and the configured state it overrides. A restart restores it unless the
+  // configuration's state has changed since (then the file says what is
+  // wanted now, as a reload applies it).
+  auto saved = nlohmann::json::parse(store_->meta(kPartitionsMeta).value_or("{}"), nullptr, false);
+  if (!saved.is_object()) saved = nlohmann::json::object();
+  for (const auto& configured : config_.partitions) {
+    const std::string& name = configured.spec.name;
+    const auto index = engine_.partition_index(name);
+    if (!index) continue;
+    const PartitionState state = engine_.partitions()[static_cast<std::size_t>(*index)].spec.state;
+    if (state == configured.spec.state) {
+      saved.erase(name);
+    } else if (name == event.partition || !saved.contains(name)) {
+      saved[name] = {{"state", to_string(state)},
+                     {"configured", to_string(configured.spec.state)},
+                     {"reason", name == event.partition ? event.message : std::string()}};
+    }
+  }
+  store_->set_meta(kPartitionsMeta, saved.dump());
+}
+
+void Daemon::restore_partition_states() {
+  const auto saved =
+      nlohmann::json::parse(store_->meta(kPartitionsMeta).value_or("{}"), nullptr, false);
+  if (!saved.is_object()) return;
+  for (const auto& configured : config_.partitions) {
+    const auto it = saved.find(configured.spec.name);
+    if (it == saved.end() || !it->is_object()) continue;
+    const auto state = parse_partition_state(it->value("state", ""));
+    const auto was = parse_partition_state(it->value("configured", ""));
+    if (!state || was != configured.spec.state) continue;
+    const std::string reason = it->value("reason", "");
+    (void)engine_.set_partition_state(configured.spec.name, *state,
+                                      reason.empty() ? "set before the restart" : reason);
+  }
+}
+
 void Daemon::save_counters() {
   const std::array<std::uint64_t, 3> counters{submitted_, messages_, bad_messages_};
   if (counters == saved_counters_) return;  // most turns change nothing
@@ -519,6 +560,7 @@ void Daemon::on_event(const Event& event) {
       event.type == EventType::NodeDrain) {
     save_nodes();
   }
+  if (event.type == EventType::PartitionState) save_partition_states(event);
   if (event.type == EventType::PowerCorridor) {
     store_->set_meta(kCorridorMeta, nlohmann::json::array({event.lower_w, event.upper_w}).dump());
   }

@@ -106,6 +106,9 @@ class Daemon : private EventSink {
                          std::vector<std::string>& restart);
   void save_job(const Job& job);
   void save_nodes();
+  // ---- issue 20 item 1: an admin's partition states outlive a restart
+  void save_partition_states(const Event& event);
+  void restore_partition_states();
   void save_counters();  // jobs_submitted, messages, bad_messages, when changed
   void recover();
   // Fair-share usage after a restart: the journal's ended jobs, each charged

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -184,6 +185,23 @@ TEST_F(Partitions, ListingsShowPartitionsAndAnAdminDrainsOne) {
       run_sched(cluster_, {"events", "--since", "0", "--topic", "partition.", "--count", "1"});
   EXPECT_NE(events.out.find("\"partition\":\"wide\""), std::string::npos) << describe(events);
   EXPECT_NE(events.out.find("\"code\":\"drain\""), std::string::npos) << events.out;
+
+  // The drain outlives a crash of schedd, with its reason; set back up, the
+  // partition is up after the next one too.
+  cluster_.kill_schedd(SIGKILL);
+  cluster_.start_schedd();
+  ASSERT_TRUE(cluster_.wait_nodes_up(4)) << cluster_.logs();
+  const CliRun after = submit({"-p", "wide", "--wrap", "true"});
+  EXPECT_NE(after.err.find("Partition wide is in state drain"), std::string::npos)
+      << describe(after);
+  const CliRun listed = run_sched(cluster_, {"partition", "-p", "wide", "--json"});
+  EXPECT_NE(listed.out.find("\"state\": \"drain\""), std::string::npos) << listed.out;
+  ASSERT_EQ(run_sched(cluster_, {"partition", "set", "wide", "up"}).status, 0);
+  cluster_.kill_schedd(SIGKILL);
+  cluster_.start_schedd();
+  ASSERT_TRUE(cluster_.wait_nodes_up(4)) << cluster_.logs();
+  const std::int64_t up = submitted({"-p", "wide", "--wrap", "true"});
+  EXPECT_TRUE(cluster_.wait_state(up, "COMPLETED")) << cluster_.logs();
 }
 
 }  // namespace
