@@ -8,11 +8,15 @@ bool is_job_event(const Event& event) {
   return event.job != 0 && event.type != EventType::AuthDenied;
 }
 
+std::string partition_label(const Job* job, bool partitioned) {
+  return partitioned && job && !job->spec.partition.empty() ? job->spec.partition
+                                                            : kDefaultPartition;
+}
+
 proto::EventMsg published_event(const Event& event, const Job* job, bool partitioned) {
   proto::EventMsg msg = convert::event_msg(event);
   if (is_job_event(event)) {
-    msg.partition = partitioned && job && !job->spec.partition.empty() ? job->spec.partition
-                                                                       : kDefaultPartition;
+    msg.partition = partition_label(job, partitioned);
     if (job) {
       msg.name = job->spec.name;
       msg.user = job->spec.user;

@@ -14,6 +14,10 @@ namespace sched::daemon {
 // then each job's own).
 inline constexpr const char* kDefaultPartition = "default";
 
+// The partition label of `job` (kDefaultPartition without partitions, or
+// for no job).
+std::string partition_label(const Job* job, bool partitioned);
+
 // `job`: the event's job when known (the engine's, else the journal's);
 // `partitioned`: partitions are configured (Engine::partitioned).
 proto::EventMsg published_event(const Event& event, const Job* job, bool partitioned = false);

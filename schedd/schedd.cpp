@@ -566,7 +566,7 @@ void Daemon::on_event(const Event& event) {
   }
   const std::string topic(sched::topic(event.type));
   // ---- issue 19: with its job's name, user, partition, exit code (event_wire.hpp)
-  if (http_) http_->on_event(event, job);
+  if (http_) http_->on_event(event, job, engine_.partitioned());
   const std::string body = proto::encode_body(published_event(event, job, engine_.partitioned()));
   events_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
   events_.send(zmq::buffer(body), zmq::send_flags::dontwait);

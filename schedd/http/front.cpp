@@ -1,5 +1,7 @@
 #include "front.hpp"
 
+#include "event_wire.hpp"
+
 namespace sched::daemon::http {
 
 Front::Front(const std::string& listen) : server_(std::make_unique<Server>(listen, published_)) {}
@@ -10,8 +12,8 @@ Front::~Front() {
   server_.reset();
 }
 
-void Front::on_event(const Event& event, const Job* job) {
-  metrics_.on_event(event);
+void Front::on_event(const Event& event, const Job* job, bool partitioned) {
+  metrics_.on_event(event, partition_label(job, partitioned));
   model_.on_event(event, job);
   published_.add_event(event.seq, WebModel::event_json(event, job));
   dirty_ = true;

@@ -23,7 +23,8 @@ class Front {
   const std::string& url() const { return server_->url(); }
 
   // ---- the daemon thread
-  void on_event(const Event& event, const Job* job);
+  // `partitioned`: partitions are configured (Engine::partitioned).
+  void on_event(const Event& event, const Job* job, bool partitioned);
   // After a loop turn: new snapshots when something changed and
   // kMinIntervalS has passed since the last, or kMaxIntervalS in any case
   // (uptime, power). Cheap when nothing is due.

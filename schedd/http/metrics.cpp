@@ -39,7 +39,7 @@ Metrics::Metrics() : pass_duration_(kPassBuckets) {
   }
 }
 
-void Metrics::on_event(const Event& event) {
+void Metrics::on_event(const Event& event, const std::string& partition) {
   switch (event.type) {
     case EventType::SchedPass:
       pass_duration_.observe(event.pass_s);
@@ -65,7 +65,7 @@ void Metrics::on_event(const Event& event) {
     case EventType::JobFailed:
     case EventType::JobCancelled:
     case EventType::JobTimeout: {
-      ++ended_[lower(to_string(event.to))];
+      ++ended_[{lower(to_string(event.to)), partition}];
       // A job that ended in the middle of its adaptation: the adaptation failed.
       if (const auto it = adapting_.find(event.job); it != adapting_.end()) {
         ++adaptations_[{it->second.kind, "failed"}];
@@ -83,29 +83,53 @@ void Metrics::on_event(const Event& event) {
 std::string Metrics::render(const Engine& engine, const DaemonFigures& daemon) const {
   const PassStats& stats = engine.stats();
   PromWriter w;
-  const Labels partition = {{"partition", kDefaultPartition}};
 
-  // Jobs by state: pending is the queue `sched stats` counts (held and
-  // waiting jobs included); the others are its running jobs by state.
-  std::map<std::string, std::uint64_t> jobs;
-  for (const char* state : {"pending", "starting", "running", "adapting", "completing"}) {
-    jobs[state] = 0;
+  // Jobs by partition and state: pending is the queue `sched stats` counts
+  // (held and waiting jobs included); the others are its running jobs by
+  // state. Without partitions every job is "default" and the queue is not
+  // walked.
+  std::vector<std::string> partitions;
+  if (engine.partitioned()) {
+    for (const Partition& p : engine.partitions()) partitions.push_back(p.spec.name);
+  } else {
+    partitions.push_back(kDefaultPartition);
   }
-  jobs["pending"] = engine.pending_queue().listing_size();
-  for (const Job* job : engine.running_jobs()) ++jobs[lower(to_string(job->state))];
+  const auto label_of = [&](const Job& job) -> const std::string& {
+    const auto index = static_cast<std::size_t>(job.partition);
+    return engine.partitioned() && index < partitions.size() ? partitions[index] : partitions[0];
+  };
+  std::map<std::pair<std::string, std::string>, std::uint64_t> jobs;  // (partition, state)
+  for (const std::string& p : partitions) {
+    for (const char* state : {"pending", "starting", "running", "adapting", "completing"}) {
+      jobs[{p, state}] = 0;
+    }
+  }
+  if (engine.partitioned()) {
+    auto listing = engine.pending_queue().listing();
+    while (const Job* job = listing.next()) ++jobs[{label_of(*job), "pending"}];
+  } else {
+    jobs[{partitions[0], "pending"}] = engine.pending_queue().listing_size();
+  }
+  for (const Job* job : engine.running_jobs()) {
+    ++jobs[{label_of(*job), lower(to_string(job->state))}];
+  }
   w.family("sched_jobs", MetricType::Gauge,
            "Jobs not yet ended, by state and partition (pending includes held and waiting jobs)");
-  for (const auto& [state, n] : jobs) {
-    w.sample({{"state", state}, {"partition", kDefaultPartition}}, static_cast<double>(n));
+  for (const auto& [key, n] : jobs) {
+    w.sample({{"state", key.second}, {"partition", key.first}}, static_cast<double>(n));
   }
   w.family("sched_queue_length", MetricType::Gauge, "Pending jobs, as sched stats counts them");
-  w.sample(partition, static_cast<double>(engine.pending_queue().listing_size()));
+  for (const std::string& p : partitions) {
+    w.sample({{"partition", p}}, static_cast<double>(jobs[{p, "pending"}]));
+  }
   w.family("sched_jobs_ended_total", MetricType::Counter,
            "Jobs that ended since schedd started, by end state and partition");
-  for (const char* state : {"completed", "failed", "cancelled", "timeout"}) {
-    const auto it = ended_.find(state);
-    w.sample({{"state", state}, {"partition", kDefaultPartition}},
-             it == ended_.end() ? 0 : static_cast<double>(it->second));
+  for (const std::string& p : partitions) {
+    for (const char* state : {"completed", "failed", "cancelled", "timeout"}) {
+      const auto it = ended_.find({state, p});
+      w.sample({{"state", state}, {"partition", p}},
+               it == ended_.end() ? 0 : static_cast<double>(it->second));
+    }
   }
   w.family("sched_jobs_submitted_total", MetricType::Counter,
            "Jobs submitted (kept across restarts in the journal); rate() gives submissions per "

@@ -26,7 +26,8 @@ struct DaemonFigures {
 class Metrics {
  public:
   Metrics();
-  void on_event(const Event& event);
+  // `partition`: the event's job's partition label (event_wire.hpp).
+  void on_event(const Event& event, const std::string& partition);
   std::string render(const Engine& engine, const DaemonFigures& daemon) const;
 
  private:
@@ -37,7 +38,8 @@ class Metrics {
   Histogram pass_duration_;
   std::map<std::string, Histogram> adaptation_duration_;                      // by kind
   std::map<std::pair<std::string, std::string>, std::uint64_t> adaptations_;  // (kind, result)
-  std::map<std::string, std::uint64_t> ended_;  // by end state, since schedd started
+  // (end state, partition), since schedd started
+  std::map<std::pair<std::string, std::string>, std::uint64_t> ended_;
   std::map<JobId, Adapting> adapting_;
 };
 

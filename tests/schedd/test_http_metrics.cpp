@@ -4,10 +4,12 @@
 // result, and the web view's state has each job's resizes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "daemon_config.hpp"
 #include "engine_fixture.hpp"
+#include "event_wire.hpp"
 #include "http/metrics.hpp"
 #include "http/published.hpp"
 #include "http/web_model.hpp"
@@ -20,7 +22,8 @@ class Feed : public EventSink {
  public:
   explicit Feed(const Engine& engine) : engine_(engine) {}
   void on_event(const Event& event) override {
-    metrics.on_event(event);
+    const Job* job = engine_.find_job(event.job);
+    metrics.on_event(event, partition_label(job, engine_.partitioned()));
     model.on_event(event, engine_.find_job(event.job));
   }
   Metrics metrics;
@@ -86,6 +89,40 @@ TEST_F(HttpMetrics, JobsQueueAndNodesAgreeWithTheEngine) {
   EXPECT_EQ(value_of(after, "sched_jobs{state=\"running\",partition=\"default\"}"), 0);
   EXPECT_EQ(value_of(after, "sched_jobs_ended_total{state=\"completed\",partition=\"default\"}"),
             1);
+}
+
+TEST_F(HttpMetrics, WithPartitionsEachJobCountsInItsOwn) {
+  PartitionSpec batch;
+  batch.name = "batch";
+  batch.nodes = {"n0", "n1"};
+  batch.is_default = true;
+  PartitionSpec gpu;
+  gpu.name = "gpu";
+  gpu.nodes = {"n2", "n3"};
+  ASSERT_TRUE(engine->set_partitions({batch, gpu}).ok());
+  JobSpec on_gpu = test::rigid_spec(2);
+  on_gpu.partition = "gpu";
+  const JobId running = submit(on_gpu);
+  in_pass([running](PassContext& ctx) {
+    if (ctx.partition_name() == "gpu") {
+      EXPECT_EQ(ctx.start(running), std::nullopt);
+    }
+  });
+  engine->job_started(running);
+  submit(on_gpu);               // waits for gpu's two nodes
+  submit(test::rigid_spec(1));  // batch, the default
+  submit(test::rigid_spec(2));  // batch
+  std::string text = render();
+  EXPECT_EQ(value_of(text, "sched_jobs{state=\"pending\",partition=\"gpu\"}"), 1);
+  EXPECT_EQ(value_of(text, "sched_jobs{state=\"running\",partition=\"gpu\"}"), 1);
+  EXPECT_EQ(value_of(text, "sched_jobs{state=\"pending\",partition=\"batch\"}"), 2);
+  EXPECT_EQ(value_of(text, "sched_jobs{state=\"running\",partition=\"batch\"}"), 0);
+  EXPECT_EQ(value_of(text, "sched_queue_length{partition=\"batch\"}"), 2);
+  EXPECT_TRUE(std::isnan(value_of(text, "sched_queue_length{partition=\"default\"}"))) << text;
+  engine->job_ended(running, 0);
+  text = render();
+  EXPECT_EQ(value_of(text, "sched_jobs_ended_total{state=\"completed\",partition=\"gpu\"}"), 1);
+  EXPECT_EQ(value_of(text, "sched_jobs_ended_total{state=\"completed\",partition=\"batch\"}"), 0);
 }
 
 TEST_F(HttpMetrics, PassesRefusalsAndTheirHistogramComeFromThePasses) {
