@@ -34,6 +34,11 @@ struct SimOptions {
   std::uint64_t seed = 1;
   std::optional<double> malleable_fraction;
   std::string esp_time_limit;
+  // The application model of every job (docs/app-model.md); unset: each
+  // workload's own.
+  std::string speedup;
+  std::optional<double> downey_sigma;
+  std::string adaptation;
   double tick_s = 60;
   // MTCT over a recent window, passed on when it moves (as schedd's
   // [scheduler] mtct_window_s and mtct_refresh_fraction, same defaults).
@@ -48,7 +53,29 @@ struct SimOptions {
   throw CLI::RuntimeError(1);
 }
 
-sim::Workload load_workload(const SimOptions& options) {
+// --speedup and --adaptation over every job's own model. ESP draws each
+// job's parameter of the chosen speedup model (elastic_workload.hpp); the
+// other workloads keep each job's parameters and change the model's kind.
+void apply_model_options(const SimOptions& options, sim::Workload& workload) {
+  if (!options.speedup.empty()) {
+    const auto kind = sim::EspModelOptions::parse_speedup(options.speedup);
+    using Esp = sim::EspModelOptions::Speedup;
+    using Kind = sim::SpeedupModel::Kind;
+    const Kind model = *kind == Esp::Linear   ? Kind::Linear
+                       : *kind == Esp::Downey ? Kind::Downey
+                                              : Kind::Amdahl;
+    for (sim::WorkloadJob& job : workload.jobs) {
+      job.model.speedup.kind = model;
+      if (options.downey_sigma) job.model.speedup.downey_sigma = *options.downey_sigma;
+    }
+  }
+  if (!options.adaptation.empty()) {
+    const sim::AdaptationCost cost = *sim::AdaptationCost::named(options.adaptation);
+    for (sim::WorkloadJob& job : workload.jobs) job.model.adaptation = cost;
+  }
+}
+
+sim::Workload read_workload(const SimOptions& options) {
   if (options.workload == "esp") {
     sim::EspOptions esp;
     esp.seed = options.seed;
@@ -63,6 +90,13 @@ sim::Workload load_workload(const SimOptions& options) {
       esp.time_limit = *rule;
     }
     if (options.nodes > 0) esp.nodes = options.nodes;
+    if (!options.speedup.empty()) {
+      esp.model.speedup = *sim::EspModelOptions::parse_speedup(options.speedup);
+    }
+    if (options.downey_sigma) esp.model.downey_sigma = *options.downey_sigma;
+    if (!options.adaptation.empty()) {
+      esp.model.adaptation = *sim::AdaptationCost::named(options.adaptation);
+    }
     sim::Workload workload = sim::make_esp(esp);
     if (options.max_jobs > 0 && workload.jobs.size() > static_cast<std::size_t>(options.max_jobs)) {
       workload.jobs.resize(static_cast<std::size_t>(options.max_jobs));
@@ -105,6 +139,12 @@ sim::Workload load_workload(const SimOptions& options) {
   if (options.malleable_fraction) {
     sim::make_swf_elastic(workload, workload.nodes, *options.malleable_fraction, options.seed);
   }
+  return workload;
+}
+
+sim::Workload load_workload(const SimOptions& options) {
+  sim::Workload workload = read_workload(options);
+  if (options.workload != "esp") apply_model_options(options, workload);  // ESP drew them
   return workload;
 }
 
@@ -244,6 +284,17 @@ void add_sim_command(CLI::App& app) {
   sim->add_option("--esp-time-limit", options->esp_time_limit,
                   "ESP jobs' time limits: exact (their run time, the default), round:SECONDS "
                   "(rounded up, as users give them) or fixed:SECONDS");
+  sim->add_option("--speedup", options->speedup,
+                  "Every job's speedup model: amdahl, downey or linear (default: the "
+                  "workload's; esp draws each job's parameter, docs/app-model.md)")
+      ->check(CLI::IsMember({"amdahl", "downey", "linear"}));
+  sim->add_option("--downey-sigma", options->downey_sigma,
+                  "Downey's variance in parallelism σ (with --speedup downey)")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option("--adaptation", options->adaptation,
+                  "Every job's adaptation cost: per_node (the default) or step (the live "
+                  "figures' fit, docs/app-model.md)")
+      ->check(CLI::IsMember({"per_node", "step"}));
   sim->add_option("--tick", options->tick_s, "Seconds between scheduler ticks (0: none)");
   sim->add_option("--mtct-window", options->mtct_window_s,
                   "Seconds of recent measurements a job's MTCT is taken over (0: all since its "

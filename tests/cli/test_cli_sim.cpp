@@ -292,6 +292,27 @@ TEST_F(CliSim, MalleableFractionIsCheckedAndNotForNativeWorkloads) {
   EXPECT_THAT(native.output, HasSubstr("applies to esp and SWF workloads"));
 }
 
+TEST_F(CliSim, SpeedupAndAdaptationChangeMalleableRunsOnlyAndAreChecked) {
+  const std::string malleable = "--workload esp --malleable-fraction 1 --policy perf_aware";
+  const Outcome base = sched_sim(malleable);
+  const Outcome step = sched_sim(malleable + " --adaptation step");
+  const Outcome linear = sched_sim(malleable + " --speedup linear");
+  ASSERT_EQ(base.status, 0) << base.output;
+  ASSERT_EQ(step.status, 0) << step.output;
+  ASSERT_EQ(linear.status, 0) << linear.output;
+  EXPECT_NE(base.output, step.output) << "the cost of every resize changed";
+  EXPECT_NE(base.output, linear.output) << "the rate on every other size changed";
+  // A rigid replay runs every job at its requested size: no model matters.
+  const std::string rigid = "--workload " + quote(lublin()) + " --max-jobs 300 --policy fcfs";
+  const Outcome plain = sched_sim(rigid);
+  const Outcome modelled = sched_sim(rigid + " --speedup downey --adaptation step");
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  EXPECT_EQ(plain.output, modelled.output);
+  const Outcome bad = sched_sim("--workload esp --policy fcfs --adaptation fast");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_THAT(bad.output, HasSubstr("--adaptation"));
+}
+
 TEST_F(CliSim, EspTimeLimitRoundsTheLimitsAndIsCheckedAndEspOnly) {
   // Rounded limits change what a backfilling policy may do, not the runs.
   const Outcome exact = sched_sim("--workload esp --policy easy_backfill");
