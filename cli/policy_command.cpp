@@ -6,6 +6,7 @@
 // candidate would do now), `set FILE|NAME` (deploy it live), `history` and
 // `rollback [VERSION]`; `test FILE TESTS.lua` runs a policy's tests offline;
 // `try FILE` compares it with the running one on twins (policy_try.cpp).
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -125,22 +126,33 @@ void print_check(const proto::PolicyCheckReply& check) {
   for (const auto& refusal : check.refusals) std::cout << "  " << refusal.message << "\n";
 }
 
+// A PARTITION column once a partition's own policy has versions ("-" for
+// the [scheduler] policy's).
 void print_history(const proto::PolicyHistoryReply& history) {
-  Table table({{""},
-               {"VERSION", Align::Right},
-               {"WHEN"},
-               {"BY"},
-               {"HOW"},
-               {"POLICY"},
-               {"HASH"},
-               {"PATH"},
-               {"PARAMS"}});
+  const bool partitions = std::any_of(history.versions.begin(), history.versions.end(),
+                                      [](const auto& v) { return v.partition.has_value(); });
+  std::vector<Column> columns = {{""},      {"VERSION", Align::Right},
+                                 {"WHEN"},  {"BY"},
+                                 {"HOW"},   {"POLICY"},
+                                 {"HASH"},  {"PATH"},
+                                 {"PARAMS"}};
+  if (partitions) columns.insert(columns.begin() + 2, Column{"PARTITION"});
+  Table table(columns);
   for (const auto& v : history.versions) {
     std::string params;
     for (const auto& [key, value] : v.params)
       params += (params.empty() ? "" : " ") + key + "=" + value;
-    table.add_row({v.current ? "*" : "", std::to_string(v.version), format_timestamp(v.time),
-                   v.user, v.how, v.name, v.hash.substr(0, 12), v.path, params});
+    std::vector<std::string> row = {v.current ? "*" : "",
+                                    std::to_string(v.version),
+                                    format_timestamp(v.time),
+                                    v.user,
+                                    v.how,
+                                    v.name,
+                                    v.hash.substr(0, 12),
+                                    v.path,
+                                    params};
+    if (partitions) row.insert(row.begin() + 2, v.partition.value_or("-"));
+    table.add_row(row);
   }
   std::cout << table.render();
 }
@@ -208,16 +220,25 @@ void add_policy_command(CLI::App& app) {
   // ---- issue 22
   auto file = std::make_shared<std::string>();
   auto params = std::make_shared<std::vector<std::string>>();
+  // ---- issue 20 item 1: a partition's own policy
+  auto partition = std::make_shared<std::string>();
+  const auto with_partition = [partition](proto::PolicyFileRequest request) {
+    if (!partition->empty()) request.partition = *partition;
+    return request;
+  };
+  constexpr const char* kPartitionHelp =
+      "A partition's own policy (default: the [scheduler] policy)";
   CLI::App* check_command = policy->add_subcommand(
       "check", "Load a policy and show what its pass would do now, changing nothing");
   check_command->add_option("file", *file, "Policy file (or name in schedd's policy folder)")
       ->required();
   check_command->add_option("--param", *params, "Policy parameter key=value (repeatable)");
+  check_command->add_option("-p,--partition", *partition, kPartitionHelp);
   check_command->add_flag("--json", *json, "Print JSON");
-  check_command->callback([json, file, params] {
+  check_command->callback([json, file, params, with_partition] {
     run_command([&] {
-      const auto check = client().call<proto::PolicyCheckReply>(proto::type::kPolicyCheck,
-                                                                file_request(*file, *params));
+      const auto check = client().call<proto::PolicyCheckReply>(
+          proto::type::kPolicyCheck, with_partition(file_request(*file, *params)));
       if (*json) {
         std::cout << to_json(check).dump(2) << "\n";
       } else {
@@ -233,11 +254,13 @@ void add_policy_command(CLI::App& app) {
       ->required();
   set_command->add_option("--param", *params,
                           "Policy parameter key=value (repeatable; none: keep the running ones)");
+  set_command->add_option("-p,--partition", *partition, kPartitionHelp);
   set_command->add_flag("--json", *json, "Print JSON");
-  set_command->callback([json, file, params] {
+  set_command->callback([json, file, params, with_partition] {
     run_command([&] {
-      const auto info = switch_policy(proto::type::kPolicySet, file_request(*file, *params),
-                                      "policy set " + *file);
+      const auto info =
+          switch_policy(proto::type::kPolicySet, with_partition(file_request(*file, *params)),
+                        "policy set " + *file);
       if (*json) {
         std::cout << to_json(info).dump(2) << "\n";
       } else {
@@ -249,11 +272,18 @@ void add_policy_command(CLI::App& app) {
 
   CLI::App* history_command =
       policy->add_subcommand("history", "List the deployed policy versions (* = running)");
+  history_command->add_option("-p,--partition", *partition,
+                              "Only this partition's own policy ('-': the [scheduler] policy)");
   history_command->add_flag("--json", *json, "Print JSON");
-  history_command->callback([json] {
+  history_command->callback([json, partition] {
     run_command([&] {
-      const auto history =
+      auto history =
           client().call<proto::PolicyHistoryReply>(proto::type::kPolicyHistory, proto::Empty{});
+      if (!partition->empty()) {
+        const std::string whose = *partition == "-" ? "" : *partition;
+        std::erase_if(history.versions,
+                      [&](const auto& v) { return v.partition.value_or("") != whose; });
+      }
       if (*json) {
         std::cout << to_json(history).dump(2) << "\n";
       } else {
@@ -266,11 +296,15 @@ void add_policy_command(CLI::App& app) {
   CLI::App* rollback_command = policy->add_subcommand(
       "rollback", "Go back to a deployed version (default: the one before the running one)");
   rollback_command->add_option("version", *version, "Version (sched policy history)");
+  rollback_command->add_option(
+      "-p,--partition", *partition,
+      "A partition's own policy (default: the [scheduler] policy, or the version's own)");
   rollback_command->add_flag("--json", *json, "Print JSON");
-  rollback_command->callback([json, version] {
+  rollback_command->callback([json, version, partition] {
     run_command([&] {
       proto::PolicyRollbackRequest request;
       if (*version > 0) request.version = *version;
+      if (!partition->empty()) request.partition = *partition;
       const auto info = switch_policy(proto::type::kPolicyRollback, request, "policy rollback");
       if (*json) {
         std::cout << to_json(info).dump(2) << "\n";

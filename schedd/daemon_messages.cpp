@@ -31,6 +31,7 @@ DaemonParts Daemon::parts() {
                      agent_keys_->keys(),
                      [this](Event event) { auth_denied(std::move(event)); },
                      *policy_versions_,
+                     partition_policies_,
                      pmi_fences_,
                      resizes_,
                      sessions_};

@@ -57,13 +57,32 @@ PolicyParams version_params(const PolicyVersionRecord& version) {
 
 PolicyVersions::PolicyVersions(StateStore& store, std::string versions_dir)
     : store_(store), versions_dir_(std::move(versions_dir)) {
-  if (const auto last = store_.last_policy_version()) current_ = last->version;
+  for (const PolicyVersionRecord& version : store_.policy_versions()) {
+    current_[version.partition] = version.version;
+  }
+}
+
+std::uint64_t PolicyVersions::current(const std::string& partition) const {
+  const auto it = current_.find(partition);
+  return it == current_.end() ? 0 : it->second;
+}
+
+std::optional<PolicyVersionRecord> PolicyVersions::before_current(
+    const std::string& partition) const {
+  const std::uint64_t now = current(partition);
+  std::optional<PolicyVersionRecord> found;
+  for (PolicyVersionRecord& version : store_.policy_versions()) {
+    if (version.partition == partition && version.version < now) found = std::move(version);
+  }
+  return found;
 }
 
 std::uint64_t PolicyVersions::note(const PolicyHost& host, const std::string& user,
                                    const std::string& how, double now) {
+  const std::string& partition = host.partition();
+  std::uint64_t& current = current_[partition];
   const auto policy = host.current();
-  if (!policy) return current_;
+  if (!policy) return current;
   PolicyVersionRecord record;
   record.time = now;
   record.user = user;
@@ -72,35 +91,37 @@ std::uint64_t PolicyVersions::note(const PolicyHost& host, const std::string& us
   record.path = host.path();
   record.hash = policy_hash(policy->sources());
   record.params = params_text(host.params());
+  record.partition = partition;
   for (const PolicySource& source : policy->sources()) {
     record.files.push_back({source.name, source.path, source.text});
   }
-  if (const auto last = store_.last_policy_version()) {
+  if (const auto last = store_.last_policy_version(partition)) {
     // A restart loads the last version again: the same version, not a new one.
     const bool same = last->hash == record.hash && last->params == record.params;
     if ((same && how == "load") || (same && last->path == record.path && how == "reload")) {
-      version_of_[policy.get()] = current_;
-      return current_;
+      version_of_[policy.get()] = current;
+      return current;
     }
   }
-  current_ = store_.append_policy_version(std::move(record));
-  version_of_[policy.get()] = current_;
-  return current_;
+  current = store_.append_policy_version(std::move(record));
+  version_of_[policy.get()] = current;
+  return current;
 }
 
 std::uint64_t PolicyVersions::note_revert(const PolicyHost& host, double now) {
+  std::uint64_t& current = current_[host.partition()];
   const auto policy = host.current();
-  if (!policy) return current_;
+  if (!policy) return current;
   const auto known = version_of_.find(policy.get());
   if (known == version_of_.end()) return note(host, "schedd", "revert", now);
-  if (known->second == current_) return current_;
+  if (known->second == current) return current;
   if (auto record = store_.policy_version(known->second)) {
     record->time = now;
     record->user = "schedd";
     record->how = "revert to " + std::to_string(known->second);
-    current_ = store_.append_policy_version(std::move(*record));
-    version_of_[policy.get()] = current_;
-    return current_;
+    current = store_.append_policy_version(std::move(*record));
+    version_of_[policy.get()] = current;
+    return current;
   }
   return note(host, "schedd", "revert", now);
 }

@@ -28,8 +28,9 @@ class PolicyVersions {
   PolicyVersions(StateStore& store, std::string versions_dir);
 
   // Journals what `host` runs now, unless it is the last version already
-  // (same files, same text, same parameters). Returns the current version
-  // (0 when no policy runs).
+  // (same files, same text, same parameters), as a version of the host's
+  // partition ("" for the [scheduler] policy). Returns that partition's
+  // current version (0 when no policy runs).
   std::uint64_t note(const PolicyHost& host, const std::string& user, const std::string& how,
                      double now);
   // After the engine went back to the last good policy (policy.reverted):
@@ -40,8 +41,11 @@ class PolicyVersions {
   std::optional<PolicyVersionRecord> version(std::uint64_t number) const {
     return store_.policy_version(number);
   }
-  // The current version: the last one journaled (0: none).
-  std::uint64_t current() const { return current_; }
+  // The current version of the [scheduler] policy ("") or of a partition's
+  // own: the last one journaled for it (0: none).
+  std::uint64_t current(const std::string& partition = {}) const;
+  // The partition's version before its current one, if any.
+  std::optional<PolicyVersionRecord> before_current(const std::string& partition) const;
 
   // The file to load `version` from: its own path when every file it loaded
   // is still there as stored, else a copy written under the versions folder.
@@ -51,7 +55,7 @@ class PolicyVersions {
  private:
   StateStore& store_;
   std::string versions_dir_;
-  std::uint64_t current_ = 0;
+  std::map<std::string, std::uint64_t> current_;  // by partition ("": [scheduler])
   // The version each installed policy was journaled as (the engine keeps the
   // last good one alive, so its entry is valid when a revert asks).
   std::map<const LuaPolicy*, std::uint64_t> version_of_;

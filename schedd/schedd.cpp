@@ -392,7 +392,9 @@ void Daemon::on_timers(double now) {
     next_policy_check_ = now + config_.policy_check_s;
     // ---- issue 22: a file edit, or the engine's revert, is a version too
     if (policy_->reload_if_changed()) policy_versions_->note(*policy_, "schedd", "reload", now);
-    for (auto& [name, host] : partition_policies_) host->reload_if_changed();  // issue 20
+    for (auto& [name, host] : partition_policies_) {  // issue 20
+      if (host->reload_if_changed()) policy_versions_->note(*host, "schedd", "reload", now);
+    }
     if (auto error = agent_keys_->reload_if_changed()) {
       spdlog::error("{} (the keys read before stay)", *error);
     }
@@ -543,7 +545,9 @@ void Daemon::on_event(const Event& event) {
   }
   // ---- issue 22: the engine's revert is a version, journaled as it happens
   if (event.type == EventType::PolicyReverted && policy_versions_ && policy_) {
-    policy_versions_->note_revert(*policy_, event.time);
+    const auto own = partition_policies_.find(event.partition);
+    policy_versions_->note_revert(own != partition_policies_.end() ? *own->second : *policy_,
+                                  event.time);
   }
   resizes_.on_event(event);  // ---- issue 17 item 1
   if (job) {
@@ -599,14 +603,30 @@ void Daemon::load_partition_policies(const LuaPolicyOptions& base) {
     if (p.policy.empty()) continue;  // the [scheduler] policy runs its passes
     LuaPolicyOptions options = base;
     options.params = p.params;
+    // As the [scheduler] policy: its last deployed version runs again.
+    const auto last = store_->last_policy_version(p.spec.name);
+    if (last) options.params = version_params(*last);
     auto host = std::make_unique<PolicyHost>(engine_, options, p.spec.name);
-    const auto path = resolve_policy_path(p.policy, config_.policy_dir);
+    const auto path = last ? std::optional<std::string>(last->path)
+                           : resolve_policy_path(p.policy, config_.policy_dir);
+    if (last && resolve_policy_path(p.policy, config_.policy_dir) != path) {
+      spdlog::warn(
+          "partitions.{}.policy names {}, but version {} ({}) runs: after the first start the "
+          "last deployed version runs; `sched policy set {} -p {}` deploys the config's",
+          p.spec.name, p.policy, last->version, last->path, p.policy, p.spec.name);
+    }
     if (!path) {
       throw std::runtime_error("partitions." + p.spec.name + ".policy: no policy " + p.policy +
                                " (neither a file nor " + config_.policy_dir + "/" + p.policy +
                                ".lua)");
     }
-    if (const Status loaded = host->load(*path); !loaded.ok()) {
+    Status loaded = host->load(*path);
+    if (!loaded.ok() && last) {
+      const std::string copy = policy_versions_->materialize(*last);
+      if (copy != *path) loaded = host->load(copy);
+    }
+    if (loaded.ok()) policy_versions_->note(*host, "schedd", "load", clock_.now());
+    if (!loaded.ok()) {
       // Its jobs are not stranded, and the other partitions go on: the
       // [scheduler] policy runs its passes until the file is fixed (then the
       // host's reload installs it).

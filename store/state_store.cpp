@@ -134,15 +134,21 @@ ALTER TABLE events DROP COLUMN value2;
 
 // Schema 3 adds the journal of deployed policy versions.
 const std::string kMigrate2To3 = kPolicyVersionsTable;
+// Schema 4: a version belongs to a partition's own policy, or ("") to the
+// [scheduler] policy (issue 20 item 1). A new file is made as schema 3 and
+// upgraded, so that both have the same table.
+const std::string kMigrate3To4 =
+    "ALTER TABLE policy_versions ADD COLUMN partition TEXT NOT NULL DEFAULT '';";
 const std::string kInsertPolicyVersion =
-    "INSERT INTO policy_versions (time, user, how, name, path, hash, params, files) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    "INSERT INTO policy_versions (time, user, how, name, path, hash, params, files, partition) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 const std::string kSelectPolicyVersionColumns =
-    "SELECT version, time, user, how, name, path, hash, params, files FROM policy_versions ";
+    "SELECT version, time, user, how, name, path, hash, params, files, partition "
+    "FROM policy_versions ";
 const std::string kSelectPolicyVersions = kSelectPolicyVersionColumns + "ORDER BY version";
 const std::string kSelectPolicyVersion = kSelectPolicyVersionColumns + "WHERE version = ?1";
 const std::string kSelectLastPolicyVersion =
-    kSelectPolicyVersionColumns + "ORDER BY version DESC LIMIT 1";
+    kSelectPolicyVersionColumns + "WHERE partition = ?1 ORDER BY version DESC LIMIT 1";
 
 const std::string kInsertEvent =
     "INSERT INTO events (seq, time, type, job, from_state, to_state, nodes, prev_nodes, node, "
@@ -292,6 +298,7 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
   const std::int64_t objects = db.query_int("SELECT count(*) FROM sqlite_master");
   if (application_id == 0 && version == 0 && objects == 0) {
     db.exec(kSchema.c_str());
+    db.exec(kMigrate3To4.c_str());
     db.exec(("PRAGMA application_id = " + std::to_string(kApplicationId)).c_str());
     db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
     return;
@@ -306,14 +313,10 @@ void check_or_create_schema(store::Database& db, const std::string& prefix) {
                      std::to_string(StateStore::kSchemaVersion) +
                      "); run a newer sched or use another file");
   }
-  if (version == 1) {
-    db.exec(kMigrate1To2.c_str());
-    db.exec(kMigrate2To3.c_str());
-    db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
-    return;
-  }
-  if (version == 2) {
-    db.exec(kMigrate2To3.c_str());
+  if (version >= 1 && version < StateStore::kSchemaVersion) {
+    if (version < 2) db.exec(kMigrate1To2.c_str());
+    if (version < 3) db.exec(kMigrate2To3.c_str());
+    if (version < 4) db.exec(kMigrate3To4.c_str());
     db.exec(("PRAGMA user_version = " + std::to_string(StateStore::kSchemaVersion)).c_str());
     return;
   }
@@ -334,6 +337,7 @@ PolicyVersionRecord policy_version_row(const store::Statement& q) {
   record.name = q.column_text(4);
   record.path = q.column_text(5);
   record.hash = q.column_text(6);
+  record.partition = q.column_text(9);
   const auto params = nlohmann::json::parse(q.column_text(7), nullptr, false);
   const auto files = nlohmann::json::parse(q.column_text(8), nullptr, false);
   if (!params.is_object() || !files.is_array()) {
@@ -579,6 +583,7 @@ std::uint64_t StateStore::append_policy_version(PolicyVersionRecord record) {
     q->bind_text(6, record.hash);
     q->bind_text(7, params.dump());
     q->bind_text(8, files.dump());
+    q->bind_text(9, record.partition);
     q->step();
     return static_cast<std::uint64_t>(impl_->db.query_int("SELECT last_insert_rowid()"));
   });
@@ -603,10 +608,12 @@ std::optional<PolicyVersionRecord> StateStore::policy_version(std::uint64_t vers
                         });
 }
 
-std::optional<PolicyVersionRecord> StateStore::last_policy_version() const {
+std::optional<PolicyVersionRecord> StateStore::last_policy_version(
+    const std::string& partition) const {
   return impl_->guarded("reading the last policy version",
                         [&]() -> std::optional<PolicyVersionRecord> {
                           auto q = impl_->db.prepared(kSelectLastPolicyVersion);
+                          q->bind_text(1, partition);
                           if (!q->step()) return std::nullopt;
                           return policy_version_row(*q);
                         });

@@ -61,6 +61,9 @@ struct PolicyVersionRecord {
   std::string hash;  // over every file's name and text
   std::map<std::string, std::string> params;
   std::vector<PolicyVersionFile> files;  // the policy file first
+  // The partition whose own policy it is (issue 20 item 1); "": the
+  // [scheduler] policy.
+  std::string partition;
 };
 
 // Every failure: the message names the database file, what was being done and
@@ -124,12 +127,14 @@ class StateStore {
   std::vector<PolicyVersionRecord> policy_versions() const;  // oldest first
   // One version, without reading the others (each carries its files' text).
   std::optional<PolicyVersionRecord> policy_version(std::uint64_t version) const;
-  std::optional<PolicyVersionRecord> last_policy_version() const;
+  // The last of the [scheduler] policy ("") or of a partition's own.
+  std::optional<PolicyVersionRecord> last_policy_version(const std::string& partition = {}) const;
 
   // The schema this build writes (PRAGMA user_version). Opening a file of
   // schema 1 upgrades it in place (events' value/value2 become named fields;
-  // the submissions table is added); schema 2 gains the policy_versions table.
-  static constexpr int kSchemaVersion = 3;
+  // the submissions table is added); schema 2 gains the policy_versions table;
+  // schema 3 its partition column.
+  static constexpr int kSchemaVersion = 4;
 
  private:
   struct Impl;

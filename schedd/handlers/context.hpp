@@ -67,6 +67,8 @@ struct DaemonParts {
   std::function<void(Event)> auth_denied;
   // ---- issue 22: the journal of deployed policy versions
   PolicyVersions& versions;
+  // ---- issue 20 item 1: the hosts of partitions' own policies, by name
+  std::map<std::string, std::unique_ptr<PolicyHost>>& partition_policies;
   // ---- issue 16 item 2: the PMI fences of MPI steps
   PmiFences& pmi_fences;
   // ---- issue 17 item 1: evolving jobs' live requests

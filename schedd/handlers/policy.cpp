@@ -17,10 +17,26 @@ namespace sched::daemon::handlers {
 namespace {
 
 // policy.info's body; policy.reload answers with the same (docs/protocol.md §4).
-proto::PolicyInfoReply info_reply(const DaemonParts& daemon) {
-  proto::PolicyInfoReply info = policy_info_reply(daemon.policy);
-  for (const auto& [key, value] : daemon.policy.params()) info.params[key] = param_text(value);
+proto::PolicyInfoReply info_reply(const PolicyHost& host) {
+  proto::PolicyInfoReply info = policy_info_reply(host);
+  for (const auto& [key, value] : host.params()) info.params[key] = param_text(value);
   return info;
+}
+
+// The host of a request's partition's own policy, or of the [scheduler]
+// policy when it names none.
+PolicyHost& host_of(const DaemonParts& daemon, const std::optional<std::string>& partition) {
+  if (!partition || partition->empty()) return daemon.policy;
+  const auto it = daemon.partition_policies.find(*partition);
+  if (it != daemon.partition_policies.end()) return *it->second;
+  if (!daemon.engine.partition_index(*partition)) {
+    throw proto::ProtoError(proto::code::kNotFound, "no partition " + *partition);
+  }
+  throw proto::ProtoError(proto::code::kInvalid,
+                          "partition " + *partition +
+                              " has no policy of its own (the [scheduler] policy runs its "
+                              "passes): give it one with policy = \"...\" in [partitions." +
+                              *partition + "]");
 }
 
 // A policy.check or policy.set request's file (a path, or a name in the
@@ -33,7 +49,7 @@ std::pair<std::string, PolicyParams> requested_policy(const DaemonParts& daemon,
                             "no policy " + request.policy + " (neither a file nor " +
                                 daemon.config.policy_dir + "/" + request.policy + ".lua)");
   }
-  if (request.params.empty()) return {*path, daemon.policy.params()};
+  if (request.params.empty()) return {*path, host_of(daemon, request.partition).params()};
   PolicyParams params;
   for (const auto& [key, value] : request.params) {
     const auto parsed = parse_param(key + "=" + value);
@@ -45,13 +61,13 @@ std::pair<std::string, PolicyParams> requested_policy(const DaemonParts& daemon,
 
 }  // namespace
 
-void policy_info(const Message& m) { m.reply(info_reply(m.daemon)); }
+void policy_info(const Message& m) { m.reply(info_reply(m.daemon.policy)); }
 
 void policy_reload(const Message& m) {
   require_admin(m, "reloading the policy");
   if (const Status status = m.daemon.policy.reload(); !status.ok()) throw_status(status);
   m.daemon.versions.note(m.daemon.policy, caller_of(m).user, "reload", m.daemon.clock.now());
-  m.reply(info_reply(m.daemon));
+  m.reply(info_reply(m.daemon.policy));
 }
 
 // ---- issue 22
@@ -60,19 +76,20 @@ void policy_check(const Message& m) {
   // schedd reads the file and its modules with its own rights and runs the
   // candidate on its loop: for administrators (docs/security.md §4).
   require_admin(m, "checking a policy");
-  const auto [path, params] = requested_policy(m.daemon, m.body<proto::PolicyFileRequest>());
-  const PolicyCandidate candidate = m.daemon.policy.check(path, params);
+  const auto request = m.body<proto::PolicyFileRequest>();
+  const auto [path, params] = requested_policy(m.daemon, request);
+  const PolicyCandidate candidate = host_of(m.daemon, request.partition).check(path, params);
   m.reply(policy_check_reply(candidate, path, m.daemon.engine));
 }
 
 void policy_set(const Message& m) {
   require_admin(m, "setting the policy");
-  const auto [path, params] = requested_policy(m.daemon, m.body<proto::PolicyFileRequest>());
-  if (const Status status = m.daemon.policy.deploy(path, params); !status.ok()) {
-    throw_status(status);
-  }
-  m.daemon.versions.note(m.daemon.policy, caller_of(m).user, "set", m.daemon.clock.now());
-  m.reply(info_reply(m.daemon));
+  const auto request = m.body<proto::PolicyFileRequest>();
+  PolicyHost& host = host_of(m.daemon, request.partition);
+  const auto [path, params] = requested_policy(m.daemon, request);
+  if (const Status status = host.deploy(path, params); !status.ok()) throw_status(status);
+  m.daemon.versions.note(host, caller_of(m).user, "set", m.daemon.clock.now());
+  m.reply(info_reply(host));
 }
 
 // Anyone, as policy.info: names, paths and hashes, no file text.
@@ -89,7 +106,8 @@ void policy_history(const Message& m) {
     info.hash = version.hash;
     info.params = version.params;
     for (const PolicyVersionFile& file : version.files) info.files.push_back(file.name);
-    info.current = version.version == m.daemon.versions.current();
+    info.current = version.version == m.daemon.versions.current(version.partition);
+    if (!version.partition.empty()) info.partition = version.partition;
     reply.versions.push_back(std::move(info));
   }
   m.reply(reply);
@@ -98,30 +116,42 @@ void policy_history(const Message& m) {
 void policy_rollback(const Message& m) {
   require_admin(m, "rolling the policy back");
   const auto request = m.body<proto::PolicyRollbackRequest>();
-  // Versions are numbered 1, 2, ... without gaps: the one before the current
-  // is current - 1.
-  const std::uint64_t current = m.daemon.versions.current();
-  const std::uint64_t wanted = request.version.value_or(current > 0 ? current - 1 : 0);
+  const std::string whose = request.partition.value_or("");
+  // A version names its partition; without one, the version before the
+  // current one of the partition asked for (or of [scheduler]).
   const std::optional<PolicyVersionRecord> target =
-      wanted > 0 ? m.daemon.versions.version(wanted) : std::nullopt;
+      request.version ? m.daemon.versions.version(*request.version)
+                      : m.daemon.versions.before_current(whose);
   if (!target) {
     throw proto::ProtoError(proto::code::kNotFound,
                             request.version
                                 ? "no policy version " + std::to_string(*request.version)
-                                : std::string("no policy version before the current one"));
+                                : "no policy version before the current one" +
+                                      (whose.empty() ? std::string() : " of partition " + whose));
   }
+  if (request.partition && target->partition != whose) {
+    throw proto::ProtoError(
+        proto::code::kInvalid,
+        "policy version " + std::to_string(target->version) + " is " +
+            (target->partition.empty() ? std::string("the [scheduler] policy's")
+                                       : "partition " + target->partition + "'s") +
+            ", not " + (whose.empty() ? "[scheduler]'s" : whose + "'s"));
+  }
+  PolicyHost& host =
+      host_of(m.daemon, target->partition.empty() ? std::nullopt
+                                                  : std::optional<std::string>(target->partition));
   std::string path;
   try {
     path = m.daemon.versions.materialize(*target);
   } catch (const std::exception& e) {
     throw proto::ProtoError(proto::code::kInvalid, e.what());
   }
-  if (const Status status = m.daemon.policy.deploy(path, version_params(*target)); !status.ok()) {
+  if (const Status status = host.deploy(path, version_params(*target)); !status.ok()) {
     throw_status(status);
   }
-  m.daemon.versions.note(m.daemon.policy, caller_of(m).user,
-                         "rollback to " + std::to_string(target->version), m.daemon.clock.now());
-  m.reply(info_reply(m.daemon));
+  m.daemon.versions.note(host, caller_of(m).user, "rollback to " + std::to_string(target->version),
+                         m.daemon.clock.now());
+  m.reply(info_reply(host));
 }
 
 // The live state for `sched policy try` (issue 22 item 3): for

@@ -5,7 +5,9 @@
 // restart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -208,6 +210,73 @@ TEST(PolicyWorkflow, SetHistoryAndRollbackAcrossARestart) {
   run = run_sched(cluster, {"policy", "rollback", "99"});
   EXPECT_EQ(run.status, 1) << describe(run);
   EXPECT_NE(run.err.find("no policy version 99"), std::string::npos) << run.err;
+}
+
+// Issue 20 item 1: a partition's own policy is versioned as the [scheduler]
+// policy is: set, listed, rolled back, and run again after a restart.
+TEST(PolicyWorkflow, APartitionsOwnPolicyIsSetListedRolledBackAndKeptAcrossARestart) {
+  TempDir dir("sched-policy-partition");
+  const std::string idle = dir.str() + "/idle.lua";
+  write(idle, kIdle);
+  ClusterOptions options;
+  options.policy = "fcfs";
+  options.extra_config =
+      "[partitions.batch]\nnodes = [\"n1\"]\ndefault = true\n\n"
+      "[partitions.gpu]\nnodes = [\"n2\"]\npolicy = \"" +
+      idle + "\"\n";
+  LocalCluster cluster(options);
+  cluster.start_agent("n1");
+  cluster.start_agent("n2");
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  proto::SubmitRequest request;
+  request.job.name = "gpu-job";
+  request.job.nodes = 1;
+  request.job.workdir = cluster.work_dir();
+  request.job.script = "#!/bin/sh\ntrue\n";
+  request.job.partition = "gpu";
+  const auto waiting = cluster.submit(request);
+
+  // batch has no policy of its own: nothing to set there.
+  auto run = run_sched(cluster, {"policy", "set", "fcfs", "-p", "batch"});
+  EXPECT_EQ(run.status, 1) << describe(run);
+  EXPECT_NE(run.err.find("has no policy of its own"), std::string::npos) << run.err;
+  run = run_sched(cluster, {"policy", "set", "fcfs", "-p", "nosuch"});
+  EXPECT_NE(run.err.find("no partition nosuch"), std::string::npos) << run.err;
+
+  run = run_sched(cluster, {"policy", "set", "fcfs", "-p", "gpu"});
+  ASSERT_EQ(run.status, 0) << describe(run);
+  ASSERT_TRUE(cluster.wait_state(waiting, "COMPLETED")) << "gpu's fcfs runs\n" << cluster.logs();
+  EXPECT_EQ(policy_info(cluster).name, "fcfs") << "[scheduler]'s is untouched";
+
+  run = run_sched(cluster, {"policy", "history", "-p", "gpu"});
+  ASSERT_EQ(run.status, 0) << describe(run);
+  EXPECT_TRUE(has_line(run.out, R"(\s+\d+\s+gpu\s+\S+\s+schedd\s+load\s+idle\s+.*)")) << run.out;
+  EXPECT_TRUE(has_line(run.out, R"(\*\s+\d+\s+gpu\s+\S+\s+\S+\s+set\s+fcfs\s+.*)")) << run.out;
+  EXPECT_FALSE(has_line(run.out, R"(.*\s-\s.*)")) << "only gpu's versions\n" << run.out;
+
+  // Back to idle: a new gpu job waits.
+  run = run_sched(cluster, {"policy", "rollback", "-p", "gpu"});
+  ASSERT_EQ(run.status, 0) << describe(run);
+  EXPECT_TRUE(has_line(run.out, R"(Policy:\s+idle)")) << run.out;
+  const auto second = cluster.submit(request);
+  // After a crash gpu runs its last version (idle) again, not the config's
+  // file, which is broken now; the journal's copy runs.
+  write(idle, "this is not lua\n");
+  cluster.kill_schedd(SIGKILL);
+  cluster.start_schedd();
+  ASSERT_TRUE(cluster.wait_nodes_up(2)) << cluster.logs();
+  const auto history =
+      cluster.client().call<proto::PolicyHistoryReply>(proto::type::kPolicyHistory, proto::Empty{});
+  const auto current =
+      std::find_if(history.versions.begin(), history.versions.end(),
+                   [](const auto& v) { return v.current && v.partition.value_or("") == "gpu"; });
+  ASSERT_NE(current, history.versions.end());
+  EXPECT_EQ(current->name, "idle");
+  EXPECT_EQ(cluster.job(second).state, "PENDING") << "idle starts nothing";
+  // Rolling gpu back to [scheduler]'s version is refused.
+  run = run_sched(cluster, {"policy", "rollback", "1", "-p", "gpu"});
+  EXPECT_EQ(run.status, 1) << describe(run);
+  EXPECT_NE(run.err.find("is the [scheduler] policy's"), std::string::npos) << run.err;
 }
 
 TEST(PolicyWorkflow, AVersionTheEngineGaveUpIsNotTheOneARestartRuns) {

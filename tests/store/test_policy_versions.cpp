@@ -1,5 +1,6 @@
 // The journal of deployed policy versions (issue 22 item 4): append only,
-// with every file's text, kept across a reopen; a schema-2 file gains it.
+// with every file's text, kept across a reopen; a schema-2 file gains it, a
+// schema-3 file its partition column (issue 20 item 1).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -102,6 +103,51 @@ TEST_F(PolicyVersionsStore, ASchema2FileGainsTheTable) {
   EXPECT_TRUE(store->policy_versions().empty());
   EXPECT_EQ(store->append_policy_version(record("fcfs", "x")), 1u);
   EXPECT_EQ(store->policy_versions().size(), 1u);
+}
+
+TEST_F(PolicyVersionsStore, EachPartitionHasItsOwnLastVersion) {
+  auto store = StateStore::open(path_);
+  PolicyVersionRecord gpu = record("fcfs", "-- gpu\n");
+  gpu.partition = "gpu";
+  store->append_policy_version(record("easy", "-- scheduler\n"));
+  store->append_policy_version(gpu);
+  store->append_policy_version(record("perf", "-- scheduler again\n"));
+  const auto scheduler = store->last_policy_version();
+  ASSERT_TRUE(scheduler);
+  EXPECT_EQ(scheduler->version, 3u);
+  EXPECT_EQ(scheduler->partition, "");
+  const auto of_gpu = store->last_policy_version("gpu");
+  ASSERT_TRUE(of_gpu);
+  EXPECT_EQ(of_gpu->version, 2u);
+  EXPECT_EQ(of_gpu->partition, "gpu");
+  EXPECT_EQ(of_gpu->files[0].text, "-- gpu\n");
+  EXPECT_FALSE(store->last_policy_version("other"));
+  EXPECT_EQ(store->policy_version(2)->partition, "gpu");
+}
+
+TEST_F(PolicyVersionsStore, ASchema3FileKeepsItsVersionsAsTheSchedulers) {
+  // A schema-3 table (no partition column) with one version in it.
+  {
+    auto store = StateStore::open(path_);
+    store->append_policy_version(record("fcfs", "-- old\n"));
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE policy_versions DROP COLUMN partition; "
+                         "PRAGMA user_version = 3;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = StateStore::open(path_);
+  const auto last = store->last_policy_version();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->name, "fcfs");
+  EXPECT_EQ(last->partition, "");
+  PolicyVersionRecord gpu = record("easy", "-- new\n");
+  gpu.partition = "gpu";
+  EXPECT_EQ(store->append_policy_version(gpu), 2u);
+  EXPECT_EQ(store->last_policy_version("gpu")->name, "easy");
 }
 
 }  // namespace

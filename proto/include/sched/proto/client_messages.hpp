@@ -626,10 +626,13 @@ struct PolicyInfoReply {
 struct PolicyFileRequest {
   std::string policy;
   std::map<std::string, std::string> params;
+  // A partition's own policy (issue 20 item 1); absent: the [scheduler] one.
+  std::optional<std::string> partition;
   template <class V>
   void fields(V& v) {
     v("policy", policy);
     v("params", params);
+    v("partition", partition);
   }
 };
 
@@ -693,7 +696,8 @@ struct PolicyVersionInfo {  // one deployed version in the journal
   std::string hash;  // SHA-256 over the file and its lib modules
   std::map<std::string, std::string> params;
   std::vector<std::string> files;
-  bool current = false;
+  bool current = false;                  // the one its partition (or [scheduler]) runs
+  std::optional<std::string> partition;  // a partition's own policy; absent: [scheduler]'s
   template <class V>
   void fields(V& v) {
     v("version", version);
@@ -706,6 +710,7 @@ struct PolicyVersionInfo {  // one deployed version in the journal
     v("params", params);
     v("files", files);
     v("current", current);
+    v("partition", partition);
   }
 };
 
@@ -719,9 +724,13 @@ struct PolicyHistoryReply {
 
 struct PolicyRollbackRequest {
   std::optional<std::uint64_t> version;  // none: the one before the current
+  // Whose policy: a partition's own (issue 20 item 1); absent: [scheduler]'s,
+  // or, with a version, the partition that version belongs to.
+  std::optional<std::string> partition;
   template <class V>
   void fields(V& v) {
     v("version", version);
+    v("partition", partition);
   }
 };
 
