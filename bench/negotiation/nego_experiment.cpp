@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Negotiation experiment: with and without the iHypervisor's negotiation"};
   int jobs = 400, nodes = 4, sockets = 2, cores = 8, max_cores = 12;
   std::uint64_t seed = 20;
-  double gap = 20, max_runtime = 1800;
+  double gap = 100, max_runtime = 1800;
   std::vector<int> attempts{2, 3, 5};
   std::string policy_dir = SCHED_SOURCE_POLICY_DIR "/negotiation";
   std::string hypervisor = "socket_pack.lua", scheduler = "wait_first.lua";

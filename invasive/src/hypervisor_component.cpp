@@ -139,6 +139,16 @@ void HypervisorComponent::try_offer(std::string_view reason, double now) {
 
 void HypervisorComponent::judge(const Note& answer, double now) {
   if (answer.last_attempt) {  // §5.4: the last answer is accepted
+    if (policy_ && answer.accepted && !answer.mapping.empty()) {
+      // Asked all the same, for the statistics only: agreed against its metric.
+      std::string error;
+      auto judged = policy_->judge(*side_.open_offer(), answer.mapping, view("", now), &error);
+      if (!judged) {
+        policy_error(error);
+      } else if (!judged->accepted) {
+        ++stats_.forced_at_limit;
+      }
+    }
     attempt_agreed_ = answer.attempt;
     side_.accept_mapping(now);
     return;
@@ -290,10 +300,6 @@ void HypervisorComponent::process(double now) {
           } else {
             ++stats_.agreed;
             stats_.rounds.push_back(attempt_agreed_);
-          }
-          if (attempt_agreed_ > 1 && attempt_agreed_ >= side_.params().max_attempts &&
-              !rejected_.empty()) {
-            ++stats_.forced_at_limit;
           }
           rejected_.clear();
           start_agreed(n.mapping, now);

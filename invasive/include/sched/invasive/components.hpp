@@ -34,7 +34,8 @@ struct NegotiationStats {
   std::int64_t agreed_empty = 0;  // ended agreed with an empty mapping
   std::int64_t not_agreed = 0;    // declined or abandoned
   std::int64_t rejected_mappings = 0;
-  std::int64_t forced_at_limit = 0;  // agreed at the attempt limit after a rejection
+  // Mappings agreed at the attempt limit that the judge rejects (§5.4).
+  std::int64_t forced_at_limit = 0;
   std::int64_t policy_errors = 0;
   std::int64_t refusals = 0;  // protocol errors either way (none expected)
   std::vector<int> rounds;    // offers per non-empty agreement
