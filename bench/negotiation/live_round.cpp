@@ -24,8 +24,7 @@ using namespace sched::invasive;
 namespace {
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 struct Figures {
@@ -33,8 +32,7 @@ struct Figures {
   std::int64_t messages;
 };
 
-Figures run(zmq::context_t& context, const std::string& policy_dir, bool fragment,
-            int iterations) {
+Figures run(zmq::context_t& context, const std::string& policy_dir, bool fragment, int iterations) {
   zmq::socket_t router(context, zmq::socket_type::router);
   router.set(zmq::sockopt::linger, 0);
   router.bind("tcp://127.0.0.1:*");
@@ -56,8 +54,7 @@ Figures run(zmq::context_t& context, const std::string& policy_dir, bool fragmen
       while (auto m = proto::receive_routed(router)) {
         peer = m->peer;
         ++messages;
-        h.receive(std::string(static_cast<const char*>(m->payload.data()), m->payload.size()),
-                  now);
+        h.receive(std::string(static_cast<const char*>(m->payload.data()), m->payload.size()), now);
       }
       bool ended = false;
       for (const JobEvent& e : h.take_job_events()) {
@@ -126,8 +123,9 @@ int main(int argc, char** argv) {
   app.add_option("--policy-dir", policy_dir)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   zmq::context_t context;
-  std::printf("| case | iterations | median ms | 95th percentile ms | max ms | messages per "
-              "iteration |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "| case | iterations | median ms | 95th percentile ms | max ms | messages per "
+      "iteration |\n|---|---|---|---|---|---|\n");
   for (bool fragment : {false, true}) {
     Figures f = run(context, policy_dir, fragment, iterations);
     std::printf("| %s | %d | %.3f | %.3f | %.3f | %lld |\n",
