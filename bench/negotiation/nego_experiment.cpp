@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 20;
   double gap = 100, max_runtime = 1800;
   std::vector<int> attempts{2, 3, 5};
+  int other_seeds = 10;
   std::string policy_dir = SCHED_SOURCE_POLICY_DIR "/negotiation";
   std::string hypervisor = "socket_pack.lua", scheduler = "wait_first.lua";
   app.add_option("--jobs", jobs, "jobs in the workload")->capture_default_str();
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
   app.add_option("--cores", cores, "per socket")->capture_default_str();
   app.add_option("--attempts", attempts, "attempt limits to run")->capture_default_str();
   app.add_option("--policy-dir", policy_dir)->capture_default_str();
+  app.add_option("--other-seeds", other_seeds,
+                 "also run seeds 1..N (max_attempts 3) for the table across seeds")
+      ->capture_default_str();
   app.add_option("--hypervisor", hypervisor, "the iHypervisor's policy")->capture_default_str();
   app.add_option("--scheduler", scheduler, "the iScheduler's policy")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -102,6 +106,30 @@ int main(int argc, char** argv) {
                                  : static_cast<long long>(it->second));
     }
     std::printf("\n");
+  }
+
+  if (other_seeds > 0) {
+    std::printf("\nAcross seeds 1-%d (the same workload parameters; max_attempts 3):\n\n",
+                other_seeds);
+    std::printf(
+        "| seed | mean wait s without | with | jobs split %% without | with | makespan s "
+        "without | with | rounds mean | messages / job without | with |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int sd = 1; sd <= other_seeds; ++sd) {
+      const auto w =
+          generate_workload(jobs, static_cast<std::uint64_t>(sd), gap, max_cores, max_runtime);
+      SimConfig off = without;
+      SimConfig on = base;
+      on.hypervisor_policy = policy_dir + "/" + hypervisor;
+      on.params.max_attempts = 3;
+      const SimResult a = simulate(w, off);
+      const SimResult b = simulate(w, on);
+      std::printf("| %d | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.2f | %.1f | %.1f |\n", sd,
+                  a.mean_wait_s, b.mean_wait_s, 100 * a.split_fraction, 100 * b.split_fraction,
+                  a.makespan_s, b.makespan_s, b.mean_rounds(),
+                  static_cast<double>(a.messages.total) / jobs,
+                  static_cast<double>(b.messages.total) / jobs);
+    }
   }
   return 0;
 }
