@@ -79,11 +79,11 @@ void HypervisorComponent::policy_error(const std::string& error) {
   stats_.last_policy_error = error;
 }
 
-HypervisorView HypervisorComponent::view(std::string_view reason, double now) const {
+HypervisorView HypervisorComponent::view(std::string_view reason, int attempt, double now) const {
   HypervisorView v;
   v.time = now;
-  v.txn = side_.txn();
-  v.attempt = side_.phase() == Phase::None ? 1 : side_.attempt() + 1;
+  v.txn = side_.phase() == Phase::None ? 0 : side_.txn();
+  v.attempt = attempt;
   v.reason = std::string(reason);
   v.partition = &partition_;
   v.rejected = rejected_;
@@ -96,7 +96,8 @@ std::optional<proto::NegoOfferSet> HypervisorComponent::build_offer(std::string_
   bool fallback = policy_ == nullptr;
   if (policy_) {
     std::string error;
-    if (auto made = policy_->make_offer(view(reason, now), &error)) {
+    if (auto made = policy_->make_offer(
+            view(reason, side_.phase() == Phase::None ? 1 : side_.attempt() + 1, now), &error)) {
       offer = std::move(*made);
       // An offer holds only free cores: what else the policy names could
       // not be started (a virtual offer shows a part of them, §4).
@@ -142,7 +143,8 @@ void HypervisorComponent::judge(const Note& answer, double now) {
     if (policy_ && answer.accepted && !answer.mapping.empty()) {
       // Asked all the same, for the statistics only: agreed against its metric.
       std::string error;
-      auto judged = policy_->judge(*side_.open_offer(), answer.mapping, view("", now), &error);
+      auto judged = policy_->judge(*side_.open_offer(), answer.mapping,
+                                   view("", answer.attempt, now), &error);
       if (!judged) {
         policy_error(error);
       } else if (!judged->accepted) {
@@ -161,7 +163,8 @@ void HypervisorComponent::judge(const Note& answer, double now) {
   Judgement verdict{true, {}};
   if (policy_) {
     std::string error;
-    auto judged = policy_->judge(*side_.open_offer(), answer.mapping, view("", now), &error);
+    auto judged =
+        policy_->judge(*side_.open_offer(), answer.mapping, view("", answer.attempt, now), &error);
     if (judged) {
       verdict = *judged;
     } else {

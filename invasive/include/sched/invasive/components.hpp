@@ -78,7 +78,7 @@ class HypervisorComponent {
   void start_agreed(const std::vector<proto::NegoPlacement>& mapping, double now);
   void urgent(const proto::NegoUrgent& request, double now);
   void policy_error(const std::string& error);
-  HypervisorView view(std::string_view reason, double now) const;
+  HypervisorView view(std::string_view reason, int attempt, double now) const;
 
   Partition& partition_;
   HypervisorPolicy* policy_;

@@ -19,9 +19,9 @@ namespace sched::invasive {
 // What the iHypervisor's policy sees.
 struct HypervisorView {
   double time = 0;
-  std::int64_t txn = 0;
-  int attempt = 1;     // of the offer to make (make_offer) or judged (judge)
-  std::string reason;  // why an offer is made
+  std::int64_t txn = 0;  // the open transaction; 0 for a new one's first offer
+  int attempt = 1;       // of the offer to make (make_offer) or judged (judge)
+  std::string reason;    // why an offer is made
   const Partition* partition = nullptr;
   // The mappings the iHypervisor rejected in this transaction, oldest first.
   std::vector<std::vector<proto::NegoPlacement>> rejected;
