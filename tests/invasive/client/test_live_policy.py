@@ -91,6 +91,33 @@ class LivePolicy(unittest.TestCase):
         self.assertEqual(end["outcome"], "agreed", "§5.4: the last mapping is accepted")
         self.c.end_response(o["txn"])
 
+    def test_urgent_jobs_start_on_free_cores_then_by_suspending(self):
+        self.c.init(max_attempts=3)
+        o = self.c.open_transaction(pending=1)
+        whole_n0 = [nc.placement(1, "n0", range(8))]  # two sockets for 8 cores: packed
+        self.c.answer(o["txn"], 1, True, whole_n0)
+        end = self.c.expect(nc.END)
+        self.assertEqual(end["outcome"], "agreed")
+        self.c.end_response(o["txn"])
+        nxt = self.c.expect(nc.OFFER)  # n1 is left; nothing else waits
+        self.c.end(nxt["txn"], "declined")
+        self.c.expect(nc.END_RESPONSE)
+        # n1 is free: job 9 starts there, no victim.
+        self.c.urgent(9, 8, 1)
+        r = self.c.expect(nc.URGENT_RESPONSE)
+        self.assertTrue(r["started"], r)
+        self.assertEqual(r["placement"], [nc.placement(9, "n1", range(8))])
+        self.assertEqual(r["victims"], [])
+        # Nothing is free: job 10 suspends job 1 (the latest started on n0).
+        self.c.urgent(10, 4, 1)
+        r = self.c.expect(nc.URGENT_RESPONSE)
+        self.assertTrue(r["started"], r)
+        self.assertEqual(r["placement"], [nc.placement(10, "n0", [0, 1, 2, 3])])
+        self.assertEqual(r["victims"], [{"job": 1, "action": "suspended", "cores": 8}])
+        # A job H runs cannot be urgent again (§5.7: invalid).
+        seq = self.c.urgent(9, 1, 1)
+        self.c.expect_error("invalid", seq, nc.URGENT)
+
     def test_edits_are_reloaded_live_and_a_broken_one_is_not(self):
         self.c.init(max_attempts=5)
         self.write_policy("return { make_offer = function( end }")  # a syntax error
