@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   double gap = 100, max_runtime = 1800;
   std::vector<int> attempts{2, 3, 5};
   int other_seeds = 10;
+  int urgent_every = 0;
   std::string policy_dir = SCHED_SOURCE_POLICY_DIR "/negotiation";
   std::string hypervisor = "socket_pack.lua", scheduler = "wait_first.lua";
   app.add_option("--jobs", jobs, "jobs in the workload")->capture_default_str();
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   app.add_option("--cores", cores, "per socket")->capture_default_str();
   app.add_option("--attempts", attempts, "attempt limits to run")->capture_default_str();
   app.add_option("--policy-dir", policy_dir)->capture_default_str();
+  app.add_option("--urgent-every", urgent_every, "every N-th job is urgent (URGENT_JOB; 0: none)")
+      ->capture_default_str();
   app.add_option("--other-seeds", other_seeds,
                  "also run seeds 1..N (max_attempts 3) for the table across seeds")
       ->capture_default_str();
@@ -38,7 +41,7 @@ int main(int argc, char** argv) {
   app.add_option("--scheduler", scheduler, "the iScheduler's policy")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  const auto workload = generate_workload(jobs, seed, gap, max_cores, max_runtime);
+  const auto workload = generate_workload(jobs, seed, gap, max_cores, max_runtime, urgent_every);
   SimConfig base;
   base.topology = Topology::uniform(nodes, sockets, cores);
   base.scheduler_policy = policy_dir + "/" + scheduler;
@@ -61,10 +64,10 @@ int main(int argc, char** argv) {
 
   std::printf(
       "Workload: %d jobs (seed %llu, mean gap %.0f s, 1-%d cores on one node, "
-      "60-%.0f s); partition %d nodes x %d sockets x %d cores; iScheduler %s, "
-      "iHypervisor %s.\n\n",
-      jobs, static_cast<unsigned long long>(seed), gap, max_cores, max_runtime, nodes, sockets,
-      cores, scheduler.c_str(), hypervisor.c_str());
+      "60-%.0f s, urgent: every %d-th (0: none)); partition %d nodes x %d sockets x %d cores; "
+      "iScheduler %s, iHypervisor %s.\n\n",
+      jobs, static_cast<unsigned long long>(seed), gap, max_cores, max_runtime, urgent_every, nodes,
+      sockets, cores, scheduler.c_str(), hypervisor.c_str());
   std::printf(
       "| run | mean wait s | makespan s | utilisation | jobs split %% | extra sockets "
       "/ job | agreements | rounds mean | rounds max | forced at limit | messages | "

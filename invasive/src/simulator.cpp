@@ -39,7 +39,7 @@ struct Event {
 }  // namespace
 
 std::vector<WorkloadJob> generate_workload(int count, std::uint64_t seed, double mean_gap_s,
-                                           int max_cores, double max_runtime_s) {
+                                           int max_cores, double max_runtime_s, int urgent_every) {
   Rng rng{seed};
   std::vector<WorkloadJob> jobs;
   double t = 0;
@@ -49,6 +49,7 @@ std::vector<WorkloadJob> generate_workload(int count, std::uint64_t seed, double
     j.submit = std::round(t);
     j.cores = 1 + static_cast<int>(rng.unit() * max_cores - 1e-9);
     j.runtime = std::round(60 + rng.unit() * (max_runtime_s - 60));
+    j.urgent = urgent_every > 0 && (i + 1) % urgent_every == 0;
     jobs.push_back(j);
     t += -mean_gap_s * std::log(rng.unit());
   }

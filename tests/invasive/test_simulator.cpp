@@ -144,5 +144,30 @@ TEST(NegotiationSim, GeneratedWorkloadsAreReproducible) {
   }
 }
 
+TEST(NegotiationSim, UrgentJobsOfAGeneratedWorkloadAllRunAndNoneTwice) {
+  auto jobs = generate_workload(60, 3, 30, 8, 600, 10);
+  int urgent = 0;
+  for (const auto& j : jobs) urgent += j.urgent;
+  ASSERT_EQ(urgent, 6);
+  SimConfig c = config(true);
+  c.topology = Topology::uniform(2, 2, 4);
+  SimResult r = simulate(jobs, c);
+  EXPECT_EQ(r.unfinished, 0);
+  EXPECT_EQ(r.messages.by_type["nego.urgent"], 6);
+  EXPECT_EQ(r.messages.by_type["nego.urgent_response"], 6);
+  EXPECT_EQ(r.hypervisor.refusals, 0);
+  for (const auto& j : r.jobs) {
+    // Each job ran once, for at least its runtime (longer if suspended).
+    const double runtime = jobs[static_cast<std::size_t>(j.id - 1)].runtime;
+    EXPECT_GE(j.end - j.start, runtime) << "job " << j.id;
+    if (!j.suspended) {
+      EXPECT_EQ(j.end - j.start, runtime) << "job " << j.id;
+    }
+    if (j.urgent) {
+      EXPECT_EQ(j.start, j.submit) << "urgent job " << j.id << " started at once";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sched::invasive

@@ -23,9 +23,11 @@ struct WorkloadJob {
 };
 
 // A reproducible workload: `count` jobs, arrivals at exponential gaps of
-// mean `mean_gap_s`, sizes 1 … max_cores, runtimes 60 s … max_runtime_s.
+// mean `mean_gap_s`, sizes 1 … max_cores, runtimes 60 s … max_runtime_s;
+// every `urgent_every`-th job is urgent (0: none).
 std::vector<WorkloadJob> generate_workload(int count, std::uint64_t seed, double mean_gap_s,
-                                           int max_cores, double max_runtime_s);
+                                           int max_cores, double max_runtime_s,
+                                           int urgent_every = 0);
 
 struct SimConfig {
   Topology topology;
