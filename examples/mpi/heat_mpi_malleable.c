@@ -276,6 +276,13 @@ static void iterate(state* s, const options* o) {
   ++s->iter;
 }
 
+/* How long a resize took, as the new rank 0 saw it (the bench figure). */
+static void report_resize(const state* s, int from, double seconds, int here) {
+  if (here && s->rank == 0)
+    printf("heat_mpi_malleable: resized %d -> %d after iteration %ld in %.3f s\n", from, s->size,
+           s->iter, seconds);
+}
+
 /* Rank 0 gathers the blocks and writes the grid as heat_mpi does. */
 static int write_grid(const state* s, const options* o, int adaptations, double seconds) {
   int* counts = xcalloc((size_t)s->size, sizeof(int));
@@ -360,14 +367,20 @@ int main(int argc, char** argv) {
       rc = sched_mall_probe_all(m, &pending);
       if (rc != SCHED_MALL_OK) fail("probe_all", rc);
       if (pending) {
+        const double t = MPI_Wtime();
+        const int from = s.size;
         here = sched_resize(&s, &o, m, args);
         ++adaptations;
+        report_resize(&s, from, MPI_Wtime() - t, here);
       }
     }
     for (int k = 0; !m && k < o.plan_steps; ++k) {
       if (o.plan[k].iter != s.iter || o.plan[k].size == s.size) continue;
+      const double t = MPI_Wtime();
+      const int from = s.size;
       here = planned_resize(&s, &o, &o.plan[k], args);
       ++adaptations;
+      report_resize(&s, from, MPI_Wtime() - t, here);
       break;
     }
   }

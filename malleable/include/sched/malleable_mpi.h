@@ -28,8 +28,9 @@
  *    Ranks: an expansion keeps the old processes' ranks (0..n-1) and gives
  *    the new ones n..m-1 in the order of `hosts`; a shrink closes up the
  *    processes that stay, in their old order. The communicator passed in
- *    stays the caller's (free it with MPI_Comm_disconnect when done with it,
- *    unless it is MPI_COMM_WORLD); the one returned is new.
+ *    stays the caller's (MPI_Comm_free it when done, unless it is
+ *    MPI_COMM_WORLD: MPI_Comm_disconnect of a merged communicator hangs in
+ *    Debian's Open MPI 4.1, in its PMIx fence); the one returned is new.
  *
  * 2. Driven by a sched session (sched/malleable.h): the adaptation's sizes,
  *    ranks and who leaves come from sched_mall_adapt_begin; the placement of
