@@ -278,9 +278,11 @@ static void iterate(state* s, const options* o) {
 
 /* How long a resize took, as the new rank 0 saw it (the bench figure). */
 static void report_resize(const state* s, int from, double seconds, int here) {
-  if (here && s->rank == 0)
+  if (here && s->rank == 0) {
     printf("heat_mpi_malleable: resized %d -> %d after iteration %ld in %.3f s\n", from, s->size,
            s->iter, seconds);
+    fflush(stdout); /* seen while the run goes on, whatever stdout is */
+  }
 }
 
 /* Rank 0 gathers the blocks and writes the grid as heat_mpi does. */
@@ -311,6 +313,7 @@ static int write_grid(const state* s, const options* o, int adaptations, double 
         "heat_mpi_malleable: %ld iterations on %ldx%ld, %d ranks at the end, %d adaptations, "
         "checksum %.17g, %.2f s\n",
         o->iters, o->nx, o->ny, s->size, adaptations, sum, seconds);
+    fflush(stdout);
   }
   free(grid);
   free(counts);

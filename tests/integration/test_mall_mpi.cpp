@@ -1,0 +1,132 @@
+// The malleable MPI layer driven by a sched session (issue 16 item 3,
+// docs/malleable.md "MPI applications"): an MPICH heat solver started by
+// `sched run --mpi=pmi2 -n 4` is shrunk 4→2 by the policy while it runs;
+// the layer takes who leaves from the session, hands the rows over and
+// splits the communicator, and the grid must equal a rigid run's.
+// What this does not test, because it does not work yet: the step's end.
+// MPICH's MPI_Finalize fences over PMI across the first MPI_COMM_WORLD,
+// leaving ranks included, and schedd refuses the fence of a node the job no
+// longer holds ("runs no rank of step"), so the ranks wait in MPI_Finalize:
+// the scheduler side that malleable.md lists as missing. The test cancels
+// the job once the grid is written. (An expansion needs that side too, and
+// Debian's MPICH cannot spawn.)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cluster.hpp"
+#include "test_paths.hpp"
+
+namespace sched::testing {
+namespace {
+
+constexpr const char* kHoldPolicy = R"(
+local P = { name = "hold", api = 1 }
+function P.schedule(ctx)
+  for _, job in ipairs(ctx.pending) do
+    if job.nodes > ctx.nodes_idle or not ctx:start(job) then break end
+  end
+end
+return P
+)";
+
+constexpr const char* kShrinkPolicy = R"(
+local P = { name = "two", api = 1 }
+function P.schedule(ctx)
+  for _, job in ipairs(ctx.running) do
+    if job.kind == "malleable" and job.state == "RUNNING" and job.size > 2 then
+      ctx:shrink(job, 2)
+    end
+  end
+end
+return P
+)";
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".new";
+  std::ofstream(temporary) << text;
+  std::filesystem::rename(temporary, path);  // the daemon never reads half a file
+}
+
+class MallMpiSession : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Built beside the other examples when MPICH is installed (not a skip:
+    // install-deps.sh installs it, and a build without it must not pass).
+    for (const auto& program : {rigid_, malleable_}) {
+      ASSERT_TRUE(std::filesystem::exists(program))
+          << program << " was not built: MPICH missing at configure time? (install-deps.sh)";
+    }
+    write_file(policy_, kHoldPolicy);
+    ClusterOptions options;
+    options.policy = policy_;
+    cluster_ = std::make_unique<LocalCluster>(options);
+    for (const char* node : {"n1", "n2", "n3", "n4"}) cluster_->start_agent(node, 1);
+    ASSERT_TRUE(cluster_->wait_nodes_up(4)) << cluster_->logs();
+    std::filesystem::create_directories(cluster_->work_dir());
+  }
+
+  std::int64_t heat_job(const std::string& kind, const std::string& app, const std::string& args,
+                        const std::string& grid) {
+    proto::SubmitRequest request;
+    request.job.name = "heat-mpi";
+    request.job.kind = kind;
+    request.job.nodes = 4;
+    request.job.min_nodes = kind == "malleable" ? 1 : 4;
+    request.job.max_nodes = 4;
+    request.job.workdir = cluster_->work_dir();
+    request.job.env["SCHED"] = SCHED_CLI_BIN;
+    request.job.env["APP"] = app;
+    // probe_all talks through the library's own transport: the first set
+    // finds its peers here.
+    request.job.env["SCHED_MALL_RENDEZVOUS_DIR"] = cluster_->work_dir() + "/rendezvous-" + grid;
+    request.job.script = "#!/bin/sh\n$SCHED run --mpi=pmi2 -n 4 $APP " + args + " --out " +
+                         cluster_->work_dir() + "/" + grid + "\necho \"step status $?\"\n";
+    return cluster_->client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  }
+
+  std::string output(std::int64_t id) { return read_file(cluster_->job(id).output); }
+
+  const std::string examples_ = std::filesystem::path(SCHED_HEAT_BIN).parent_path().string();
+  const std::string rigid_ = examples_ + "/heat_mpi_mpich";
+  const std::string malleable_ = examples_ + "/heat_mpi_malleable_mpich";
+
+  TempDir dir_{"sched-mall-mpi-test"};
+  std::string policy_ = dir_.str() + "/policy.lua";
+  std::unique_ptr<LocalCluster> cluster_;
+  const std::string args_ = "--nx 24 --ny 37 --iters 600 --sleep-ms 10";
+};
+
+TEST_F(MallMpiSession, AnMpichHeatSolverShrunkByThePolicyMovesItsRowsAndEndsWithTheFixedGrid) {
+  const auto fixed = heat_job("rigid", rigid_, args_, "fixed.grid");
+  ASSERT_TRUE(cluster_->wait_state(fixed, "COMPLETED", std::chrono::seconds(90)))
+      << output(fixed) << cluster_->logs();
+  ASSERT_NE(output(fixed).find("step status 0"), std::string::npos) << output(fixed);
+  const std::string expected = read_file(cluster_->work_dir() + "/fixed.grid");
+  ASSERT_FALSE(expected.empty()) << output(fixed);
+
+  const auto id = heat_job("malleable", malleable_, args_ + " --probe-every 5", "resized.grid");
+  // Its phase reports (an MTCT) say the solver runs, with its session.
+  ASSERT_TRUE(
+      eventually([&] { return cluster_->job(id).mtct.has_value(); }, std::chrono::seconds(60)))
+      << output(id) << cluster_->logs();
+  write_file(policy_, kShrinkPolicy);
+  ASSERT_TRUE(eventually([&] { return cluster_->job(id).nodes == 2; }, std::chrono::seconds(60)))
+      << output(id) << cluster_->logs();
+  // Rank 0 prints its summary once the grid is written.
+  ASSERT_TRUE(eventually(
+      [&] { return output(id).find("2 ranks at the end, 1 adaptations") != std::string::npos; },
+      std::chrono::seconds(120)))
+      << output(id) << cluster_->logs();
+  const std::string out = output(id);
+  EXPECT_NE(out.find("resized 4 -> 2"), std::string::npos) << out;
+  EXPECT_EQ(cluster_->job(id).shrinks, 1);
+  EXPECT_EQ(read_file(cluster_->work_dir() + "/resized.grid"), expected) << out;
+  // See the top of the file: the step's end is the scheduler side's.
+  cluster_->client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
+  EXPECT_TRUE(cluster_->wait_state(id, "CANCELLED")) << cluster_->logs();
+}
+
+}  // namespace
+}  // namespace sched::testing
