@@ -64,7 +64,10 @@
  * processes are in; proc.adapt_begin's reply names the node of each new
  * rank, for the "host" key; a spawned process's sched_mall_init is answered
  * "new" with its new rank. A job says so with a step option (proposed:
- * `sched run --mall-spawn=mpi`).
+ * `sched run --mall-spawn=mpi`). A shrink needs one change: MPI_Finalize
+ * fences (PMI / PMIx) over the first MPI_COMM_WORLD, leaving ranks included,
+ * so the step's fences must still span the nodes that left (today schedd
+ * refuses them and the step hangs in MPI_Finalize).
  *
  * Every function is collective over the communicator it names, returns 0
  * (SCHED_MALL_OK) or a negative SCHED_MALL_E* code, and leaves the reason,
