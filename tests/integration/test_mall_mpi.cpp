@@ -1,15 +1,15 @@
 // The malleable MPI layer driven by a sched session (issue 16 item 3,
-// docs/malleable.md "MPI applications"): an MPICH heat solver started by
-// `sched run --mpi=pmi2 -n 4` is shrunk 4→2 by the policy while it runs;
-// the layer takes who leaves from the session, hands the rows over and
-// splits the communicator, and the grid must equal a rigid run's.
+// docs/malleable.md "MPI applications"): a heat solver started by `sched run
+// -n 4`, MPICH's under --mpi=pmi2 and Open MPI's under --mpi=pmix, is shrunk
+// 4→2 by the policy while it runs; the layer takes who leaves from the
+// session, hands the rows over and splits the communicator, and the grid
+// must equal a rigid run's.
 // What this does not test, because it does not work yet: the step's end.
-// MPICH's MPI_Finalize fences over PMI across the first MPI_COMM_WORLD,
-// leaving ranks included, and schedd refuses the fence of a node the job no
-// longer holds ("runs no rank of step"), so the ranks wait in MPI_Finalize:
-// the scheduler side that malleable.md lists as missing. The test cancels
-// the job once the grid is written. (An expansion needs that side too, and
-// Debian's MPICH cannot spawn.)
+// MPI_Finalize fences (PMI, PMIx) across the first MPI_COMM_WORLD, leaving
+// ranks included, and schedd refuses the fence of a node the job no longer
+// holds ("runs no rank of step"), so the ranks wait in MPI_Finalize: the
+// scheduler side that malleable.md lists as missing. The test cancels the
+// job once the grid is written. (An expansion needs that side too.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -55,7 +55,9 @@ class MallMpiSession : public ::testing::Test {
   void SetUp() override {
     // Built beside the other examples when MPICH is installed (not a skip:
     // install-deps.sh installs it, and a build without it must not pass).
-    for (const auto& program : {rigid_, malleable_}) {
+    for (const auto& program :
+         {examples_ + "/heat_mpi_mpich", examples_ + "/heat_mpi_openmpi",
+          examples_ + "/heat_mpi_malleable_mpich", examples_ + "/heat_mpi_malleable_openmpi"}) {
       ASSERT_TRUE(std::filesystem::exists(program))
           << program << " was not built: MPICH missing at configure time? (install-deps.sh)";
     }
@@ -68,8 +70,12 @@ class MallMpiSession : public ::testing::Test {
     std::filesystem::create_directories(cluster_->work_dir());
   }
 
-  std::int64_t heat_job(const std::string& kind, const std::string& app, const std::string& args,
+  // `mpi`: "pmi2" (MPICH) or "pmix" (Open MPI), which picks the programs.
+  std::int64_t heat_job(const std::string& mpi, const std::string& kind, const std::string& args,
                         const std::string& grid) {
+    const std::string build = mpi == "pmix" ? "openmpi" : "mpich";
+    const std::string app =
+        examples_ + (kind == "malleable" ? "/heat_mpi_malleable_" : "/heat_mpi_") + build;
     proto::SubmitRequest request;
     request.job.name = "heat-mpi";
     request.job.kind = kind;
@@ -82,7 +88,9 @@ class MallMpiSession : public ::testing::Test {
     // probe_all talks through the library's own transport: the first set
     // finds its peers here.
     request.job.env["SCHED_MALL_RENDEZVOUS_DIR"] = cluster_->work_dir() + "/rendezvous-" + grid;
-    request.job.script = "#!/bin/sh\n$SCHED run --mpi=pmi2 -n 4 $APP " + args + " --out " +
+    // Open MPI's shared-memory transport is per host: the virtual nodes share one.
+    if (mpi == "pmix") request.job.env["OMPI_MCA_btl"] = "self,tcp";
+    request.job.script = "#!/bin/sh\n$SCHED run --mpi=" + mpi + " -n 4 $APP " + args + " --out " +
                          cluster_->work_dir() + "/" + grid + "\necho \"step status $?\"\n";
     return cluster_->client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
   }
@@ -90,8 +98,9 @@ class MallMpiSession : public ::testing::Test {
   std::string output(std::int64_t id) { return read_file(cluster_->job(id).output); }
 
   const std::string examples_ = std::filesystem::path(SCHED_HEAT_BIN).parent_path().string();
-  const std::string rigid_ = examples_ + "/heat_mpi_mpich";
-  const std::string malleable_ = examples_ + "/heat_mpi_malleable_mpich";
+
+  // Runs a rigid job, then the malleable one shrunk 4→2 (below).
+  void shrink_4_to_2(const std::string& mpi);
 
   TempDir dir_{"sched-mall-mpi-test"};
   std::string policy_ = dir_.str() + "/policy.lua";
@@ -99,15 +108,15 @@ class MallMpiSession : public ::testing::Test {
   const std::string args_ = "--nx 24 --ny 37 --iters 600 --sleep-ms 10";
 };
 
-TEST_F(MallMpiSession, AnMpichHeatSolverShrunkByThePolicyMovesItsRowsAndEndsWithTheFixedGrid) {
-  const auto fixed = heat_job("rigid", rigid_, args_, "fixed.grid");
+void MallMpiSession::shrink_4_to_2(const std::string& mpi) {
+  const auto fixed = heat_job(mpi, "rigid", args_, "fixed.grid");
   ASSERT_TRUE(cluster_->wait_state(fixed, "COMPLETED", std::chrono::seconds(90)))
       << output(fixed) << cluster_->logs();
   ASSERT_NE(output(fixed).find("step status 0"), std::string::npos) << output(fixed);
   const std::string expected = read_file(cluster_->work_dir() + "/fixed.grid");
   ASSERT_FALSE(expected.empty()) << output(fixed);
 
-  const auto id = heat_job("malleable", malleable_, args_ + " --probe-every 5", "resized.grid");
+  const auto id = heat_job(mpi, "malleable", args_ + " --probe-every 5", "resized.grid");
   // Its phase reports (an MTCT) say the solver runs, with its session.
   ASSERT_TRUE(
       eventually([&] { return cluster_->job(id).mtct.has_value(); }, std::chrono::seconds(60)))
@@ -130,6 +139,14 @@ TEST_F(MallMpiSession, AnMpichHeatSolverShrunkByThePolicyMovesItsRowsAndEndsWith
   // See the top of the file: the step's end is the scheduler side's.
   cluster_->client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
   EXPECT_TRUE(cluster_->wait_state(id, "CANCELLED")) << cluster_->logs();
+}
+
+TEST_F(MallMpiSession, AnMpichHeatSolverShrunkByThePolicyMovesItsRowsAndEndsWithTheFixedGrid) {
+  shrink_4_to_2("pmi2");
+}
+
+TEST_F(MallMpiSession, AnOpenMpiHeatSolverShrunkByThePolicyMovesItsRowsAndEndsWithTheFixedGrid) {
+  shrink_4_to_2("pmix");
 }
 
 }  // namespace
