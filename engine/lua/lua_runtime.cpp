@@ -369,6 +369,13 @@ void LuaRuntime::load_policy() {
   }
   time_dependent_ = lua_isnil(L_, -1) || lua_toboolean(L_, -1);
   lua_pop(L_, 1);
+  lua_getfield(L_, -1, "idle_nodes_only");
+  if (!lua_isnil(L_, -1) && !lua_isboolean(L_, -1)) {
+    lua_pop(L_, 2);
+    throw api_error("idle_nodes_only must be a boolean");
+  }
+  idle_nodes_only_ = lua_toboolean(L_, -1);
+  lua_pop(L_, 1);
   for (const char* optional : {"on_event", "save", "restore"}) {
     lua_getfield(L_, -1, optional);
     const bool bad = !lua_isnil(L_, -1) && !lua_isfunction(L_, -1);

@@ -57,6 +57,7 @@ class LuaRuntime {
   void load_policy();
   const std::string& policy_name() const { return name_; }
   bool time_dependent() const { return time_dependent_; }
+  bool idle_nodes_only() const { return idle_nodes_only_; }
 
   std::optional<PolicyFailure> run_schedule(PassContext& ctx);
   // The body of a pass, run inside the protected trampoline.
@@ -89,6 +90,10 @@ class LuaRuntime {
   // The first position (1-based) of ctx.pending that `fit` accepts
   // (ctx:next_fit).
   std::optional<std::size_t> next_pending_fit(const PendingFit& fit) const;
+  // Pushes the table of the job at `position` (1-based) of ctx.pending
+  // without filling the list up to it: the same table pending[position]
+  // holds once filled.
+  void push_pending_job(std::size_t position);
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction, time and memory bounds.
@@ -140,6 +145,7 @@ class LuaRuntime {
   std::string lib_dir_;
   std::string name_;
   bool time_dependent_ = true;
+  bool idle_nodes_only_ = false;  // P.idle_nodes_only
   std::uint64_t instruction_limit_;
   std::uint64_t executed_ = 0;
   double time_limit_s_ = 0;  // 0: no time bound

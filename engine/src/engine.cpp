@@ -328,6 +328,7 @@ JobId Engine::add_submitted(JobSpec spec, JobId id) {
   refresh_eligibility(ref);
   // Still nothing but appends since the last pass: after every job offered
   // before, or not offered at all (held, waiting for a dependency).
+  if (ref.spec.urgent) urgent_since_pass_ = true;
   if (only_appended && ref.state == JobState::Pending &&
       (pending_.is_last_offered(ref) || pending_.is_waiting(ref))) {
     appended_version_ = state_version_;
