@@ -239,6 +239,8 @@ void LuaRuntime::open_sandbox() {
   ref_jobs_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   push_job_keys();
   ref_job_keys_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  push_job_maker();
+  ref_job_maker_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   // Refusals print as their message.
   lua_newtable(L_);
