@@ -83,9 +83,8 @@ marginal="$(awk -v a="$(field syn_sched_1000 3)" -v b="$(field syn_sched_100000 
 echo "  sched, 1k → 100k jobs: $marginal"
 
 results="${RESULTS:-$here/results.md}"
-# Before the file is opened for writing: a truncated results.md would count
-# as an uncommitted change.
-commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . 2>/dev/null || echo " (with uncommitted changes)")"
+# Changes to the results file itself (an earlier run's) do not count.
+commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ":(exclude)$results" 2>/dev/null || echo " (with uncommitted changes)")"
 cat >"$results" <<EOF
 # \`sched sim\` against a C++ floor
 
