@@ -83,11 +83,13 @@ marginal="$(awk -v a="$(field syn_sched_1000 3)" -v b="$(field syn_sched_100000 
 echo "  sched, 1k → 100k jobs: $marginal"
 
 results="${RESULTS:-$here/results.md}"
+# Changes to the results file itself (an earlier run's) do not count.
+commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ":(exclude)$results" 2>/dev/null || echo " (with uncommitted changes)")"
 cat >"$results" <<EOF
 # \`sched sim\` against a C++ floor
 
 Produced by \`bench/sim_speed/run.sh\` on $(date -u +%Y-%m-%d) at commit
-$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . 2>/dev/null || echo " (with uncommitted changes)"),
+$commit,
 $(nproc) cores shared with other builds (load average $(cut -d' ' -f1-3 /proc/loadavg)).
 CPU seconds (user + sys) of the whole process, the minimum and median of $runs runs.
 

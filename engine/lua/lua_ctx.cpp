@@ -72,11 +72,15 @@ int ctx_next_fit(lua_State* L) {
   }
   lua_getfield(L, 1, "pending");  // brings the list up to date in this pass
   lua_pop(L, 1);
-  if (const auto found = LuaRuntime::of(L).next_pending_fit(fit)) {
+  LuaRuntime& rt = LuaRuntime::of(L);
+  if (const auto found = rt.next_pending_fit(fit)) {
     lua_pushinteger(L, static_cast<lua_Integer>(*found));
-  } else {
-    lua_pushnil(L);
+    // The job too: reading pending[k] would fill the list up to k, and a
+    // long filled list costs every later removal a shift.
+    rt.push_pending_job(*found);
+    return 2;
   }
+  lua_pushnil(L);
   return 1;
 }
 

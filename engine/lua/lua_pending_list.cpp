@@ -70,6 +70,12 @@ void LuaRuntime::fill_pending(std::size_t count) {
   lua_pop(L_, 2);
 }
 
+void LuaRuntime::push_pending_job(std::size_t position) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_jobs_);
+  push_job(*pending_mirror_[position - 1].job, lua_gettop(L_));
+  lua_remove(L_, -2);
+}
+
 std::optional<std::size_t> LuaRuntime::next_pending_fit(const PendingFit& fit) const {
   const auto first = static_cast<std::size_t>(std::max<lua_Integer>(fit.from, 1));
   for (std::size_t i = first; i <= pending_mirror_.size(); ++i) {

@@ -55,6 +55,7 @@ std::string param_text(const ParamValue& value) {
 LuaPolicy::LuaPolicy(std::string path, std::unique_ptr<LuaRuntime> runtime)
     : path_(std::move(path)), rt_(std::move(runtime)) {
   time_dependent_ = rt_->time_dependent();
+  idle_nodes_only_ = rt_->idle_nodes_only();
 }
 
 LuaPolicy::~LuaPolicy() = default;

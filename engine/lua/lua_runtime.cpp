@@ -239,6 +239,8 @@ void LuaRuntime::open_sandbox() {
   ref_jobs_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   push_job_keys();
   ref_job_keys_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  push_job_maker();
+  ref_job_maker_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   // Refusals print as their message.
   lua_newtable(L_);
@@ -368,6 +370,13 @@ void LuaRuntime::load_policy() {
     throw api_error("time_dependent must be a boolean");
   }
   time_dependent_ = lua_isnil(L_, -1) || lua_toboolean(L_, -1);
+  lua_pop(L_, 1);
+  lua_getfield(L_, -1, "idle_nodes_only");
+  if (!lua_isnil(L_, -1) && !lua_isboolean(L_, -1)) {
+    lua_pop(L_, 2);
+    throw api_error("idle_nodes_only must be a boolean");
+  }
+  idle_nodes_only_ = lua_toboolean(L_, -1);
   lua_pop(L_, 1);
   for (const char* optional : {"on_event", "save", "restore"}) {
     lua_getfield(L_, -1, optional);

@@ -57,6 +57,7 @@ class LuaRuntime {
   void load_policy();
   const std::string& policy_name() const { return name_; }
   bool time_dependent() const { return time_dependent_; }
+  bool idle_nodes_only() const { return idle_nodes_only_; }
 
   std::optional<PolicyFailure> run_schedule(PassContext& ctx);
   // The body of a pass, run inside the protected trampoline.
@@ -89,6 +90,10 @@ class LuaRuntime {
   // The first position (1-based) of ctx.pending that `fit` accepts
   // (ctx:next_fit).
   std::optional<std::size_t> next_pending_fit(const PendingFit& fit) const;
+  // Pushes the table of the job at `position` (1-based) of ctx.pending
+  // without filling the list up to it: the same table pending[position]
+  // holds once filled.
+  void push_pending_job(std::size_t position);
   void push_refusal(const struct Refusal& refusal);
   // Calls the function at the top of the stack (with nargs below it... as
   // lua_pcall) under the instruction, time and memory bounds.
@@ -112,8 +117,9 @@ class LuaRuntime {
   };
   // The Job::version the job's table shows; 0: it has none.
   std::uint64_t& synced_version(JobId id);
-  // Writes the job's stored fields into its table: all of them when
-  // `created`, else those that can change after submit.
+  // Writes the job's stored fields into its table: when `created` (by the
+  // job maker, which wrote those every job has), the optional ones present;
+  // else those that can change after submit.
   void fill_job(int table, const Job& job, bool created);
   // Pushes one of the fields a job table does not store (name, user,
   // allocation, ...); false when `key` is none of them or has no value.
@@ -122,6 +128,8 @@ class LuaRuntime {
   static int job_pairs(lua_State* L);
   // Pushes the array of job field names fill_job writes by index.
   void push_job_keys();
+  // Pushes the Lua function that makes a job table (lua_job_tables.cpp).
+  void push_job_maker();
   // Pushes the job's table, made or refreshed as needed; `jobs` is the
   // stack index of the registry's id → table map.
   void push_job(const Job& job, int jobs);
@@ -140,6 +148,7 @@ class LuaRuntime {
   std::string lib_dir_;
   std::string name_;
   bool time_dependent_ = true;
+  bool idle_nodes_only_ = false;  // P.idle_nodes_only
   std::uint64_t instruction_limit_;
   std::uint64_t executed_ = 0;
   double time_limit_s_ = 0;  // 0: no time bound
@@ -154,11 +163,12 @@ class LuaRuntime {
   PassContext* pass_ = nullptr;
   const Cluster* cluster_ = nullptr;
 
-  int ref_policy_ = LUA_NOREF;    // the table the file returned
-  int ref_ctx_ = LUA_NOREF;       // the ctx table, reused across passes
-  int ref_jobs_ = LUA_NOREF;      // id → the job's plain table, kept across passes
-  int ref_job_mt_ = LUA_NOREF;    // shared by job tables: new fields fail, prints "job N"
-  int ref_job_keys_ = LUA_NOREF;  // the field names, interned once (push_job_keys)
+  int ref_policy_ = LUA_NOREF;     // the table the file returned
+  int ref_ctx_ = LUA_NOREF;        // the ctx table, reused across passes
+  int ref_jobs_ = LUA_NOREF;       // id → the job's plain table, kept across passes
+  int ref_job_mt_ = LUA_NOREF;     // shared by job tables: new fields fail, prints "job N"
+  int ref_job_keys_ = LUA_NOREF;   // the field names, interned once (push_job_keys)
+  int ref_job_maker_ = LUA_NOREF;  // makes a job table (push_job_maker)
   int ref_refusal_mt_ = LUA_NOREF;
   int ref_params_ = LUA_NOREF;         // ctx.params
   int ref_pending_list_ = LUA_NOREF;   // ctx.pending, kept across passes

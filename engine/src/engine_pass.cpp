@@ -30,6 +30,7 @@ bool Engine::run_pass_if_due() {
   if (reason == PassReason::Tick && !time_dependent && state_version_ == version_at_last_pass_) {
     return false;  // nothing changed, and no policy looks at the clock
   }
+  if (pass_cannot_act()) return false;
   run_pass(reason);
   return true;
 }
@@ -127,6 +128,7 @@ bool Engine::run_policy_pass(PassReason reason, int partition,
   // A failed pass decided nothing: the next tick tries again even when the
   // policy is not time-dependent (and so counts towards a revert).
   if (!error) {
+    urgent_since_pass_ = false;
     version_at_last_pass_ = appended_version_ = state_version_;
     pending_after_pass_ = pending_.size();
     last_pass_policy_ = partition < 0 ? policy.get() : nullptr;
@@ -134,6 +136,17 @@ bool Engine::run_policy_pass(PassReason reason, int partition,
     last_pass_policy_ = nullptr;
   }
   return !error;
+}
+
+bool Engine::pass_cannot_act() const {
+  // The policy's promise (Policy::idle_nodes_only), when the engine can
+  // tell the state is its last pass's but for jobs appended to the queue
+  // (what ctx.appended says) and no node is idle: its decisions about the
+  // old jobs stand, and a new job cannot start without an idle node. An
+  // urgent job may preempt to start: its submission's pass always runs.
+  return !partitioned_ && policy_ && policy_->idle_nodes_only() && !urgent_since_pass_ &&
+         policy_.get() == last_pass_policy_ && state_version_ == appended_version_ &&
+         cluster_.idle_count() == 0 && no_estimate_passed();
 }
 
 bool Engine::no_estimate_passed() const {

@@ -9,7 +9,8 @@
  *
  * Run it with `sched run -n 8 --mpi=pmi2 heat_mpi ...` (MPICH) or with
  * mpirun in a batch script (examples/jobs/heat_mpi.sh). The number of ranks
- * is fixed for the run: malleable MPI (issue 16 item 3) is not built yet. */
+ * is fixed for the run; heat_mpi_malleable.c is the malleable build (the MPI
+ * layer, issue 16 item 3), whose grid this one's must equal. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <mpi.h>

@@ -8,8 +8,8 @@
  *   pi_mpi [--samples N] [--chunks C] [--blocks B] [--seed S] [--out FILE]
  *
  * Run it with `sched run -n 8 --mpi=pmi2 pi_mpi` (MPICH) or with mpirun in a
- * batch script (examples/jobs/pi_mpi.sh). Rigid: malleable MPI (issue 16
- * item 3) is not built yet. */
+ * batch script (examples/jobs/pi_mpi.sh). Rigid: only the heat solver has a
+ * malleable MPI build (heat_mpi_malleable.c). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -15,6 +15,12 @@ local P = { name = "easy_backfill", api = 1 }
 -- tick that changed nothing changes nothing.
 P.time_dependent = false
 
+-- It starts jobs on idle nodes only (and reserves for the head): with no node
+-- idle and only new submissions since its last pass, the old jobs' fate
+-- stands and no new job can start, so the engine skips such a pass (an
+-- urgent job's submission, which lib.urgent may preempt for, still gets one).
+P.idle_nodes_only = true
+
 -- A pass after one that started nothing, with only new submissions since,
 -- looks at the new jobs only (lib/easy.lua); set params.incremental = false
 -- to make every pass whole.

@@ -10,6 +10,10 @@ local P = { name = "fcfs", api = 1 }
 -- a tick that changed nothing cannot change them (the engine skips it).
 P.time_dependent = false
 
+-- It starts jobs on idle nodes only: with no node idle and only new
+-- submissions since its last pass, nothing can start (the engine skips it).
+P.idle_nodes_only = true
+
 -- The nodes a job starts on when `free` are idle, or nil: a moldable job
 -- takes the largest size its constraint allows (the rule of lib/moldable.lua).
 local function size_now(job, free)

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace sched::sim {
@@ -19,6 +20,12 @@ std::ofstream open_for_writing(const std::string& path) {
 void finish_writing(std::ofstream& out, const std::string& path) {
   out.close();
   if (!out) throw std::runtime_error("error writing " + path);
+}
+
+void append_integer(std::string& out, long long value) {
+  char buffer[24];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, static_cast<std::size_t>(end - buffer));
 }
 
 // A fixed-point rendering with `decimals` decimals, trailing zeros (and a
@@ -39,6 +46,19 @@ std::string format_trimmed(double value, int decimals) {
   return std::string(text);
 }
 
+// Appends what format_seconds(seconds) returns, without a string per
+// number: whole seconds, nearly all of them in a trace, as an integer.
+void append_seconds(std::string& out, double seconds) {
+  // Below 2^53 a whole double is exact as an integer, and fixed notation
+  // prints it with nothing after the point (trimmed); -0 prints as 0.
+  if (std::isfinite(seconds) && std::fabs(seconds) < 9007199254740992.0 &&
+      std::floor(seconds) == seconds) {
+    append_integer(out, static_cast<long long>(seconds));
+    return;
+  }
+  out += format_seconds(seconds);
+}
+
 }  // namespace
 
 std::string format_seconds(double seconds) {
@@ -47,15 +67,34 @@ std::string format_seconds(double seconds) {
 }
 
 void write_jobs_csv(const std::string& path, const std::vector<JobRecord>& jobs) {
-  auto out = open_for_writing(path);
-  out << "id,submit,start,end,nodes,kind,state,resizes,start_nodes,end_nodes\n";
+  // The text in one buffer, written once: a stream insertion per field
+  // cost a replay of lublin_256 a twentieth of its time.
+  std::string text = "id,submit,start,end,nodes,kind,state,resizes,start_nodes,end_nodes\n";
+  text.reserve(jobs.size() * 64 + text.size());
   for (const auto& job : jobs) {
-    out << job.id << ',' << format_seconds(job.submit) << ','
-        << (job.start >= 0 ? format_seconds(job.start) : "") << ','
-        << (job.end >= 0 ? format_seconds(job.end) : "") << ',' << job.nodes << ','
-        << to_string(job.kind) << ',' << to_string(job.state) << ',' << job.resizes << ','
-        << job.start_nodes << ',' << job.end_nodes << '\n';
+    append_integer(text, job.id);
+    text += ',';
+    append_seconds(text, job.submit);
+    text += ',';
+    if (job.start >= 0) append_seconds(text, job.start);
+    text += ',';
+    if (job.end >= 0) append_seconds(text, job.end);
+    text += ',';
+    append_integer(text, job.nodes);
+    text += ',';
+    text += to_string(job.kind);
+    text += ',';
+    text += to_string(job.state);
+    text += ',';
+    append_integer(text, job.resizes);
+    text += ',';
+    append_integer(text, job.start_nodes);
+    text += ',';
+    append_integer(text, job.end_nodes);
+    text += '\n';
   }
+  auto out = open_for_writing(path);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
   finish_writing(out, path);
 }
 

@@ -39,15 +39,20 @@ std::string_view trim(std::string_view text) {
 // Splits a record into its fields, in place; returns how many there are
 // (counting on past kFieldCount so the error can say how many it found).
 std::size_t split_fields(std::string_view line, std::array<std::string_view, kFieldCount>& out) {
+  // A loop over the characters: find_first_of with a set of three costs a
+  // search of the set per character.
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
   std::size_t count = 0;
-  std::size_t pos = 0;
+  const char* p = line.data();
+  const char* const stop = p + line.size();
   while (true) {
-    pos = line.find_first_not_of(" \t\r", pos);
-    if (pos == std::string_view::npos) break;
-    const auto end = std::min(line.find_first_of(" \t\r", pos), line.size());
-    if (count < out.size()) out[count] = line.substr(pos, end - pos);
+    while (p < stop && blank(*p)) ++p;
+    if (p == stop) break;
+    const char* const start = p;
+    while (p < stop && !blank(*p)) ++p;
+    if (count < out.size())
+      out[count] = std::string_view(start, static_cast<std::size_t>(p - start));
     ++count;
-    pos = end;
   }
   return count;
 }

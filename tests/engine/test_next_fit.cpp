@@ -32,6 +32,11 @@ function P.schedule(ctx)
     -- the position it gives is the job ctx.pending has there
     id_of_two = ctx.pending[fit(1, 2)].id,
   }
+  -- its second result: that job's table, the very one ctx.pending holds
+  local k, job = ctx:next_fit(1, 1)
+  seen[#seen].job_of_one = job.id
+  seen[#seen].same_table = rawequal(job, ctx.pending[k])
+  seen[#seen].none_has_no_job = select("#", ctx:next_fit(1, 0)) == 1
   local ok, err = pcall(ctx.next_fit, ctx, 1, 1.5)
   seen[#seen].bad_nodes = ok and "accepted" or tostring(err)
 end
@@ -68,6 +73,9 @@ TEST(NextFit, FindsTheFirstPendingJobThatFitsFromAPosition) {
   EXPECT_EQ(seen.integer("1.past_end"), -1);
   EXPECT_EQ(seen.integer("1.none"), -1) << "no job needs 0 nodes";
   EXPECT_EQ(seen.integer("1.id_of_two"), 4) << "job 4 is the 2-node job";
+  EXPECT_EQ(seen.integer("1.job_of_one"), 5) << "the job comes with its position";
+  EXPECT_TRUE(seen.boolean("1.same_table"));
+  EXPECT_TRUE(seen.boolean("1.none_has_no_job"));
 }
 
 TEST(NextFit, WithABoundItSkipsJobsThatWouldEndLaterAndNeedMoreThanTheSpare) {

@@ -486,6 +486,11 @@ class Engine {
   std::size_t pending_after_pass_ = 0;
   const Policy* last_pass_policy_ = nullptr;
   bool no_estimate_passed() const;
+  // A due pass its policy promised would change nothing (run_pass_if_due skips it).
+  bool pass_cannot_act() const;
+  // An urgent job was submitted since the last pass: it may preempt to start,
+  // so its pass is never skipped.
+  bool urgent_since_pass_ = false;
   bool in_pass_ = false;      // a pass (decision and enactment) is under way
   bool policy_busy_ = false;  // a policy's schedule() is running
   PassStats stats_;

@@ -98,6 +98,7 @@ class LuaPolicy : public Policy {
   const std::string& path() const { return path_; }
   std::optional<PolicyFailure> schedule(PassContext& ctx) override;
   bool time_dependent() const override { return time_dependent_; }
+  bool idle_nodes_only() const override { return idle_nodes_only_; }
   void on_event(const Event& event) override;
 
   // P.save() as data; nothing when P.save is absent or failed (then
@@ -121,6 +122,7 @@ class LuaPolicy : public Policy {
   std::string path_;
   std::unique_ptr<LuaRuntime> rt_;
   bool time_dependent_ = true;
+  bool idle_nodes_only_ = false;
   std::uint64_t event_errors_ = 0;
 };
 

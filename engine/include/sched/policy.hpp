@@ -23,6 +23,10 @@ class Policy {
   // False when the policy's decisions depend only on the engine's state, not
   // on the time, so a tick that changed nothing cannot change them either.
   virtual bool time_dependent() const { return true; }
+  // True when the policy acts only on idle nodes: with no node idle, a pass
+  // after one of its own with nothing but submissions at the end of the
+  // queue since changes nothing, so the engine skips it.
+  virtual bool idle_nodes_only() const { return false; }
   // Lets the policy watch events between passes (Lua: P.on_event).
   virtual void on_event(const Event& /*event*/) {}
 };

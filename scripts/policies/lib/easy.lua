@@ -23,12 +23,11 @@ local last
 -- Phase 3 from position `from`: backfill behind the head without delaying
 -- it. Returns what is left of idle and extra.
 local function backfill(ctx, started, from, shadow, extra, idle, depth)
-  local pending = ctx.pending
   local now = ctx.now
-  -- ctx:next_fit skips, in C++, the jobs that pass neither test below.
-  local k = ctx:next_fit(from, idle, shadow, extra)
+  -- ctx:next_fit skips, in C++, the jobs that pass neither test below; it
+  -- returns the job with its position (cheaper than reading pending[k]).
+  local k, job = ctx:next_fit(from, idle, shadow, extra)
   while k and k <= depth do
-    local job = pending[k]
     -- A moldable job takes the largest size that fits (lib/moldable.lua):
     -- all the idle nodes allow if it ends in time, the spare ones if not.
     local size = moldable.size(job, idle)
@@ -49,7 +48,7 @@ local function backfill(ctx, started, from, shadow, extra, idle, depth)
     if idle == 0 then
       break
     end
-    k = ctx:next_fit(k + 1, idle, shadow, extra)
+    k, job = ctx:next_fit(k + 1, idle, shadow, extra)
   end
   return idle, extra
 end
