@@ -32,6 +32,7 @@ DaemonParts Daemon::parts() {
                      [this](Event event) { auth_denied(std::move(event)); },
                      *policy_versions_,
                      pmi_fences_,
+                     pmix_,
                      resizes_,
                      sessions_};
 }

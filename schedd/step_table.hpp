@@ -24,6 +24,9 @@ struct StepRecord {
   proto::StepLaunch launch;
   // The step's nodes in order, each with its ranks.
   std::vector<std::pair<std::string, std::vector<int>>> layout;
+  // A step started by MPI_Comm_spawn (issue 16 item 2): the step of the
+  // rank that spawned it, whose client gets its output and failures.
+  std::int64_t parent = 0;
 };
 
 class StepTable {

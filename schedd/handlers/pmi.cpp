@@ -53,6 +53,7 @@ void pmi_abort(const Message& m) {
   const StepRecord* step = step_of(m, body.job, body.step);
   if (!step) return;
   m.daemon.pmi_fences.drop(body.job, body.step);
+  pmix_step_ended(m.daemon, body.job, body.step);
   const std::string why = "MPI step failed: rank " + std::to_string(body.rank) + " on " +
                           body.node + ": " + body.message;
   spdlog::info("job {} step {}: {}", body.job, body.step, why);
