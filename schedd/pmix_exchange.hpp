@@ -41,11 +41,10 @@ class PmixExchange {
   // joining `steps`. Returns every node's entries when it was the last.
   // Throws std::invalid_argument when `node` is not one of `nodes` or came
   // already.
-  std::optional<std::map<std::string, std::string>> connect(JobId job, const std::string& id,
-                                                            const std::set<std::int64_t>& steps,
-                                                            const std::set<std::string>& nodes,
-                                                            const std::string& node,
-                                                            const std::map<std::string, std::string>& entries);
+  std::optional<std::map<std::string, std::string>> connect(
+      JobId job, const std::string& id, const std::set<std::int64_t>& steps,
+      const std::set<std::string>& nodes, const std::string& node,
+      const std::map<std::string, std::string>& entries);
   // The step ended or failed: connects that join it are dropped; their ids
   // and the nodes that came, who are waiting for an answer.
   std::vector<std::pair<std::string, std::set<std::string>>> drop_step(JobId job,

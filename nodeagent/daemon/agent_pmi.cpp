@@ -464,7 +464,8 @@ void Agent::on_pmix_connect_done(const proto::PmixConnectDone& done) {
     return c.second.job == done.job && c.second.connect_id == done.id;
   });
   if (it == pmix_connects_.end() || !pmix_) return;
-  spdlog::debug("job {}: PMIx connect {} done ({} entries)", done.job, done.id, done.entries.size());
+  spdlog::debug("job {}: PMIx connect {} done ({} entries)", done.job, done.id,
+                done.entries.size());
   bool ok = done.error.empty();
   if (!ok) spdlog::warn("job {}: PMIx connect {} failed: {}", done.job, done.id, done.error);
   if (it->second.fence) {

@@ -12,6 +12,7 @@
 #include "handlers/handlers.hpp"
 #include "sched/convert/wire_convert.hpp"
 #include "sched/proto/agent_messages.hpp"
+#include "sched/proto/pmi_messages.hpp"
 #include "sched/proto/pmix_messages.hpp"
 #include "sched/proto/step_messages.hpp"
 #include "sched/tasks/spawn_hosts.hpp"
@@ -25,7 +26,8 @@ constexpr int kMaxSpawn = 65536;
 const Job& running_job(const Message& m, std::int64_t id) {
   const Job* job = m.daemon.engine.find_job(id);
   // Not not_found: that code tells an agent to register again.
-  if (!job) throw proto::ProtoError(proto::code::kConflict, "job " + std::to_string(id) + " has ended");
+  if (!job)
+    throw proto::ProtoError(proto::code::kConflict, "job " + std::to_string(id) + " has ended");
   if (job->state != JobState::Running && job->state != JobState::Adapting) {
     throw proto::ProtoError(proto::code::kConflict, "job " + std::to_string(id) + " is " +
                                                         std::string(to_string(job->state)));
@@ -81,16 +83,16 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
   }
   for (const std::string& node : per_child) {
     if (std::find(job_nodes.begin(), job_nodes.end(), node) == job_nodes.end()) {
-      throw proto::ProtoError(proto::code::kInvalid,
-                              "host " + node + " is not a node of job " + std::to_string(job.id) +
-                                  " (" + join(job_nodes) + ")");
+      throw proto::ProtoError(proto::code::kInvalid, "host " + node + " is not a node of job " +
+                                                         std::to_string(job.id) + " (" +
+                                                         join(job_nodes) + ")");
     }
   }
   const auto layout = tasks::spawn_layout(per_child);
   if (!layout) {
-    throw proto::ProtoError(proto::code::kInvalid,
-                            "hosts '" + body.hosts + "': each node's children must follow "
-                            "block or cyclic order with even counts");
+    throw proto::ProtoError(proto::code::kInvalid, "hosts '" + body.hosts +
+                                                       "': each node's children must follow "
+                                                       "block or cyclic order with even counts");
   }
   for (const std::string& node : layout->nodes) {
     const AgentState* agent = daemon.agents.find(node);
@@ -113,8 +115,8 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
   launch.distribution = std::string(tasks::to_string(layout->distribution));
   launch.pmix_parent = proto::pmix_nspace(body.job, body.step) + ":" + std::to_string(body.rank);
   const int count = static_cast<int>(layout->nodes.size());
-  const auto by_node = tasks::tasks_by_node(
-      tasks::place_tasks(body.tasks, count, layout->distribution), count);
+  const auto by_node =
+      tasks::tasks_by_node(tasks::place_tasks(body.tasks, count, layout->distribution), count);
   for (int i = 0; i < count; ++i) {
     record.layout.emplace_back(layout->nodes[static_cast<std::size_t>(i)],
                                by_node[static_cast<std::size_t>(i)]);
@@ -185,10 +187,23 @@ void pmix_spawn(const Message& m) {
     spdlog::info("job {}: MPI_Comm_spawn of rank {} of step {} refused: {}", body.job, body.rank,
                  body.step, e.what());
     if (!client.empty()) {
-      proto::StepOutput out{body.job, body.step, body.node, body.rank, "err",
-                            "sched: MPI_Comm_spawn refused: " + std::string(e.what()) + "\n"};
+      proto::StepOutput out{
+          body.job,  body.step, body.node,
+          body.rank, "err",     "sched: MPI_Comm_spawn refused: " + std::string(e.what()) + "\n"};
       m.daemon.outbox.post(m.daemon.clients, client,
                            proto::encode_request(proto::type::kStepOutput, 0, out));
+    }
+    // Open MPI 4.1 does not tell the spawning communicator's other ranks
+    // that its root's spawn failed: they would wait in MPI_Comm_spawn
+    // forever. A step of more than one rank fails instead (pmi.step_failed).
+    if (StepRecord* step = m.daemon.steps.find(body.job, body.step); step && step->tasks > 1) {
+      const proto::PmiStepFailed failed{body.job, body.step,
+                                        "MPI step failed: MPI_Comm_spawn by rank " +
+                                            std::to_string(body.rank) + " refused: " + e.what()};
+      m.daemon.pmi_fences.drop(body.job, body.step);
+      for (const auto& [node, ranks] : step->layout) {
+        m.daemon.agents.send(node, proto::type::kPmiStepFailed, failed);
+      }
     }
     throw;
   }
@@ -251,7 +266,8 @@ void pmix_connect(const Message& m) {
   } else {
     spdlog::info("job {}: PMIx connect {} from {} fails: {}", body.job, body.id, body.node, error);
   }
-  for (const std::string& node : nodes) daemon.agents.send(node, proto::type::kPmixConnectDone, done);
+  for (const std::string& node : nodes)
+    daemon.agents.send(node, proto::type::kPmixConnectDone, done);
 }
 
 void pmix_step_ended(DaemonParts& daemon, JobId job, std::int64_t step) {
