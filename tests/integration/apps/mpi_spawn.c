@@ -10,7 +10,9 @@
  *     SCHED_NODEID; P: whether MPI_Comm_get_parent gave a communicator). A refused spawn
  *     prints "spawn failed: <MPI's error string>" on rank 0 and ends well.
  *     With hang, every process appends its pid to PIDFILE after the reduce
- *     and sleeps until killed. */
+ *     and sleeps until killed. With SPAWN_TIMING in the environment, rank 0
+ *     also prints "spawn_ms T": the wall time of its MPI_Comm_spawn (launch,
+ *     the children's MPI_Init, publish/lookup and connect), for bench/mpi. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +94,15 @@ int main(int argc, char** argv) {
   MPI_Comm inter;
   int errcodes[64];
   const int n = atoi(argv[2]);
+  const double t0 = MPI_Wtime();
   const int rc = MPI_Comm_spawn(argv[0], child_argv, n, info, 0, MPI_COMM_WORLD, &inter,
                                 n <= 64 ? errcodes : MPI_ERRCODES_IGNORE);
+  const double spawn_s = MPI_Wtime() - t0;
   MPI_Info_free(&info);
+  if (rc == MPI_SUCCESS && rank == 0 && getenv("SPAWN_TIMING")) {
+    printf("spawn_ms %.1f\n", spawn_s * 1000);
+    fflush(stdout);
+  }
   if (rc != MPI_SUCCESS) {
     if (rank == 0) {
       char text[MPI_MAX_ERROR_STRING];
