@@ -37,6 +37,8 @@ class StepTable {
     steps_[{job, step}] = std::move(record);
   }
   StepRecord* find(JobId job, std::int64_t step);
+  // The steps MPI_Comm_spawn started from `step` (their `parent`).
+  std::vector<std::int64_t> children(JobId job, std::int64_t step) const;
   // The job's newest step that still runs, or nothing.
   std::pair<std::int64_t, StepRecord*> newest(JobId job);
   // One task of the step ended; the record goes once none is left, and then

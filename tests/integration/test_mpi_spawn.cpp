@@ -91,6 +91,22 @@ TEST_F(MpiSpawn, ANodeOutsideTheJobIsRefusedAndTheJobGoesOn) {
       << out << cluster_.logs();
 }
 
+TEST_F(MpiSpawn, AChildThatDiesFailsItsStepAndItsParents) {
+  const std::string out = run_job(
+      "#!/bin/sh\n$SCHED run --mpi=pmix -n 2 $APP n3,n3,n4,n4 4 die 1 >/dev/null\necho status "
+      "$?\n");
+  EXPECT_TRUE(std::regex_search(out, std::regex("status [1-9][0-9]*\n$"))) << out;
+  // The child's own end, and its siblings' and parents' failure, reach the
+  // parents' `sched run`.
+  EXPECT_TRUE(std::regex_search(out, std::regex("task 1 on n3: spawned step [0-9]+ rank 1: "
+                                                "exited with status 7 before MPI_Finalize\n")))
+      << out << cluster_.logs();
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex("task 0 on n[1-4]: MPI step failed: spawn-connected step [0-9]+: rank 1 on "
+                      "n3: exited with status 7 before MPI_Finalize\n")))
+      << out << cluster_.logs();
+}
+
 TEST_F(MpiSpawn, CancelKillsParentsAndChildrenOnEveryNode) {
   const fs::path pids = fs::path(cluster_.work_dir()) / "pids";
   const auto id = submit("#!/bin/sh\n$SCHED run --mpi=pmix -n 2 $APP n3,n3,n4,n4 4 hang " +

@@ -1,7 +1,7 @@
 /* An MPI program for the MPI_Comm_spawn tests of `sched run --mpi=pmix`
  * (issue 16 item 2; built with mpicc.openmpi, tests/CMakeLists.txt).
  *
- *   mpi_spawn HOSTS N [hang PIDFILE]
+ *   mpi_spawn HOSTS N [hang PIDFILE | die R]
  *     the step's ranks spawn N children of this program with the info key
  *     "host" = HOSTS ("-": none), merge the intercommunicator with them and
  *     reduce the merged ranks; every process prints
@@ -10,7 +10,8 @@
  *     SCHED_NODEID; P: whether MPI_Comm_get_parent gave a communicator). A refused spawn
  *     prints "spawn failed: <MPI's error string>" on rank 0 and ends well.
  *     With hang, every process appends its pid to PIDFILE after the reduce
- *     and sleeps until killed. With SPAWN_TIMING in the environment, rank 0
+ *     and sleeps until killed. With die R, child R exits with status 7
+ *     after the reduce, without MPI_Finalize. With SPAWN_TIMING in the environment, rank 0
  *     also prints "spawn_ms T": the wall time of its MPI_Comm_spawn (launch,
  *     the children's MPI_Init, publish/lookup and connect), for bench/mpi. */
 #include <mpi.h>
@@ -54,6 +55,12 @@ static void merge_and_reduce(MPI_Comm inter, int high, const char* who, int argc
   printf("%s rank %d merged %d sum %d node %s parent %d\n", who, rank, size, sum, node,
          parent != MPI_COMM_NULL);
   fflush(stdout);
+  int world = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  if (argc > first_extra + 1 && strcmp(argv[first_extra], "die") == 0 &&
+      strcmp(who, "child") == 0 && world == atoi(argv[first_extra + 1])) {
+    _exit(7); /* without MPI_Finalize: its step, and its parents', fail */
+  }
   if (argc > first_extra + 1 && strcmp(argv[first_extra], "hang") == 0) {
     FILE* pids = fopen(argv[first_extra + 1], "a");
     if (pids) {
