@@ -18,11 +18,11 @@
 namespace sched::proto {
 
 namespace type {
-inline constexpr std::string_view kPmixSpawn = "pmix.spawn";               // agent → schedd (reply)
-inline constexpr std::string_view kPmixPublish = "pmix.publish";           // agent → schedd
-inline constexpr std::string_view kPmixLookup = "pmix.lookup";             // agent → schedd
-inline constexpr std::string_view kPmixLookupDone = "pmix.lookup_done";    // schedd → agent
-inline constexpr std::string_view kPmixConnect = "pmix.connect";           // agent → schedd
+inline constexpr std::string_view kPmixSpawn = "pmix.spawn";             // agent → schedd (reply)
+inline constexpr std::string_view kPmixPublish = "pmix.publish";         // agent → schedd
+inline constexpr std::string_view kPmixLookup = "pmix.lookup";           // agent → schedd
+inline constexpr std::string_view kPmixLookupDone = "pmix.lookup_done";  // schedd → agent
+inline constexpr std::string_view kPmixConnect = "pmix.connect";         // agent → schedd
 inline constexpr std::string_view kPmixConnectDone = "pmix.connect_done";  // schedd → agents
 }  // namespace type
 
