@@ -33,6 +33,7 @@ DaemonParts Daemon::parts() {
                      *policy_versions_,
                      partition_policies_,
                      pmi_fences_,
+                     pmix_,
                      resizes_,
                      sessions_};
 }

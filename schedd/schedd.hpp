@@ -132,6 +132,7 @@ class Daemon : private EventSink {
   AgentDirectory agents_;
   StepTable steps_;       // before the enactor, whose adaptations use it
   PmiFences pmi_fences_;  // issue 16 item 2: MPI steps' PMI fences
+  PmixExchange pmix_;     // issue 16 item 2: MPI_Comm_spawn's publish, lookup, connect
   LiveEnactor enactor_;
   Engine engine_;
   std::unique_ptr<PolicyHost> policy_;

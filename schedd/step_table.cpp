@@ -9,6 +9,14 @@ StepRecord* StepTable::find(JobId job, std::int64_t step) {
   return it == steps_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::int64_t> StepTable::children(JobId job, std::int64_t step) const {
+  std::vector<std::int64_t> out;
+  for (auto it = steps_.lower_bound({job, 0}); it != steps_.end() && it->first.first == job; ++it) {
+    if (it->second.parent == step) out.push_back(it->first.second);
+  }
+  return out;
+}
+
 std::pair<std::int64_t, StepRecord*> StepTable::newest(JobId job) {
   // Keys sort by (job, step): the last key below (job + 1, 0) is the newest.
   auto it = steps_.lower_bound({job + 1, 0});

@@ -24,6 +24,9 @@ struct StepRecord {
   proto::StepLaunch launch;
   // The step's nodes in order, each with its ranks.
   std::vector<std::pair<std::string, std::vector<int>>> layout;
+  // A step started by MPI_Comm_spawn (issue 16 item 2): the step of the
+  // rank that spawned it, whose client gets its output and failures.
+  std::int64_t parent = 0;
 };
 
 class StepTable {
@@ -34,6 +37,8 @@ class StepTable {
     steps_[{job, step}] = std::move(record);
   }
   StepRecord* find(JobId job, std::int64_t step);
+  // The steps MPI_Comm_spawn started from `step` (their `parent`).
+  std::vector<std::int64_t> children(JobId job, std::int64_t step) const;
   // The job's newest step that still runs, or nothing.
   std::pair<std::int64_t, StepRecord*> newest(JobId job);
   // One task of the step ended; the record goes once none is left, and then

@@ -578,6 +578,10 @@ void Agent::on_message(const proto::Envelope& message) {
   namespace type = proto::type;
   last_heard_ = Clock::now();
   cut_off_killed_ = false;  // should the engine fall silent again
+  if (message.is_reply() && message.type == type::kPmixSpawn) {
+    on_pmix_spawn_reply(message);
+    return;
+  }
   if (message.is_reply() && message.type == type::kResizeRequest) {
     on_resize_reply(message);
     if (*message.ok) return;  // an error reply goes on below (not_found: register again)
@@ -636,6 +640,11 @@ void Agent::on_message(const proto::Envelope& message) {
     on_pmi_fence_done(message.body_as<proto::PmiFenceDone>());
   } else if (message.type == type::kPmiStepFailed) {
     on_pmi_step_failed(message.body_as<proto::PmiStepFailed>());
+  } else if (message.type == type::kPmixLookupDone) {
+    const auto done = message.body_as<proto::PmixLookupDone>();
+    if (pmix_) pmix_->lookup_done(done.id, done.entries);
+  } else if (message.type == type::kPmixConnectDone) {
+    on_pmix_connect_done(message.body_as<proto::PmixConnectDone>());
   } else if (message.type == type::kResizeAnswer) {
     on_resize_answer(message.body_as<proto::ResizeAnswer>());
   } else {

@@ -45,6 +45,7 @@
 #include "sched/proto/curve.hpp"
 #include "sched/proto/envelope.hpp"
 #include "sched/proto/pmi_messages.hpp"
+#include "sched/proto/pmix_messages.hpp"
 #include "sched/proto/process_messages.hpp"
 #include "sched/proto/transport.hpp"
 
@@ -200,6 +201,13 @@ class Agent {
                     EnvPairs& env);
   void serve_pmix();
   void pmix_fence_done(const proto::PmiFenceDone& done);
+  // MPI_Comm_spawn (docs/protocol.md §6): the spawn requests sent (our
+  // pmix.spawn's seq → libpmix's id), and connects under way (by id).
+  std::map<std::uint64_t, std::pair<std::uint64_t, JobId>> pmix_spawns_;
+  std::map<std::uint64_t, PmixEvent> pmix_connects_;
+  void pmix_request(PmixEvent& event);
+  void on_pmix_spawn_reply(const proto::Envelope& reply);
+  void on_pmix_connect_done(const proto::PmixConnectDone& done);
   // The agents' ends, for the loop's poll.
   std::vector<int> pmi_fds() const;
   // Reads what ranks wrote, answers them, and sends fences and aborts.

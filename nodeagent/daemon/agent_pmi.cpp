@@ -270,7 +270,7 @@ void Agent::pmix_connect(const proto::StepLaunch& launch, int rank, const TaskId
   const gid_t gid = who.user ? who.user->gid : ::getgid();
   try {
     pmix_->add_rank(launch.job, launch.step, *map, static_cast<int>(here - launch.nodes.begin()),
-                    rank, uid, gid, env);
+                    rank, uid, gid, env, launch.pmix_parent);
   } catch (const std::runtime_error& e) {
     throw LaunchError(e.what());
   }
@@ -290,6 +290,10 @@ void Agent::pmix_connect(const proto::StepLaunch& launch, int rank, const TaskId
 void Agent::serve_pmix() {
   if (!pmix_) return;
   for (PmixEvent& event : pmix_->take_events()) {
+    if (event.kind >= PmixEvent::Kind::Spawn) {
+      pmix_request(event);
+      continue;
+    }
     const auto it = pmi_steps_.find({event.job, event.step});
     if (it == pmi_steps_.end()) continue;
     PmiStep& step = it->second;
@@ -326,6 +330,8 @@ void Agent::serve_pmix() {
         send(proto::type::kPmiFence, fence);
         break;
       }
+      default:  // MPI_Comm_spawn's, taken by pmix_request above
+        break;
     }
   }
 }
@@ -353,6 +359,141 @@ void Agent::pmix_fence_done(const proto::PmiFenceDone& done) {
     spdlog::warn("job {} step {}: PMIx fence {} done, but none is open here", done.job, done.step,
                  done.fence);
   }
+}
+
+// ---- MPI_Comm_spawn (docs/protocol.md §6)
+
+void Agent::pmix_request(PmixEvent& event) {
+  const std::string& node = options_.node_name;
+  switch (event.kind) {
+    case PmixEvent::Kind::Spawn: {
+      proto::PmixSpawn spawn = std::move(event.spawn);
+      spawn.job = event.job;
+      spawn.step = event.step;
+      spawn.rank = event.rank;
+      spawn.node = node;
+      // Open MPI hands its ranks' OMPI_MCA_* to the children: the shared
+      // memory folder this agent chose is this node's, not theirs.
+      if (auto it = spawn.env.find("OMPI_MCA_btl_vader_backing_directory");
+          it != spawn.env.end() && it->second == job_dir(event.job)) {
+        spawn.env.erase(it);
+      }
+      pmix_spawns_[send(proto::type::kPmixSpawn, spawn)] = {event.id, event.job};
+      spdlog::info("job {} step {}: rank {} spawns {} processes of {} (hosts '{}')", event.job,
+                   event.step, event.rank, spawn.tasks, spawn.argv.front(), spawn.hosts);
+      break;
+    }
+    case PmixEvent::Kind::Publish:
+      spdlog::debug("job {}: PMIx publish of {} keys", event.job, event.entries.size());
+      send(proto::type::kPmixPublish, proto::PmixPublish{event.job, node, event.entries});
+      break;
+    case PmixEvent::Kind::Lookup:
+      spdlog::debug("job {}: PMIx lookup of {} keys (wait {})", event.job, event.keys.size(),
+                    event.wait);
+      send(proto::type::kPmixLookup,
+           proto::PmixLookup{event.job, node, event.id, event.keys, event.wait});
+      break;
+    case PmixEvent::Kind::Connect: {
+      if (event.fence) {
+        spdlog::debug("job {}: PMIx fence {}", event.job, event.connect_id);
+        proto::PmixConnect fence{event.job, node, event.connect_id, event.procs, {}};
+        fence.entries["fence." + node] = encode_fence_blob(event.data);
+        send(proto::type::kPmixConnect, fence);
+        pmix_connects_[event.id] = std::move(event);
+        break;
+      }
+      // This node's ranks of the connect: their data goes with it.
+      std::vector<std::pair<std::string, int>> local;
+      for (const std::string& proc : event.procs) {
+        const std::size_t colon = proc.find(':');
+        const std::int64_t step = std::atoll(proc.substr(0, colon).c_str());
+        const auto launch = step_launches_.find({event.job, step});
+        if (launch == step_launches_.end()) continue;
+        const std::string which = proc.substr(colon + 1);
+        for (int rank : launch->second.ranks) {
+          if (which == "*" || which == std::to_string(rank)) {
+            local.emplace_back(PmixServer::nspace(event.job, step), rank);
+          }
+        }
+      }
+      const std::uint64_t id = event.id;
+      spdlog::debug("job {}: PMIx connect {} ({} ranks here)", event.job, event.connect_id,
+                    local.size());
+      pmix_connects_[id] = std::move(event);
+      pmix_->gather(id, local);
+      break;
+    }
+    case PmixEvent::Kind::ConnectReady: {
+      const auto it = pmix_connects_.find(event.id);
+      if (it == pmix_connects_.end()) break;
+      if (event.status != 0) {
+        spdlog::warn("job {}: PMIx connect {}: libpmix has no data for a rank here", it->second.job,
+                     it->second.connect_id);
+        pmix_->connect_done(event.id, false);
+        pmix_connects_.erase(it);
+        break;
+      }
+      send(proto::type::kPmixConnect,
+           proto::PmixConnect{it->second.job, node, it->second.connect_id, it->second.procs,
+                              std::move(event.entries)});
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Agent::on_pmix_spawn_reply(const proto::Envelope& reply) {
+  const auto it = pmix_spawns_.find(reply.seq);
+  if (it == pmix_spawns_.end() || !pmix_) return;
+  const auto [id, job] = it->second;
+  pmix_spawns_.erase(it);
+  if (!*reply.ok) {
+    spdlog::warn("MPI_Comm_spawn refused: {}",
+                 reply.error ? reply.error->message : std::string("schedd said no"));
+    pmix_->spawn_done(id, std::nullopt);
+    return;
+  }
+  const auto spawned = reply.body_as<proto::PmixSpawned>();
+  // The children's namespace: the spawner's job, the new step.
+  pmix_->spawn_done(id, proto::pmix_nspace(job, spawned.step));
+}
+
+void Agent::on_pmix_connect_done(const proto::PmixConnectDone& done) {
+  const auto it = std::find_if(pmix_connects_.begin(), pmix_connects_.end(), [&](const auto& c) {
+    return c.second.job == done.job && c.second.connect_id == done.id;
+  });
+  if (it == pmix_connects_.end() || !pmix_) return;
+  spdlog::debug("job {}: PMIx connect {} done ({} entries)", done.job, done.id,
+                done.entries.size());
+  bool ok = done.error.empty();
+  if (!ok) spdlog::warn("job {}: PMIx connect {} failed: {}", done.job, done.id, done.error);
+  if (it->second.fence) {
+    // Each node's blob, in key order, as for the step's fences.
+    std::string data;
+    for (const auto& [key, value] : done.entries) {
+      if (auto blob = key.starts_with("fence.") ? decode_fence_blob(value) : std::nullopt) {
+        data += *blob;
+      }
+    }
+    pmix_->connect_done(it->first, ok, data);
+    pmix_connects_.erase(it);
+    return;
+  }
+  try {
+    // The other side's steps, for this node's ranks to know them.
+    for (const proto::PmixStepMap& step : done.steps) {
+      const auto map = make_pmix_map(step.tasks, step.nodes, step.distribution);
+      if (!map) throw std::runtime_error("step " + std::to_string(step.step) + " has no map");
+      pmix_->add_remote(done.job, step.step, *map, step.parent);
+    }
+    pmix_->keep_modex(done.job, done.entries);
+  } catch (const std::runtime_error& e) {
+    spdlog::warn("job {}: PMIx connect {}: {}", done.job, done.id, e.what());
+    ok = false;
+  }
+  pmix_->connect_done(it->first, ok);
+  pmix_connects_.erase(it);
 }
 
 void Agent::pmi_job_killed(JobId job) {

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,17 +27,39 @@
 #include "sched/agent/job_env.hpp"
 #include "sched/agent/pmix_map.hpp"
 #include "sched/agent/types.hpp"
+#include "sched/proto/pmix_messages.hpp"
 
 namespace sched::agent {
 
 struct PmixEvent {
-  enum class Kind { Connected, Finalized, Aborted, Fence };
+  // Spawn, Publish, Lookup, Connect: what a rank asked for MPI_Comm_spawn
+  // (docs/protocol.md §6); ConnectReady: this node's data for a Connect.
+  enum class Kind {
+    Connected,
+    Finalized,
+    Aborted,
+    Fence,
+    Spawn,
+    Publish,
+    Lookup,
+    Connect,
+    ConnectReady
+  };
   Kind kind = Kind::Connected;
   JobId job = 0;
   std::int64_t step = 0;
   int rank = 0;
-  int status = 0;    // Aborted: the status the rank gave PMIx_Abort
-  std::string data;  // Aborted: its message; Fence: this node's data for the fence
+  int status = 0;          // Aborted: the status the rank gave PMIx_Abort
+  std::string data;        // Aborted: its message; Fence: this node's data for the fence
+  std::uint64_t id = 0;    // Spawn, Lookup, Connect, ConnectReady: for the answer
+  proto::PmixSpawn spawn;  // Spawn: what to start (job, step, rank, node unset)
+  // Publish: the keys; ConnectReady: "<step>.<rank>" → each local rank's data (Z85)
+  std::map<std::string, std::string> entries;
+  std::vector<std::string> keys;   // Lookup
+  bool wait = false;               // Lookup
+  std::vector<std::string> procs;  // Connect: "<step>:<rank>" or "<step>:*"
+  std::string connect_id;          // Connect: the same on every node
+  bool fence = false;              // Connect: a fence over `procs`, with `data`
 };
 
 class PmixServer {
@@ -51,8 +75,26 @@ class PmixServer {
   // client run as uid/gid, and the step's namespace first when it is new
   // here; adds the rank's PMIx variables to `env`. Throws
   // std::runtime_error with libpmix's reason.
+  // `parent`: a spawned step's spawner, "<namespace>:<rank>".
   void add_rank(JobId job, std::int64_t step, const PmixMap& map, int node, int rank, uid_t uid,
-                gid_t gid, EnvPairs& env);
+                gid_t gid, EnvPairs& env, const std::optional<std::string>& parent = std::nullopt);
+  // Registers a step of the job with no rank here (the other side of a
+  // connect), when it is new here. Throws std::runtime_error.
+  void add_remote(JobId job, std::int64_t step, const PmixMap& map,
+                  const std::optional<std::string>& parent);
+
+  // ---- MPI_Comm_spawn: the answers to Spawn, Lookup and Connect events.
+  // The spawn's children are namespace `children` (nullopt: refused).
+  void spawn_done(std::uint64_t id, const std::optional<std::string>& children);
+  void lookup_done(std::uint64_t id, const std::map<std::string, std::string>& entries);
+  // Asks libpmix for the data of these local ranks ((namespace, rank));
+  // a ConnectReady event carries it.
+  void gather(std::uint64_t id, const std::vector<std::pair<std::string, int>>& procs);
+  // Data of ranks elsewhere that a connect brought ("<step>.<rank>" → Z85 of
+  // the job `job`): libpmix asks for it (direct modex) once the ranks talk.
+  void keep_modex(JobId job, const std::map<std::string, std::string>& entries);
+  // A fence over some procs (event.fence) is answered with `fence_data`.
+  void connect_done(std::uint64_t id, bool ok, const std::string& fence_data = {});
   // The step has no rank left here: its namespace goes, and a fence of it
   // still open is answered with an error.
   void drop_step(JobId job, std::int64_t step);
@@ -69,7 +111,14 @@ class PmixServer {
 
   // ---- for libpmix's callbacks (agent_pmix.cpp), on its thread
   struct Fence;
+  struct Pending;  // a spawn, lookup or connect libpmix waits on
+  struct Gather;
   void push(PmixEvent event);
+  std::uint64_t park(Pending* pending);
+  Pending* take(std::uint64_t id);
+  std::string next_connect_id(const std::string& procs);
+  bool modex(const std::string& nspace, int rank, std::string& data);
+  void gathered(Gather* gather, const std::string& key, std::string data, bool ok);
   bool find_step(const char* nspace, JobId& job, std::int64_t& step);
   void open_fence(JobId job, std::int64_t step, Fence* fence);
 
@@ -79,6 +128,13 @@ class PmixServer {
   std::vector<PmixEvent> events_;
   std::map<std::string, std::pair<JobId, std::int64_t>> steps_;  // by namespace
   std::map<std::pair<JobId, std::int64_t>, Fence*> fences_;      // open, by step
+  std::uint64_t next_id_ = 0;
+  std::map<std::uint64_t, Pending*> pending_;
+  std::map<std::string, int> connects_;  // how often each set of procs connected here
+  std::map<std::pair<std::string, int>, std::string> modex_;  // (namespace, rank) → data
+  std::set<std::string> remote_;  // namespaces registered with no rank here
+  void register_nspace(JobId job, std::int64_t step, const PmixMap& map, int node,
+                       const std::optional<std::string>& parent);
 };
 
 }  // namespace sched::agent

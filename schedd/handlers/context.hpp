@@ -17,6 +17,7 @@
 #include "live_enactor.hpp"
 #include "outbox.hpp"
 #include "pmi_fences.hpp"
+#include "pmix_exchange.hpp"
 #include "policy_versions.hpp"
 #include "resize_requests.hpp"
 #include "sched/auth/sessions.hpp"
@@ -71,6 +72,7 @@ struct DaemonParts {
   std::map<std::string, std::unique_ptr<PolicyHost>>& partition_policies;
   // ---- issue 16 item 2: the PMI fences of MPI steps
   PmiFences& pmi_fences;
+  PmixExchange& pmix;  // MPI_Comm_spawn (pmix_exchange.hpp)
   // ---- issue 17 item 1: evolving jobs' live requests
   ResizeRequests& resizes;
   // ---- issue 15: client sessions (docs/security.md §2.1)

@@ -51,6 +51,14 @@ void step_running(const Message& m);
 // pmi.cpp (issue 16 item 2): the PMI fence of MPI steps across nodes.
 void pmi_fence(const Message& m);
 void pmi_abort(const Message& m);
+// pmix.cpp (issue 16 item 2): MPI_Comm_spawn of --mpi=pmix steps.
+void pmix_spawn(const Message& m);
+void pmix_publish(const Message& m);
+void pmix_lookup(const Message& m);
+void pmix_connect(const Message& m);
+// A step ended or failed: connects that join it fail, and the job's keys go
+// with its last step.
+void pmix_step_ended(DaemonParts& daemon, JobId job, std::int64_t step);
 
 // adaptations.cpp: the agents' side of the six-step adaptation.
 void adapt_ready(const Message& m);

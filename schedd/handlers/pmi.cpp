@@ -4,7 +4,9 @@
 // step on every node.
 #include <spdlog/spdlog.h>
 
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "handlers/handlers.hpp"
 #include "sched/proto/pmi_messages.hpp"
@@ -19,6 +21,28 @@ const StepRecord* step_of(const Message& m, JobId job, std::int64_t step) {
   const StepRecord* record = m.daemon.steps.find(job, step);
   if (!record) spdlog::debug("job {}: PMI message for step {}, which has ended", job, step);
   return record;
+}
+
+// Fails the step on every node of it, and the steps it is joined to by
+// MPI_Comm_spawn (its parent, its children): their ranks would otherwise
+// wait for the dead ones in a collective over both.
+void fail_step(DaemonParts& daemon, JobId job, std::int64_t id, const std::string& why,
+               std::set<std::int64_t>& failed) {
+  const StepRecord* step = daemon.steps.find(job, id);
+  if (!step || !failed.insert(id).second) return;
+  daemon.pmi_fences.drop(job, id);
+  pmix_step_ended(daemon, job, id);
+  spdlog::info("job {} step {}: {}", job, id, why);
+  const proto::PmiStepFailed message{job, id, why};
+  for (const auto& [node, ranks] : step->layout) {
+    daemon.agents.send(node, proto::type::kPmiStepFailed, message);
+  }
+  constexpr std::string_view prefix = "MPI step failed: ";
+  const std::string joined = std::string(prefix) + "spawn-connected step " + std::to_string(id) +
+                             ": " + (why.starts_with(prefix) ? why.substr(prefix.size()) : why);
+  std::vector<std::int64_t> linked = daemon.steps.children(job, id);
+  if (step->parent != 0) linked.push_back(step->parent);
+  for (std::int64_t other : linked) fail_step(daemon, job, other, joined, failed);
 }
 
 }  // namespace
@@ -52,14 +76,10 @@ void pmi_abort(const Message& m) {
   m.from_node(body.node);
   const StepRecord* step = step_of(m, body.job, body.step);
   if (!step) return;
-  m.daemon.pmi_fences.drop(body.job, body.step);
   const std::string why = "MPI step failed: rank " + std::to_string(body.rank) + " on " +
                           body.node + ": " + body.message;
-  spdlog::info("job {} step {}: {}", body.job, body.step, why);
-  const proto::PmiStepFailed failed{body.job, body.step, why};
-  for (const auto& [node, ranks] : step->layout) {
-    m.daemon.agents.send(node, proto::type::kPmiStepFailed, failed);
-  }
+  std::set<std::int64_t> failed;
+  fail_step(m.daemon, body.job, body.step, why, failed);
 }
 
 }  // namespace sched::daemon::handlers

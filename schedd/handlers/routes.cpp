@@ -5,6 +5,7 @@
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/pmi_messages.hpp"
+#include "sched/proto/pmix_messages.hpp"
 #include "sched/proto/session.hpp"
 
 namespace sched::daemon {
@@ -64,6 +65,10 @@ RouteTable agent_routes() {
       // ---- issue 16 item 2
       .add(type::kPmiFence, handlers::pmi_fence)
       .add(type::kPmiAbort, handlers::pmi_abort)
+      .add(type::kPmixSpawn, handlers::pmix_spawn)
+      .add(type::kPmixPublish, handlers::pmix_publish)
+      .add(type::kPmixLookup, handlers::pmix_lookup)
+      .add(type::kPmixConnect, handlers::pmix_connect)
       // ---- issue 17 item 1
       .add(type::kResizeRequest, handlers::resize_request);
   return routes;

@@ -159,8 +159,11 @@ void step_output(const Message& m) {
   DaemonParts& daemon = m.daemon;
   if (const StepRecord* step = daemon.steps.find(body.job, body.step);
       step && !step->client.empty()) {
+    // A spawned step's output is its parent's (the `sched run` that waits).
+    proto::StepOutput out = body;
+    if (step->parent != 0) out.step = step->parent;
     daemon.outbox.post(daemon.clients, step->client,
-                       proto::encode_request(proto::type::kStepOutput, 0, body));
+                       proto::encode_request(proto::type::kStepOutput, 0, out));
   }
 }
 
@@ -171,12 +174,24 @@ void step_exited(const Message& m) {
   const StepRecord* step = daemon.steps.find(body.job, body.step);
   if (!step) return;
   const std::string client = step->client;
-  if (!client.empty()) {
+  if (!client.empty() && step->parent == 0) {
     daemon.outbox.post(daemon.clients, client,
                        proto::encode_request(proto::type::kStepExited, 0, body));
+  } else if (!client.empty() && (body.status != 0 || !body.message.empty())) {
+    // A spawned process that failed fails its parent's `sched run` too.
+    proto::StepExited parent = body;
+    parent.step = step->parent;
+    parent.message =
+        "spawned step " + std::to_string(body.step) + " rank " + std::to_string(body.rank) + ": " +
+        (body.message.empty() ? "exited with status " + std::to_string(body.status) : body.message);
+    daemon.outbox.post(daemon.clients, client,
+                       proto::encode_request(proto::type::kStepExited, 0, parent));
   }
   auto done = daemon.steps.task_exited(body.job, body.step);
-  if (done) daemon.pmi_fences.drop(body.job, body.step);  // an MPI step's, when it ended
+  if (done) {
+    daemon.pmi_fences.drop(body.job, body.step);  // an MPI step's, when it ended
+    pmix_step_ended(daemon, body.job, body.step);
+  }
   if (done && !done->empty()) {
     daemon.outbox.post(
         daemon.clients, *done,

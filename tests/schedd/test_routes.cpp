@@ -11,6 +11,7 @@
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
 #include "sched/proto/pmi_messages.hpp"
+#include "sched/proto/pmix_messages.hpp"
 #include "sched/proto/session.hpp"
 
 namespace sched::daemon {
@@ -58,6 +59,7 @@ TEST(RouteTable, AgentSocketRoutesEveryReport) {
         type::kPerfReport, type::kPowerReport, type::kStepOutput, type::kStepExited,
         type::kStepRunning, type::kAdaptReady, type::kAdaptComplete, type::kAdaptFailed,
         type::kPmiFence, type::kPmiAbort,  // ---- issue 16 item 2
+        type::kPmixSpawn, type::kPmixPublish, type::kPmixLookup, type::kPmixConnect,
         type::kResizeRequest}) {
     expected.emplace_back(t);
   }

@@ -282,9 +282,13 @@ struct StepLaunch {
   // ---- MPI (issue 16 item 2): "pmi2" or "pmi1": the agent serves the
   // step's ranks PMI (PMI_FD; pmi_messages.hpp); absent or "none": no PMI.
   std::optional<std::string> mpi;
+  // A step started by MPI_Comm_spawn (pmix_messages.hpp): its spawner,
+  // "<namespace>:<rank>" (PMIX_PARENT_ID).
+  std::optional<std::string> pmix_parent;
   template <class V>
   void fields(V& v) {
     v("mpi", mpi);
+    v("pmix_parent", pmix_parent);
     v("cpus_per_task", cpus_per_task);
     v("distribution", distribution);
     v("cpu_bind", cpu_bind);
