@@ -26,6 +26,15 @@ std::pair<std::int64_t, StepRecord*> StepTable::newest(JobId job) {
   return {it->first.second, &it->second};
 }
 
+std::vector<std::string> StepRecord::fence_nodes() const {
+  if (!mpi_nodes.empty()) return mpi_nodes;
+  std::vector<std::string> nodes;
+  for (const auto& [node, ranks] : layout) {
+    if (!ranks.empty()) nodes.push_back(node);
+  }
+  return nodes;
+}
+
 std::optional<std::string> StepTable::task_exited(JobId job, std::int64_t step) {
   auto it = steps_.find({job, step});
   if (it == steps_.end() || --it->second.remaining > 0) return std::nullopt;

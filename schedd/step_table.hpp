@@ -27,6 +27,13 @@ struct StepRecord {
   // A step started by MPI_Comm_spawn (issue 16 item 2): the step of the
   // rank that spawned it, whose client gets its output and failures.
   std::int64_t parent = 0;
+  // An --mpi step's nodes as launched: its MPI library fences over every
+  // rank it started with, so a shrink that took a node from the job leaves
+  // that node's ranks in the fences (they wait in MPI_Finalize until the
+  // others come; issue 16 item 3). Empty: the layout's nodes.
+  std::vector<std::string> mpi_nodes;
+  // The nodes a fence of the step gathers from.
+  std::vector<std::string> fence_nodes() const;
 };
 
 class StepTable {

@@ -34,9 +34,13 @@ void fail_step(DaemonParts& daemon, JobId job, std::int64_t id, const std::strin
   pmix_step_ended(daemon, job, id);
   spdlog::info("job {} step {}: {}", job, id, why);
   const proto::PmiStepFailed message{job, id, why};
-  for (const auto& [node, ranks] : step->layout) {
+  // Its nodes now and, for an MPI step that was shrunk, those it left
+  // (ranks may wait there in MPI_Finalize).
+  std::set<std::string> nodes;
+  for (const auto& [node, ranks] : step->layout) nodes.insert(node);
+  for (const std::string& node : step->mpi_nodes) nodes.insert(node);
+  for (const std::string& node : nodes)
     daemon.agents.send(node, proto::type::kPmiStepFailed, message);
-  }
   constexpr std::string_view prefix = "MPI step failed: ";
   const std::string joined = std::string(prefix) + "spawn-connected step " + std::to_string(id) +
                              ": " + (why.starts_with(prefix) ? why.substr(prefix.size()) : why);
@@ -52,10 +56,7 @@ void pmi_fence(const Message& m) {
   m.from_node(body.node);
   const StepRecord* step = step_of(m, body.job, body.step);
   if (!step) return;
-  std::vector<std::string> nodes;
-  for (const auto& [node, ranks] : step->layout) {
-    if (!ranks.empty()) nodes.push_back(node);
-  }
+  const std::vector<std::string> nodes = step->fence_nodes();
   std::optional<PmiFences::Complete> done;
   try {
     done =

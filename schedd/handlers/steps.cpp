@@ -128,6 +128,7 @@ void step_run(const Message& m) {
     record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)],
                                by_node[static_cast<std::size_t>(i)]);
   }
+  if (launch.mpi) record.mpi_nodes = record.fence_nodes();
   for (const auto& [node, ranks] : record.layout) {
     launch.ranks = ranks;
     daemon.agents.send(node, proto::type::kStepLaunch, launch);

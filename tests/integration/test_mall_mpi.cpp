@@ -4,12 +4,10 @@
 // 4→2 by the policy while it runs; the layer takes who leaves from the
 // session, hands the rows over and splits the communicator, and the grid
 // must equal a rigid run's.
-// What this does not test, because it does not work yet: the step's end.
-// MPI_Finalize fences (PMI, PMIx) across the first MPI_COMM_WORLD, leaving
-// ranks included, and schedd refuses the fence of a node the job no longer
-// holds ("runs no rank of step"), so the ranks wait in MPI_Finalize: the
-// scheduler side that malleable.md lists as missing. The test cancels the
-// job once the grid is written. (An expansion needs that side too.)
+// The step then ends by itself: MPI_Finalize fences (PMI, PMIx) across the
+// first MPI_COMM_WORLD, leaving ranks included, so schedd gathers an MPI
+// step's fences over its nodes as launched, the one the job gave back too.
+// (An expansion under sched needs the scheduler side malleable.md lists.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -136,9 +134,11 @@ void MallMpiSession::shrink_4_to_2(const std::string& mpi) {
   std::cout << out.substr(resized, out.find('\n', resized) - resized) << "\n";
   EXPECT_EQ(cluster_->job(id).shrinks, 1);
   EXPECT_EQ(read_file(cluster_->work_dir() + "/resized.grid"), expected) << out;
-  // See the top of the file: the step's end is the scheduler side's.
-  cluster_->client().call<proto::Empty>(proto::type::kCancel, proto::JobRef{id});
-  EXPECT_TRUE(cluster_->wait_state(id, "CANCELLED")) << cluster_->logs();
+  // The leaving ranks waited in MPI_Finalize's fence, which gathers every
+  // rank the step started with: all end together, the step with status 0.
+  ASSERT_TRUE(cluster_->wait_state(id, "COMPLETED", std::chrono::seconds(60)))
+      << output(id) << cluster_->logs();
+  EXPECT_NE(output(id).find("step status 0"), std::string::npos) << output(id);
 }
 
 TEST_F(MallMpiSession, AnMpichHeatSolverShrunkByThePolicyMovesItsRowsAndEndsWithTheFixedGrid) {
