@@ -124,9 +124,11 @@ TEST_F(Cores, TwoJobsShareANodeByCoresEachPinnedAndAThirdWaits) {
   // The third does not fit: it waits, and the node shows both cores busy.
   EXPECT_EQ(cluster_.job(c).state, "PENDING");
   EXPECT_FALSE(fs::exists(work_ / "c.cpus"));
-  const CliRun nodes = run_sched(cluster_, {"nodes"});
+  const CliRun nodes = run_sched(cluster_, {"nodes", "-N", "-n", "c1"});
   EXPECT_EQ(nodes.status, 0) << describe(nodes);
   EXPECT_NE(nodes.out.find("2/2"), std::string::npos) << nodes.out;
+  EXPECT_NE(nodes.out.find(std::to_string(a) + "," + std::to_string(b)), std::string::npos)
+      << nodes.out;
   const CliRun shown = run_sched(cluster_, {"show", std::to_string(a)});
   EXPECT_NE(shown.out.find("NumCores=1 Cores=c1:" + std::to_string(a_cores[0])), std::string::npos)
       << shown.out;
