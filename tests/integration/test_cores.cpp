@@ -60,7 +60,7 @@ bool wait_line(const fs::path& path, std::chrono::seconds limit = 60s) {
   return false;
 }
 
-class Cores : public ::testing::Test {
+class InvasivePartition : public ::testing::Test {
  protected:
   void SetUp() override {
     cluster_.start_agent("n1");
@@ -87,7 +87,7 @@ class Cores : public ::testing::Test {
   fs::path work_;
 };
 
-TEST_F(Cores, TwoJobsShareANodeByCoresEachPinnedAndAThirdWaits) {
+TEST_F(InvasivePartition, TwoJobsShareANodeByCoresEachPinnedAndAThirdWaits) {
   // Each job writes the CPUs it may run on, then waits for `release`.
   const auto job = [&](const std::string& tag) {
     return submitted({"-p", "shared", "--cores=1", "--wrap",
@@ -143,7 +143,7 @@ TEST_F(Cores, TwoJobsShareANodeByCoresEachPinnedAndAThirdWaits) {
   EXPECT_EQ(c_info.nodelist, std::vector<std::string>{"c1"});
 }
 
-TEST_F(Cores, MoreCoresThanThePartitionHasIsRefusedAtSubmit) {
+TEST_F(InvasivePartition, MoreCoresThanThePartitionHasIsRefusedAtSubmit) {
   const CliRun run = run_sched(
       cluster_, {"submit", "-p", "shared", "--cores=3", "-D", work_.string(), "--wrap", "true"});
   EXPECT_NE(run.status, 0);
