@@ -5,6 +5,7 @@
 #include <ctime>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -29,6 +30,26 @@ void add_alloc_command(CLI::App& app);         // alloc_command.cpp
 void add_job_control_commands(CLI::App& app);  // job_control_commands.cpp
 
 namespace {
+
+// "s1:0-3;s2:4,6" (issue 20 item 2): a job's core ids per node, runs
+// compressed; "(null)" before it holds any.
+std::string cores_text(const std::optional<std::map<std::string, std::vector<int>>>& ids) {
+  if (!ids || ids->empty()) return "(null)";
+  std::string text;
+  for (const auto& [node, cores] : *ids) {
+    if (!text.empty()) text += ";";
+    text += node + ":";
+    for (std::size_t i = 0; i < cores.size();) {
+      std::size_t j = i;
+      while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
+      if (i > 0) text += ",";
+      text += std::to_string(cores[i]);
+      if (j > i) text += "-" + std::to_string(cores[j]);
+      i = j + 1;
+    }
+  }
+  return text;
+}
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -287,7 +308,12 @@ void show(const JobIdRef& ref, bool json) {
             << " ExpectedStart=" << time(job.expected_start) << "\n"
             << "   NodeList="
             << (job.nodelist.empty() ? "(null)" : compress_sorted_nodelist(job.nodelist))
-            << " BatchHost=" << (job.nodelist.empty() ? "(null)" : job.nodelist.front()) << "\n"
+            << " BatchHost=" << (job.nodelist.empty() ? "(null)" : job.nodelist.front())
+            << "\n"
+            // ---- invasive partitions (issue 20 item 2): cores asked, and held per node
+            << (job.cores ? "   NumCores=" + std::to_string(*job.cores) +
+                                " Cores=" + cores_text(job.core_ids) + "\n"
+                          : std::string())
             << "   Expansions=" << job.expansions << " Shrinks=" << job.shrinks
             << " Requeues=" << job.requeues;
   if (job.mtct) std::cout << " MTCT=" << *job.mtct;

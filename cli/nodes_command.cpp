@@ -19,6 +19,7 @@ namespace {
 NodeState sinfo_state(const std::string& state) {
   if (state == "idle") return NodeState::Idle;
   if (state == "alloc") return NodeState::Allocated;
+  if (state == "mixed") return NodeState::Mixed;  // some cores of an invasive partition's node
   if (state == "drain") return NodeState::Drained;
   if (state == "draining") return NodeState::Draining;
   // "down", or a state this client does not know: either way not usable.
@@ -62,7 +63,7 @@ std::vector<NodeRow> node_rows(std::vector<proto::NodeInfo> nodes) {
   for (const auto& node : nodes) {
     rows.push_back({node.name, sinfo_state(node.state), node.cores, node.jobs,
                     node.containment.value_or(""), node.run_as.value_or(""),
-                    node.partition.value_or("")});
+                    node.partition.value_or(""), node.cores_alloc});
   }
   return rows;
 }

@@ -174,6 +174,13 @@ void read_partitions(const toml::table& table, const std::string& file, DaemonCo
                    if (!state) fail(file, vkey, "expected \"up\", \"drain\" or \"down\"");
                    p.spec.state = *state;
                  }},
+                {"kind",
+                 [&](const toml::node& v, const std::string& vkey) {
+                   const auto k = v.value<std::string>();
+                   const auto kind = k ? parse_partition_kind(*k) : std::nullopt;
+                   if (!kind) fail(file, vkey, "expected \"nodes\" or \"cores\"");
+                   p.spec.kind = *kind;
+                 }},
                 {"max_time", limit_time(l.max_time_s, file)},
                 {"default_time", limit_time(l.default_time_s, file)},
                 {"max_nodes", count(l.max_nodes, file)},

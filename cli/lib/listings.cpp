@@ -66,8 +66,11 @@ std::string render_nodes(const std::vector<NodeRow>& rows, bool isolation, bool 
   for (const auto& row : rows) {
     std::string jobs;
     for (JobId id : row.jobs) jobs += (jobs.empty() ? "" : ",") + std::to_string(id);
-    std::vector<std::string> cells = {row.name, std::string(to_sinfo(row.state)),
-                                      std::to_string(row.cpus), jobs.empty() ? "-" : jobs};
+    std::vector<std::string> cells = {
+        row.name, std::string(to_sinfo(row.state)),
+        row.cpus_alloc ? std::to_string(*row.cpus_alloc) + "/" + std::to_string(row.cpus)
+                       : std::to_string(row.cpus),
+        jobs.empty() ? "-" : jobs};
     if (partitions) cells.insert(cells.begin() + 1, row.partition);
     if (isolation) {
       cells.push_back(row.containment.empty() ? "-" : row.containment);

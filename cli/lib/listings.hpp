@@ -73,6 +73,9 @@ struct NodeRow {
   std::string containment{};  // cgroup2, cgroup1, none ("" unknown: no agent)
   std::string run_as{};       // "" for a root agent: each job as its user
   std::string partition{};    // issue 20 item 1
+  // Issue 20 item 2: a node of an invasive partition: its busy cores; CPUS
+  // then reads "busy/total".
+  std::optional<int> cpus_alloc{};
 };
 
 // One line per node: NODE STATE CPUS JOBS (job ids joined by ',', "-" for

@@ -19,7 +19,7 @@ constexpr int kMaxCount = 1000000;
 
 constexpr std::string_view kSlurmOnly = "a Slurm option with no meaning in sched";
 
-constexpr std::array<OptionInfo, 39> kOptions = {{
+constexpr std::array<OptionInfo, 40> kOptions = {{
     {"job-name", 'J', ValueKind::Required, false, "Job name"},
     {"nodes", 'N', ValueKind::Required, false,
      "Nodes: N, or MIN-MAX (moldable unless --kind says otherwise)"},
@@ -57,7 +57,10 @@ constexpr std::array<OptionInfo, 39> kOptions = {{
     {"mail-type", 0, ValueKind::Required, true, kSlurmOnly},
     {"mail-user", 0, ValueKind::Required, true, kSlurmOnly},
     {"exclusive", 0, ValueKind::None, false,
-     "Nodes to itself: always so here (sched never shares a node between jobs)"},
+     "Nodes to itself: always so here, except in a partition of kind cores"},
+    {"cores", 0, ValueKind::Required, false,
+     "Cores in all, for a partition of kind cores, where jobs share nodes by cores "
+     "(default: -n × -c)"},
     {"cpus-per-task", 'c', ValueKind::Required, false,
      "Cores of each task (a node must have that many; with --cpu-bind=cores each task is "
      "pinned to its own)"},
@@ -259,6 +262,8 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
     return count(o.ntasks);
   } else if (name == "cpus-per-task") {
     return count(o.cpus_per_task);
+  } else if (name == "cores") {
+    return count(o.cores);
   } else if (name == "distribution") {
     // Slurm's NODE:SOCKET form: only the node level means something here.
     const std::string level = lower(value.substr(0, value.find(':')));
@@ -469,6 +474,7 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
   take(out.export_choice, over.export_choice);
   take(out.ntasks, over.ntasks);
   take(out.cpus_per_task, over.cpus_per_task);
+  take(out.cores, over.cores);
   take(out.distribution, over.distribution);
   take(out.cpu_bind, over.cpu_bind);
   // ---- priority (issue 18 item 5)
@@ -547,6 +553,7 @@ Submission build_submission(const SubmitOptions& options, std::string command,
         *options.ntasks, static_cast<long long>(spec.nodes) * *options.tasks_per_node));
   }
   spec.cpus_per_task = options.cpus_per_task.value_or(1);
+  spec.cores = options.cores.value_or(0);  // issue 20 item 2
   spec.distribution = options.distribution.value_or(tasks::Distribution::Block);
   spec.cpu_bind = options.cpu_bind.value_or(tasks::CpuBind::None);
   // -n without -N (nor -w or a range): the engine sizes the job from the

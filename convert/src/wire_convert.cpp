@@ -38,6 +38,9 @@ void task_fields_to_wire(const JobSpec& spec, Msg& out) {
   if (spec.distribution != tasks::Distribution::Block) {
     out.distribution = std::string(tasks::to_string(spec.distribution));
   }
+  if constexpr (requires { out.cores; }) {
+    if (spec.cores > 0) out.cores = spec.cores;  // issue 20 item 2
+  }
   if constexpr (requires { out.cpu_bind; }) {
     if (spec.cpu_bind != tasks::CpuBind::None) {
       out.cpu_bind = std::string(tasks::to_string(spec.cpu_bind));
@@ -211,6 +214,8 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });
   out.ntasks = in.ntasks.value_or(0);
   out.cpus_per_task = in.cpus_per_task.value_or(1);
+  if (in.cores && *in.cores < 1) return "job.cores: must be at least 1";
+  out.cores = in.cores.value_or(0);
   out.distribution = *distribution;
   out.cpu_bind = *cpu_bind;
   out.nodes_from_tasks = in.nodes_from_tasks.value_or(false);
@@ -246,6 +251,12 @@ std::vector<std::string> node_names(const Job& job, const Cluster& cluster) {
   return names;
 }
 
+std::map<std::string, std::vector<int>> core_ids(const Job& job, const Cluster& cluster) {
+  std::map<std::string, std::vector<int>> ids;
+  for (const NodeCores& nc : job.cores) ids[cluster.node(nc.node).name] = nc.cores;
+  return ids;
+}
+
 proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   proto::JobLaunch launch;
   launch.job = job.id;
@@ -264,6 +275,7 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
   if (job.spec.gpus_per_node > 0) launch.gpus = job.spec.gpus_per_node;
   task_fields_to_wire(job.spec, launch);
+  if (!job.cores.empty()) launch.core_ids = core_ids(job, cluster);
   return launch;
 }
 
@@ -400,6 +412,7 @@ proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank
   proto::JobInfo info = common_info(
       job, job.allocation.empty() ? std::string() : cluster.node(job.allocation.front()).name);
   info.nodelist = node_names(job, cluster);
+  if (!job.cores.empty()) info.core_ids = core_ids(job, cluster);
   if (job.state == JobState::Pending) {
     // Slurm's reasons: the head waits for nodes, the others for their turn.
     info.reason = pending_rank == 0 ? "Resources" : "Priority";

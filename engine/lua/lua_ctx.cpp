@@ -1,4 +1,5 @@
 // The ctx object's methods (docs/design.md §4 actions) and its lazily built lists.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "lua_runtime.hpp"
+#include "sched/cluster.hpp"
 #include "sched/pass_context.hpp"
 
 namespace sched {
@@ -115,13 +117,81 @@ int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
   return 2;
 }
 
+// ctx:start(job, {cores = {node = {ids}}}): a job of an invasive partition
+// on the cores named (issue 20 item 2). An unknown node name is a refusal
+// (bad_argument), as the engine's checks of the set are.
+int start_on_named_cores(lua_State* L, PassContext& pass, JobId id) {
+  lua_getfield(L, 3, "cores");
+  if (!lua_istable(L, -1)) luaL_argerror(L, 3, "expected {cores = {node = {core ids}}}");
+  const int set = lua_gettop(L);
+  CoreSet cores;
+  std::string unknown;
+  lua_pushnil(L);
+  while (lua_next(L, set) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1)) {
+      luaL_argerror(L, 3, "cores: node names to lists of core ids");
+    }
+    const auto node = pass.cluster().find(lua_tostring(L, -2));
+    if (!node) unknown = lua_tostring(L, -2);
+    NodeCores nc{node.value_or(0), {}};
+    const lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, -1));
+    for (lua_Integer i = 1; i <= n; ++i) {
+      lua_rawgeti(L, -1, i);
+      if (!lua_isinteger(L, -1)) luaL_argerror(L, 3, "cores: core ids are integers");
+      nc.cores.push_back(static_cast<int>(lua_tointeger(L, -1)));
+      lua_pop(L, 1);
+    }
+    cores.push_back(std::move(nc));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  // Node order does not matter to Lua (pairs): the engine's is by index.
+  std::sort(cores.begin(), cores.end(),
+            [](const NodeCores& a, const NodeCores& b) { return a.node < b.node; });
+  if (!unknown.empty()) {
+    return answer(L, pass, Refusal{RefusalCode::BadArgument, id, 0, 0, "no node " + unknown});
+  }
+  return answer(L, pass, pass.start(id, cores));
+}
+
 int ctx_start(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   PassContext& pass = pass_or_error(L, "start");
   const JobId id = job_arg(L, 2);
+  if (lua_istable(L, 3)) return start_on_named_cores(L, pass, id);
   std::optional<int> nodes;
   if (!lua_isnoneornil(L, 3)) nodes = size_arg(L, 3);
   return answer(L, pass, pass.start(id, nodes));
+}
+
+// ctx:free_cores() → {node = {free = n, total = n, sockets = {free, ...}}}
+// over the up, undrained nodes of this pass's invasive partition, as the
+// pass has left them; {} in a partition of whole nodes (issue 20 item 2).
+int ctx_free_cores(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  PassContext& pass = pass_or_error(L, "free_cores");
+  const CoreMap& map = pass.core_map();
+  const Cluster& cluster = pass.cluster();
+  lua_newtable(L);
+  for (NodeIndex i = 0; i < cluster.size(); ++i) {
+    const Node& node = cluster.node(i);
+    if (!map.tracked(i) || !node.up || node.draining) continue;
+    if (pass.partition() >= 0 && node.partition != pass.partition()) continue;
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, map.free_count(i));
+    lua_setfield(L, -2, "free");
+    lua_pushinteger(L, map.cores(i));
+    lua_setfield(L, -2, "total");
+    const std::vector<int> sockets = map.free_per_socket(i);
+    lua_createtable(L, static_cast<int>(sockets.size()), 0);
+    for (std::size_t s = 0; s < sockets.size(); ++s) {
+      lua_pushinteger(L, sockets[s]);
+      lua_rawseti(L, -2, static_cast<lua_Integer>(s + 1));
+    }
+    lua_setfield(L, -2, "sockets");
+    lua_setfield(L, -2, node.name.c_str());
+  }
+  return 1;
 }
 
 int ctx_expand(lua_State* L) {
@@ -324,6 +394,7 @@ void push_ctx_methods(lua_State* L) {
                                      {"earliest_start", ctx_earliest_start},
                                      {"release_profile", ctx_release_profile},
                                      {"next_fit", ctx_next_fit},
+                                     {"free_cores", ctx_free_cores},
                                      {nullptr, nullptr}};
   luaL_newlib(L, methods);
   lua_pushcclosure(L, ctx_index, 1);

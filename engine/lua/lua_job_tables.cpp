@@ -241,6 +241,23 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
     lua_pushinteger(L_, job.shrinks);
   } else if (key == "gain") {
     lua_pushinteger(L_, job.gain);
+  } else if (key == "cores") {
+    // Invasive partitions (issue 20 item 2): the cores it asks for; nil
+    // for a job of whole nodes.
+    if (spec.cores <= 0) return false;
+    lua_pushinteger(L_, spec.cores);
+  } else if (key == "core_set") {
+    // The cores it holds: {node name = {core ids}}; nil when none.
+    if (job.cores.empty() || !cluster_) return false;
+    lua_createtable(L_, 0, static_cast<int>(job.cores.size()));
+    for (const NodeCores& nc : job.cores) {
+      lua_createtable(L_, static_cast<int>(nc.cores.size()), 0);
+      for (std::size_t i = 0; i < nc.cores.size(); ++i) {
+        lua_pushinteger(L_, nc.cores[i]);
+        lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+      }
+      lua_setfield(L_, -2, cluster_->node(nc.node).name.c_str());
+    }
   } else if (key == "resize_held_until") {
     if (job.resize_held_until < 0) return false;
     lua_pushnumber(L_, job.resize_held_until);

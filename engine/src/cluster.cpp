@@ -21,6 +21,11 @@ void Cluster::set_gpus(NodeIndex index, int gpus) {
   nodes_.at(static_cast<std::size_t>(index)).gpus = std::max(gpus, 0);
 }
 
+void Cluster::set_sockets(NodeIndex index, int sockets) {
+  Node& node = nodes_.at(static_cast<std::size_t>(index));
+  node.sockets = std::clamp(sockets, 1, node.cores);
+}
+
 std::optional<NodeIndex> Cluster::find(std::string_view name) const {
   auto it = by_name_.find(std::string(name));
   if (it == by_name_.end()) return std::nullopt;

@@ -9,7 +9,8 @@ std::string_view to_string(RefusalCode code) {
       "unknown_job", "not_pending", "not_running",   "over_allocation", "below_min",
       "above_max",   "constraint",  "adapting",      "mixed_resize",    "leader_node",
       "rigid_job",   "not_larger",  "not_smaller",   "already_acted",   "not_requested",
-      "resize_held", "placement",   "not_suspended", "bad_argument",    "partition"};
+      "resize_held", "placement",   "not_suspended", "bad_argument",    "partition",
+      "core_busy",   "cores"};
   return names[static_cast<std::size_t>(code)];
 }
 
@@ -54,6 +55,9 @@ std::string Refusal::message() const {
       break;
     case RefusalCode::Constraint:
       text += " size " + std::to_string(want) + " is not allowed";
+      break;
+    case RefusalCode::Cores:
+      text += " wants " + std::to_string(want) + " cores, " + std::to_string(have) + " free";
       break;
     default:
       break;

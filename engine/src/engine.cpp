@@ -23,6 +23,7 @@ Engine::Engine(Clock& clock, Enactor& enactor, EngineConfig config)
 NodeIndex Engine::add_node(std::string name, int cores) {
   const NodeIndex index = cluster_.add_node(std::move(name), cores);
   cluster_.set_partition(index, partition_of_node(cluster_.node(index).name));
+  track_cores(index);
   ++state_version_;
   Event event;
   event.type = EventType::NodeUp;
@@ -350,6 +351,8 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     return Status::conflict("job id " + std::to_string(saved.id) + " is already taken");
   }
   const bool held = saved.state != JobState::Pending;
+  // A job of an invasive partition shares its nodes (issue 20 item 2).
+  const bool by_cores = cores_partition(partition_index(saved.spec.partition).value_or(-1));
   std::vector<NodeIndex> allocation;
   if (held) {
     if (nodes.empty()) return Status::invalid("job " + std::to_string(saved.id) + " held no nodes");
@@ -360,12 +363,31 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
         cluster_.set_up(*index, false);  // until its agent registers
       }
       // A suspended job holds none of its nodes: others may run there.
-      if (cluster_.node(*index).job != 0 && saved.state != JobState::Suspended) {
+      if (!by_cores && cluster_.node(*index).job != 0 && saved.state != JobState::Suspended) {
         return Status::conflict("node " + name + " is held by job " +
                                 std::to_string(cluster_.node(*index).job));
       }
       allocation.push_back(*index);
     }
+  }
+  // The journal keeps its nodes, not its cores: as many as it asked are
+  // taken again on those nodes (packed as at a start), so that the
+  // partition's count stays right; its processes stay where they are.
+  CoreSet cores;
+  if (by_cores && held && saved.state != JobState::Suspended) {
+    auto placed = place_cores(cores_, std::max(saved.spec.cores, 1), allocation);
+    if (!placed) {
+      return Status::conflict("job " + std::to_string(saved.id) + ": its nodes have not " +
+                              std::to_string(saved.spec.cores) + " free cores");
+    }
+    cores = std::move(*placed);
+    // In the journaled order: its leader stays first.
+    const auto position = [&](NodeIndex n) {
+      return std::find(allocation.begin(), allocation.end(), n) - allocation.begin();
+    };
+    std::sort(cores.begin(), cores.end(), [&](const NodeCores& a, const NodeCores& b) {
+      return position(a.node) < position(b.node);
+    });
   }
   auto job = std::make_unique<Job>(saved);
   Job& ref = *job;
@@ -411,7 +433,17 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       // stopped, its agents now say whether it runs.
       ref.state = JobState::Running;
       ref.suspended_since = -1;
-      for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
+      if (!cores.empty()) {
+        cores_.take(ref.id, cores);
+        ref.cores = cores;
+        ref.allocation.clear();
+        for (const NodeCores& nc : cores) {
+          ref.allocation.push_back(nc.node);
+          if (cluster_.node(nc.node).job == 0) cluster_.assign(nc.node, kCoresShared);
+        }
+      } else {
+        for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
+      }
       running_.emplace(ref.start_time, ref.id);
     }
     if (ref.spec.array_job_id != 0) admit_array_task(ref, true);
@@ -633,7 +665,18 @@ Status Engine::set_node_up(const std::string& name, bool up, const std::string& 
     if (node.promised != 0) {
       if (Job* waiting = job_mut(node.promised)) requeue_waiting_start(*waiting);
     }
-    if (node.job != 0) {
+    if (node.job == kCoresShared) {
+      // An invasive partition's node: every job with cores there goes.
+      for (JobId id : core_holders(*index)) {
+        Job* holder = job_mut(id);
+        if (holder && (holder->state == JobState::Starting || holder->state == JobState::Running ||
+                       holder->state == JobState::Adapting)) {
+          begin_stop(*holder,
+                     config_.requeue_on_node_failure ? JobState::Pending : JobState::Failed,
+                     StopReason::NodeFailure);
+        }
+      }
+    } else if (node.job != 0) {
       Job* holder = job_mut(node.job);
       if (holder && (holder->state == JobState::Starting || holder->state == JobState::Running ||
                      holder->state == JobState::Adapting)) {

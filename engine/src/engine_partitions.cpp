@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "sched/engine.hpp"
+#include "sched/placement.hpp"
 
 namespace sched {
 
@@ -39,9 +40,13 @@ Status Engine::set_partitions(std::vector<PartitionSpec> specs) {
   }
   std::vector<Partition> next;
   if (specs.empty()) {
-    next.push_back(
-        Partition{PartitionSpec{std::string(kImplicitPartition), {}, true, PartitionState::Up, {}},
-                  nullptr, nullptr, 0});
+    next.push_back(Partition{PartitionSpec{std::string(kImplicitPartition),
+                                           {},
+                                           true,
+                                           PartitionState::Up,
+                                           {},
+                                           PartitionKind::Nodes},
+                             nullptr, nullptr, 0});
   }
   const std::size_t def = specs.empty() ? 0 : default_partition(specs);
   for (PartitionSpec& spec : specs) next.push_back(Partition{std::move(spec), nullptr, nullptr, 0});
@@ -51,6 +56,7 @@ Status Engine::set_partitions(std::vector<PartitionSpec> specs) {
   default_partition_ = static_cast<int>(def);
   for (NodeIndex i = 0; i < cluster_.size(); ++i) {
     cluster_.set_partition(i, partition_of_node(cluster_.node(i).name));
+    track_cores(i);
   }
   ++state_version_;
   request_pass(PassReason::Manual);
@@ -147,6 +153,9 @@ Status Engine::admit_to_partition(const Partition& partition, JobSpec& spec) con
                            " is over partition " + p.name + "'s max_time " +
                            limit_text(l.max_time_s));
   }
+  if (p.kind == PartitionKind::Cores) {
+    return admit_cores(static_cast<int>(&partition - partitions_.data()), spec);
+  }
   const int smallest = spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes;
   if (l.max_nodes > 0 && smallest > l.max_nodes) {
     return Status::invalid("job needs " + std::to_string(smallest) + " nodes; partition " + p.name +
@@ -166,6 +175,36 @@ Status Engine::admit_to_partition(const Partition& partition, JobSpec& spec) con
       }
     }
   }
+  return {};
+}
+
+Status Engine::admit_cores(int index, JobSpec& spec) const {
+  const std::string& name = partitions_[static_cast<std::size_t>(index)].spec.name;
+  if (spec.kind != JobKind::Rigid) {
+    return Status::invalid("partition " + name +
+                           " allocates cores: its jobs are rigid (growing and shrinking by cores "
+                           "is not built yet)");
+  }
+  if (has_placement(spec)) {
+    return Status::invalid(
+        "partition " + name +
+        " allocates cores: --nodelist, --exclude and --gres are not taken there");
+  }
+  if (spec.cores < 0) return Status::invalid("--cores must be at least 1");
+  if (spec.cores == 0) {
+    const long long tasks =
+        spec.ntasks > 0 ? spec.ntasks : static_cast<long long>(spec.nodes) * spec.tasks_per_node;
+    const long long cores = tasks * spec.cpus_per_task;
+    spec.cores = static_cast<int>(std::min<long long>(cores, 1LL << 30));
+  }
+  const int total = partition_cores(index);
+  if (spec.cores > total) {
+    return Status::invalid("job needs " + std::to_string(spec.cores) + " cores; partition " + name +
+                           " has " + std::to_string(total));
+  }
+  // Its nodes are what its cores span, known when it starts.
+  spec.nodes = spec.min_nodes = spec.max_nodes = 1;
+  spec.nodes_from_tasks = false;
   return {};
 }
 

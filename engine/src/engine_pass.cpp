@@ -223,6 +223,10 @@ void Engine::enact(const Action &action) {
   if (!job) return;
   switch (action.type) {
     case Action::Type::Start:
+      if (!action.cores.empty()) {
+        enact_start_cores(*job, action.cores);
+        break;
+      }
       enact_start(*job, action.nodes, action.placement);
       break;
     case Action::Type::Expand:
@@ -389,7 +393,7 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::stri
   }
   const bool suspended = job.state == JobState::Suspended;
   transition(job, JobState::Completing, EventType::JobCompleting, std::move(why));
-  if (!suspended) {
+  if (!suspended && job.cores.empty()) {  // cores are given back at the end (finish)
     for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
   }
   enactor_.stop(job, reason);
@@ -414,7 +418,11 @@ void Engine::finish(Job &job) {
     nodes.clear();  // ended while suspended: it held none of them
     job.suspended_since = -1;
   }
-  release_nodes(job, nodes);
+  if (!job.cores.empty()) {
+    release_cores(job);
+  } else {
+    release_nodes(job, nodes);
+  }
   job.end_time = clock_.now();
   job.request.reset();  // asked by the processes that are now gone
   job.mtct.reset();

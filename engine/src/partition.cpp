@@ -18,6 +18,16 @@ std::optional<PartitionState> parse_partition_state(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(PartitionKind kind) {
+  return kind == PartitionKind::Cores ? "cores" : "nodes";
+}
+
+std::optional<PartitionKind> parse_partition_kind(std::string_view text) {
+  if (text == "nodes") return PartitionKind::Nodes;
+  if (text == "cores") return PartitionKind::Cores;
+  return std::nullopt;
+}
+
 std::optional<std::string> check_partitions(const std::vector<PartitionSpec>& partitions) {
   std::set<std::string> names;
   std::map<std::string, std::string> owner;  // node → the partition that named it first

@@ -24,7 +24,17 @@ PassContext::PassContext(Engine& engine, PassReason reason, bool dry, int partit
       dry_(dry),
       partition_(partition),
       idle_(partition < 0 ? engine.cluster().idle_count() : engine.cluster().idle_count(partition)),
-      refusal_counts_(kRefusalCodeCount, 0) {}
+      refusal_counts_(kRefusalCodeCount, 0) {
+  // An invasive partition: a node with a free core is one a job may start on.
+  if (engine.cores_partition(partition)) idle_ = nodes_with_free_cores();
+}
+
+int PassContext::nodes_with_free_cores() {
+  int n = 0;
+  const CoreMap& map = core_map();
+  for (NodeIndex node : core_candidates()) n += map.free_count(node) > 0 ? 1 : 0;
+  return n;
+}
 
 const std::string& PassContext::partition_name() const {
   static const std::string kAll;
@@ -187,6 +197,10 @@ Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std:
 }
 
 Verdict PassContext::start(JobId id, std::optional<int> nodes) {
+  return start_impl(id, nodes, nullptr);
+}
+
+Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSet* named) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
   if (!mine(*job)) return refuse_other_partition(*job);
@@ -200,6 +214,7 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   if (const std::string_view why = waiting_reason(*job); !why.empty()) {
     return refuse(RefusalCode::NotPending, id, 0, 0, "PENDING (" + std::string(why) + ")");
   }
+  if (engine_.cores_partition(job->partition)) return start_on_cores(*job, mark, named);
   const JobSpec& spec = job->spec;
   const int size = nodes.value_or(spec.nodes);
   if (size < 1) return refuse(RefusalCode::BadArgument, id, size, 0, "size must be at least 1");
@@ -232,6 +247,79 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   }
   idle_ -= size;
   mark.started = true;
+  actions_.push_back(std::move(action));
+  return std::nullopt;
+}
+
+// ---- invasive partitions (issue 20 item 2)
+
+const CoreMap& PassContext::core_map() {
+  if (!cores_) cores_ = engine_.core_map();
+  return *cores_;
+}
+
+std::vector<NodeIndex> PassContext::core_candidates() const {
+  std::vector<NodeIndex> nodes;
+  const Cluster& cluster = engine_.cluster();
+  for (NodeIndex i = 0; i < cluster.size(); ++i) {
+    const Node& node = cluster.node(i);
+    if (node.up && !node.draining && (partition_ < 0 || node.partition == partition_)) {
+      nodes.push_back(i);
+    }
+  }
+  return nodes;
+}
+
+Verdict PassContext::start(JobId id, const CoreSet& cores) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!engine_.cores_partition(job->partition)) {
+    return refuse(RefusalCode::BadArgument, id, 0, 0,
+                  "cores are named for a job of an invasive partition only");
+  }
+  if (cores.empty()) return start(id);
+  return start_impl(id, std::nullopt, &cores);
+}
+
+Verdict PassContext::start_on_cores(const Job& job, Mark& mark, const CoreSet* named) {
+  const int want = job.spec.cores;
+  const CoreMap& map = core_map();
+  const std::vector<NodeIndex> candidates = core_candidates();
+  CoreSet cores;
+  if (named) {
+    for (const NodeCores& nc : *named) {
+      if (std::find(candidates.begin(), candidates.end(), nc.node) == candidates.end()) {
+        const Node& node = engine_.cluster().node(nc.node);
+        return refuse(RefusalCode::Placement, job.id, want, 0,
+                      "node " + node.name + " is not an up node of this partition");
+      }
+    }
+    if (auto conflict = map.check(*named)) {
+      return refuse(conflict->busy ? RefusalCode::CoreBusy : RefusalCode::BadArgument, job.id, want,
+                    0, conflict->why);
+    }
+    if (core_count(*named) != want) {
+      return refuse(RefusalCode::BadArgument, job.id, core_count(*named), want,
+                    "the job needs " + std::to_string(want) + " cores");
+    }
+    cores = *named;
+    for (NodeCores& nc : cores) std::sort(nc.cores.begin(), nc.cores.end());
+  } else {
+    auto placed = place_cores(map, want, candidates);
+    if (!placed) {
+      int free = 0;
+      for (NodeIndex n : candidates) free += map.free_count(n);
+      return refuse(RefusalCode::Cores, job.id, want, free);
+    }
+    cores = std::move(*placed);
+  }
+  // The nodes it fills up are no longer ones a job may start on.
+  cores_->take(job.id, cores);
+  const int filled = idle_ - nodes_with_free_cores();
+  idle_ -= filled;
+  mark.started = true;
+  Action action{Action::Type::Start, job.id, filled};
+  action.cores = std::move(cores);
   actions_.push_back(std::move(action));
   return std::nullopt;
 }
@@ -400,6 +488,10 @@ Verdict PassContext::suspend(JobId id) {
   if (job->state == JobState::Adapting) return refuse(RefusalCode::Adapting, id);
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
+  }
+  if (!job->cores.empty()) {
+    return refuse(RefusalCode::BadArgument, id, 0, 0,
+                  "a job of an invasive partition cannot be suspended (not built yet)");
   }
   Mark& mark = marks_[id];
   if (mark.preempted || mark.direction != 0) {

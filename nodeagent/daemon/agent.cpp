@@ -179,7 +179,34 @@ TaskIdentity Agent::task_identity(JobId job, const std::string& user, const std:
   job_mem_.try_emplace(job, static_cast<std::int64_t>(mem));
   open_job_socket(job, *who.user);
   who.cgroup_procs = cgroups_->prepare(job, leaf, mem);
+  // A job of an invasive partition: its cpuset too (issue 20 item 2).
+  if (const std::vector<int> cpus = job_cpus(job); !cpus.empty()) {
+    for (std::string& procs : cgroups_->confine_cpus(job, leaf, cpus)) {
+      who.cgroup_procs.push_back(std::move(procs));
+    }
+  }
   return who;
+}
+
+void Agent::note_job_cores(JobId job,
+                           const std::optional<std::map<std::string, std::vector<int>>>& core_ids) {
+  if (!core_ids) return;
+  const auto here = core_ids->find(options_.node_name);
+  if (here != core_ids->end() && !here->second.empty()) job_cores_[job] = here->second;
+}
+
+std::vector<int> Agent::job_cpus(JobId job) const {
+  const auto it = job_cores_.find(job);
+  if (it == job_cores_.end() || core_cpus_.empty()) return {};
+  std::vector<int> cpus;
+  for (int core : it->second) {
+    if (core < 0) continue;
+    const auto& real = core_cpus_[static_cast<std::size_t>(core) % core_cpus_.size()];
+    cpus.insert(cpus.end(), real.begin(), real.end());
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
 }
 
 void Agent::open_job_socket(JobId job, const UserIdentity& user) {
@@ -238,6 +265,7 @@ void Agent::release_ended_jobs() {
     suspended_.erase(job);
     std::error_code ec;
     std::filesystem::remove_all(job_dir(job), ec);
+    job_cores_.erase(job);
     it = job_mem_.erase(it);
   }
 }
@@ -662,6 +690,8 @@ void Agent::on_launch(const proto::JobLaunch& launch) {
   batch.error_path = launch.error.value_or("");
   batch.args = launch.args.value_or(std::vector<std::string>{});
   batch.spool_dir = job_dir(launch.job);
+  note_job_cores(launch.job, launch.core_ids);
+  batch.cpus = job_cpus(launch.job);
   try {
     static_cast<TaskIdentity&>(batch) =
         task_identity(launch.job, launch.user, "batch", launch.mem_bytes.value_or(0));
@@ -751,10 +781,18 @@ void Agent::on_step(const proto::StepLaunch& launch) {
 }
 
 std::vector<int> Agent::bound_cpus(const proto::StepLaunch& launch, int local) const {
-  if (launch.cpu_bind.value_or("none") != "cores" || core_cpus_.empty()) return {};
+  // A job of an invasive partition: its tasks stay on its cores, and
+  // --cpu-bind=cores binds within them (its k-th core for core k).
+  const auto own = job_cores_.find(launch.job);
+  if (launch.cpu_bind.value_or("none") != "cores" || core_cpus_.empty()) {
+    return own != job_cores_.end() ? job_cpus(launch.job) : std::vector<int>{};
+  }
+  const int count =
+      own != job_cores_.end() ? static_cast<int>(own->second.size()) : std::max(topology_.cores, 1);
   std::vector<int> cpus;
-  for (int core :
-       tasks::task_cores(local, launch.cpus_per_task.value_or(1), std::max(topology_.cores, 1))) {
+  for (int core : tasks::task_cores(local, launch.cpus_per_task.value_or(1), count)) {
+    if (own != job_cores_.end())
+      core = own->second[static_cast<std::size_t>(core) % own->second.size()];
     const auto& here = core_cpus_[static_cast<std::size_t>(core) % core_cpus_.size()];
     cpus.insert(cpus.end(), here.begin(), here.end());
   }
@@ -767,6 +805,7 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
                                                              bool joined) {
   std::vector<std::pair<int, std::string>> failed;
   TaskIdentity who;
+  note_job_cores(launch.job, launch.core_ids);
   try {
     who = task_identity(launch.job, launch.user.value_or(""), "step_" + std::to_string(launch.step),
                         launch.mem_bytes.value_or(0));

@@ -231,6 +231,16 @@ class Agent {
   UserIdentity self_;  // the agent's own user: root, or the one user it runs jobs as
   std::unique_ptr<Cgroups> cgroups_;
   std::map<JobId, std::int64_t> job_mem_;  // jobs with processes here: their --mem (0: none)
+  // Jobs of an invasive partition (issue 20 item 2): their core ids here (of
+  // this node's topology, virtual ones for a virtual node), from job.launch
+  // or step.launch's core_ids; kept while the job has processes here.
+  std::map<JobId, std::vector<int>> job_cores_;
+  // The OS CPUs of a job's cores here: a virtual core k is the host's core
+  // k modulo its count, as --cpu-bind maps it; empty for a job of whole nodes.
+  std::vector<int> job_cpus(JobId job) const;
+  // Notes the job's cores here from a launch's core_ids (nothing when absent).
+  void note_job_cores(JobId job,
+                      const std::optional<std::map<std::string, std::vector<int>>>& core_ids);
   // Suspended jobs here: true when their cgroup is frozen, false when their
   // processes were sent SIGSTOP (no freezer).
   std::map<JobId, bool> suspended_;

@@ -121,6 +121,26 @@ void pause_briefly() {
 
 std::string job_dir_name(JobId job) { return "job_" + std::to_string(job); }
 
+// "0,2,3": what cpuset.cpus takes.
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string text;
+  for (int cpu : cpus) text += (text.empty() ? "" : ",") + std::to_string(cpu);
+  return text;
+}
+
+// A v1 cpuset cgroup starts with no CPUs and no memory nodes: nothing may
+// join it until both are set. `cpus` empty: the parent's.
+void fill_cpuset_v1(const fs::path& dir, const std::string& cpus) {
+  const fs::path parent = dir.parent_path();
+  auto trimmed = [](std::optional<std::string> text) {
+    std::string t = text.value_or("");
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+    return t;
+  };
+  must_write(dir / "cpuset.mems", trimmed(read_text(parent / "cpuset.mems")));
+  must_write(dir / "cpuset.cpus", cpus.empty() ? trimmed(read_text(parent / "cpuset.cpus")) : cpus);
+}
+
 std::vector<JobId> stale_jobs(const fs::path& node_dir) {
   std::vector<JobId> jobs;
   for (const auto& dir : subdirs(node_dir)) {
@@ -151,6 +171,7 @@ class CgroupV2 final : public Cgroups {
       // cgroup holds the limit over all of them.
       write_text(dir / "cgroup.subtree_control", "+memory");
       write_text(dir / "cgroup.subtree_control", "+pids");
+      if (cpuset_) write_text(dir / "cgroup.subtree_control", "+cpuset");
       if (mem_bytes > 0) {
         must_write(dir / "memory.max", std::to_string(mem_bytes));
         if (fs::exists(dir / "memory.swap.max", ec)) must_write(dir / "memory.swap.max", "0");
@@ -159,6 +180,18 @@ class CgroupV2 final : public Cgroups {
     make_dir(dir / leaf);
     return {(dir / leaf / "cgroup.procs").string()};
   }
+
+  std::vector<std::string> confine_cpus(JobId job, const std::string&,
+                                        const std::vector<int>& cpus) override {
+    if (!cpuset_ || cpus.empty()) return {};
+    // The job's cgroup holds the set; its leaves inherit it (v2's
+    // effective cpus), and the processes are already in the leaf.
+    must_write(node_dir_ / job_dir_name(job) / "cpuset.cpus", cpu_list(cpus));
+    return {};
+  }
+
+  // Whether the unified hierarchy hands the cpuset controller down to us.
+  void set_cpuset(bool on) { cpuset_ = on; }
 
   CgroupUsage usage(JobId job) const override {
     const fs::path dir = node_dir_ / job_dir_name(job);
@@ -201,6 +234,7 @@ class CgroupV2 final : public Cgroups {
 
  private:
   fs::path node_dir_;
+  bool cpuset_ = false;
 };
 
 // ------------------------------------------------------------- cgroup v1
@@ -234,6 +268,21 @@ class CgroupV1 final : public Cgroups {
     }
     return procs;
   }
+
+  std::vector<std::string> confine_cpus(JobId job, const std::string& leaf,
+                                        const std::vector<int>& cpus) override {
+    if (!cpuset_ || cpus.empty()) return {};
+    const fs::path dir = job_dir("cpuset", job);
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) make_dir(dir);
+    fill_cpuset_v1(dir, cpu_list(cpus));
+    make_dir(dir / leaf);
+    fill_cpuset_v1(dir / leaf, {});
+    return {(dir / leaf / "cgroup.procs").string()};
+  }
+
+  // The cpuset hierarchy, when it is mounted and ours to write.
+  void set_cpuset(bool on) { cpuset_ = on; }
 
   CgroupUsage usage(JobId job) const override {
     CgroupUsage usage;
@@ -288,6 +337,7 @@ class CgroupV1 final : public Cgroups {
   bool remove(JobId job) override {
     bool ok = true;
     for (const auto& controller : controllers_) ok = remove_tree(job_dir(controller, job)) && ok;
+    if (cpuset_) ok = remove_tree(job_dir("cpuset", job)) && ok;
     return ok;
   }
 
@@ -295,6 +345,9 @@ class CgroupV1 final : public Cgroups {
     std::set<JobId> jobs;
     for (const auto& controller : controllers_) {
       for (JobId job : stale_jobs(node_dir(controller))) jobs.insert(job);
+    }
+    if (cpuset_) {
+      for (JobId job : stale_jobs(node_dir("cpuset"))) jobs.insert(job);
     }
     for (JobId job : jobs) {
       kill_all(job);
@@ -314,6 +367,7 @@ class CgroupV1 final : public Cgroups {
   fs::path root_;
   std::string node_;
   std::vector<std::string> controllers_;
+  bool cpuset_ = false;
 };
 
 // ------------------------------------------------------------------ none
@@ -322,6 +376,10 @@ class NoCgroups final : public Cgroups {
  public:
   std::string_view kind() const override { return "none"; }
   std::vector<std::string> prepare(JobId, const std::string&, std::uint64_t) override { return {}; }
+  std::vector<std::string> confine_cpus(JobId, const std::string&,
+                                        const std::vector<int>&) override {
+    return {};
+  }
   CgroupUsage usage(JobId) const override { return {}; }
   bool kill_all(JobId) override { return true; }
   bool freeze(JobId, bool) override { return false; }
@@ -359,7 +417,17 @@ std::unique_ptr<Cgroups> try_v2(const CgroupOptions& o, std::string& why) {
     make_dir(node);
     must_write(node / "cgroup.subtree_control", "+memory");
     write_text(node / "cgroup.subtree_control", "+pids");
-    return std::make_unique<CgroupV2>(node);
+    auto cg = std::make_unique<CgroupV2>(node);
+    // cpuset (issue 20 item 2) where offered: handed down level by level
+    // like memory; a job then confines its own cgroup.
+    if (controllers->find("cpuset") != std::string::npos) {
+      bool on = true;
+      for (const fs::path& dir : {base, sched, node}) {
+        on = on && write_text(dir / "cgroup.subtree_control", "+cpuset");
+      }
+      cg->set_cpuset(on);
+    }
+    return cg;
   } catch (const CgroupError& e) {
     why = std::string("cgroup v2 is not writable: ") + e.what();
     return nullptr;
@@ -393,7 +461,24 @@ std::unique_ptr<Cgroups> try_v1(const CgroupOptions& o, std::string& why) {
     why = std::string("cgroup v1 is not writable: ") + e.what();
     return nullptr;
   }
-  return std::make_unique<CgroupV1>(root, o.node, controllers);
+  auto cg = std::make_unique<CgroupV1>(root, o.node, controllers);
+  // The cpuset hierarchy (issue 20 item 2), optional: sched/ and the node's
+  // folder get all of the machine's CPUs and memory nodes, so that a job's
+  // cpuset below may take some.
+  std::error_code ec;
+  if (fs::exists(root / "cpuset" / "cgroup.procs", ec)) {
+    try {
+      const fs::path sched = root / "cpuset" / "sched";
+      for (const fs::path& dir : {sched, sched / o.node}) {
+        make_dir(dir);
+        fill_cpuset_v1(dir, {});
+      }
+      cg->set_cpuset(true);
+    } catch (const CgroupError&) {
+      // Not ours to write: jobs are pinned by affinity alone.
+    }
+  }
+  return cg;
 }
 
 }  // namespace

@@ -238,6 +238,7 @@ SpawnSpec plan_batch(const BatchLaunch& launch, const EnvPairs& inherited,
   spec.argv = std::move(interpreter);
   spec.argv.push_back(script.string());
   spec.argv.insert(spec.argv.end(), launch.args.begin(), launch.args.end());
+  spec.cpus = launch.cpus;
   return spec;
 }
 

@@ -165,6 +165,8 @@ void agent_register(const Message& m) {
     engine.request_pass(PassReason::Manual);  // its node.up event journaled the node list
   }
   (void)engine.set_node_gpus(reg.node, reg.gpus);  // known by now
+  // An invasive partition packs jobs by socket (issue 20 item 2).
+  (void)engine.set_node_sockets(reg.node, std::max(reg.sockets, 1));
   const NodeIndex index = *engine.cluster().find(reg.node);
   if (!reg.clean) {
     // Processes an earlier agent left could not be killed: no new work here,

@@ -25,6 +25,17 @@ void nodes_query(const Message& m) {
         if (static_cast<std::size_t>(node.partition) < partitions.size()) {
           info.partition = partitions[static_cast<std::size_t>(node.partition)].spec.name;
         }
+        // A node of an invasive partition (issue 20 item 2): its busy cores,
+        // the jobs holding them, and "mixed" while some are free.
+        if (const auto index = daemon.engine.cluster().find(node.name);
+            index && daemon.engine.core_map().tracked(*index)) {
+          const CoreMap& cores = daemon.engine.core_map();
+          info.cores_alloc = cores.cores(*index) - cores.free_count(*index);
+          info.jobs = cores.holders(*index);
+          if (info.state == "alloc" && *info.cores_alloc < cores.cores(*index)) {
+            info.state = "mixed";
+          }
+        }
         if (auto it = daemon.node_reasons.find(node.name); it != daemon.node_reasons.end()) {
           info.reason = it->second;
         }

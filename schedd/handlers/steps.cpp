@@ -123,6 +123,7 @@ void step_run(const Message& m) {
   launch.distribution = std::string(tasks::to_string(*distribution));
   launch.cpu_bind = std::string(tasks::to_string(*cpu_bind));
   if (mpi != "none") launch.mpi = mpi;
+  if (!job->cores.empty()) launch.core_ids = convert::core_ids(*job, daemon.engine.cluster());
   const auto by_node = tasks::tasks_by_node(tasks::place_tasks(tasks, nodes, *distribution), nodes);
   for (int i = 0; i < nodes; ++i) {
     record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)],

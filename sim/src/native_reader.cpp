@@ -14,6 +14,8 @@
 #include <sstream>
 #include <utility>
 
+#include "sched/partition.hpp"
+
 namespace sched::sim {
 namespace {
 
@@ -21,8 +23,10 @@ namespace {
 using Keys = std::span<const std::string_view>;
 
 constexpr std::array<std::string_view, 3> kTopKeys = {"cluster", "job", "event"};
-constexpr std::array<std::string_view, 2> kClusterKeys = {"nodes", "cores_per_node"};
-constexpr std::array<std::string_view, 33> kJobKeys = {"id",
+constexpr std::array<std::string_view, 4> kClusterKeys = {"nodes", "cores_per_node", "kind",
+                                                          "sockets_per_node"};
+constexpr std::array<std::string_view, 34> kJobKeys = {"id",
+                                                       "cores",
                                                        "submit",
                                                        "runtime",
                                                        "name",
@@ -246,6 +250,17 @@ class NativeParser {
       if (*cores < 1) fail(*table->get("cores_per_node"), "cores_per_node must be at least 1");
       workload.cores_per_node = *cores;
     }
+    // Issue 20 item 2: an invasive partition of all the nodes.
+    if (const auto kind = string(*table, "kind")) {
+      const auto parsed = parse_partition_kind(*kind);
+      if (!parsed) fail(*table->get("kind"), "unknown kind '" + *kind + "' (nodes or cores)");
+      workload.cores_partition = *parsed == PartitionKind::Cores;
+    }
+    if (const auto sockets = small_integer(*table, "sockets_per_node")) {
+      if (*sockets < 1)
+        fail(*table->get("sockets_per_node"), "sockets_per_node must be at least 1");
+      workload.sockets_per_node = *sockets;
+    }
   }
 
   WorkloadJob read_job(const toml::table& table) {
@@ -291,6 +306,10 @@ class NativeParser {
     spec.max_nodes = small_integer(table, "max_nodes").value_or(0);
     // A job that gives only a range starts at its lower end.
     spec.nodes = small_integer(table, "nodes").value_or(min_nodes.value_or(1));
+    if (const auto cores = small_integer(table, "cores")) {
+      if (*cores < 1) fail(*table.get("cores"), "cores must be at least 1");
+      spec.cores = *cores;  // in a [cluster] kind = "cores" (issue 20 item 2)
+    }
     if (const auto constraint = string(table, "constraint")) {
       const auto parsed = parse_node_constraint(*constraint);
       if (!parsed) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <tuple>
 
 namespace sched::sim {
@@ -45,7 +46,25 @@ Simulator::Simulator(const Workload &workload, SimConfig config)
   clock_.set(config_.start);
   engine_.add_sink(this);
   const int nodes = config_.nodes > 0 ? config_.nodes : workload_.nodes;
-  for (int i = 0; i < nodes; ++i) engine_.add_node(sim_node_name(i));
+  if (workload_.cores_partition) {
+    // Issue 20 item 2: every node in one invasive partition, jobs by cores.
+    PartitionSpec cores;
+    cores.name = "cores";
+    cores.is_default = true;
+    cores.kind = PartitionKind::Cores;
+    for (int i = 0; i < nodes; ++i) {
+      engine_.add_node(sim_node_name(i), workload_.cores_per_node);
+      cores.nodes.push_back(sim_node_name(i));
+    }
+    if (Status set = engine_.set_partitions({cores}); !set.ok()) {
+      throw std::invalid_argument(set.message());
+    }
+    for (int i = 0; i < nodes; ++i) {
+      (void)engine_.set_node_sockets(sim_node_name(i), workload_.sockets_per_node);
+    }
+  } else {
+    for (int i = 0; i < nodes; ++i) engine_.add_node(sim_node_name(i));
+  }
   start_sizes_.assign(workload_.jobs.size(), 0);
   for (std::size_t i = 0; i < workload_.jobs.size(); ++i) {
     const WorkloadJob &job = workload_.jobs[i];

@@ -58,9 +58,9 @@ class CgroupTest : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
     // The test's node subtree goes too (the agent keeps its own).
-    for (const char* base :
-         {"/sys/fs/cgroup/memory", "/sys/fs/cgroup/freezer", "/sys/fs/cgroup/cpuacct",
-          "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+    for (const char* base : {"/sys/fs/cgroup/memory", "/sys/fs/cgroup/freezer",
+                             "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/pids",
+                             "/sys/fs/cgroup/cpuset", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
       ::rmdir((fs::path(base) / "sched" / test_node()).c_str());
     }
   }
@@ -258,6 +258,78 @@ TEST_F(CgroupTest, WithoutAFreezerSigstopAndSigcontStopAndContinueATask) {
   EXPECT_FALSE(table_.signal(12345, SIGCONT)) << "an unknown task";
   table_.kill(id, 0s);
   EXPECT_TRUE(wait_exit(table_, id));
+}
+
+// "Cpus_allowed_list:\t1" of /proc/PID/status: the CPUs the process may run on.
+std::string cpus_allowed(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+      std::string value = line.substr(line.find(':') + 1);
+      value.erase(0, value.find_first_not_of(" \t"));
+      return value;
+    }
+  }
+  return "";
+}
+
+// A job of an invasive partition (issue 20 item 2) is confined to its CPUs:
+// its script starts pinned there (sched_setaffinity before exec) and, with
+// a cpuset cgroup (v1 here), cannot widen its own affinity past them.
+TEST_F(CgroupTest, AJobOfCoresIsConfinedToItsCpus) {
+  const long cpus_here = ::sysconf(_SC_NPROCESSORS_ONLN);
+  const int cpu = cpus_here >= 2 ? 1 : 0;
+  const auto procs = cgroups_->prepare(8, "batch", 0);
+  const auto cpuset_procs = cgroups_->confine_cpus(8, "batch", {cpu});
+  std::vector<std::string> all = procs;
+  all.insert(all.end(), cpuset_procs.begin(), cpuset_procs.end());
+  BatchLaunch launch = batch(8,
+                             "echo $$ > pid.tmp && mv pid.tmp pid\n"
+                             "while [ ! -e go ]; do sleep 0.05; done\n"
+                             // Asks for every CPU: a cpuset keeps it on its own.
+                             "taskset -acp 0-" +
+                                 std::to_string(cpus_here - 1) +
+                                 " $$ > /dev/null 2>&1\n"
+                                 "grep Cpus_allowed_list /proc/self/status > widened\n"
+                                 "sleep 30\n",
+                             all);
+  launch.cpus = {cpu};
+  const TaskId id = table_.launch_batch(launch);
+  const auto pid = table_.pid(id);
+  ASSERT_TRUE(pid);
+  for (int i = 0; i < 400 && !fs::exists(dir_ / "pid"); ++i) std::this_thread::sleep_for(25ms);
+  ASSERT_TRUE(fs::exists(dir_ / "pid")) << "the script did not start";
+  EXPECT_EQ(cpus_allowed(*pid), std::to_string(cpu)) << "pinned before exec";
+  const bool has_cpuset = !cpuset_procs.empty();
+  if (has_cpuset) {
+    // It is in the job's cpuset cgroup, whose CPUs are the job's.
+    std::ifstream in("/proc/" + std::to_string(*pid) + "/cgroup");
+    std::string line, cpuset;
+    while (std::getline(in, line)) {
+      if (line.find(":cpuset:") != std::string::npos) cpuset = line.substr(line.rfind(':') + 1);
+    }
+    EXPECT_EQ(cpuset, "/sched/" + test_node() + "/job_8/batch");
+    std::string set = slurp("/sys/fs/cgroup/cpuset/sched/" + test_node() + "/job_8/cpuset.cpus");
+    EXPECT_EQ(set, std::to_string(cpu) + "\n");
+  }
+  std::ofstream(dir_ / "go") << "go\n";
+  for (int i = 0; i < 400 && slurp(dir_ / "widened").empty(); ++i) {
+    std::this_thread::sleep_for(25ms);
+  }
+  const std::string widened = slurp(dir_ / "widened");
+  ASSERT_FALSE(widened.empty()) << "the script did not get past taskset";
+  if (has_cpuset && cpus_here >= 2) {
+    EXPECT_NE(widened.find(":\t" + std::to_string(cpu) + "\n"), std::string::npos)
+        << "the cpuset let it widen its affinity: " << widened;
+  }
+  std::cout << "[ confined ] " << cgroups_->kind() << (has_cpuset ? " with cpuset" : " no cpuset")
+            << "; after taskset: " << widened;
+  table_.signal(id, SIGKILL);
+  ASSERT_TRUE(wait_exit(table_, id));
+  EXPECT_TRUE(cgroups_->kill_all(8));
+  EXPECT_TRUE(cgroups_->remove(8));
+  EXPECT_FALSE(fs::exists("/sys/fs/cgroup/cpuset/sched/" + test_node() + "/job_8"));
 }
 
 }  // namespace

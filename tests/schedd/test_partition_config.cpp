@@ -103,5 +103,25 @@ TEST(PartitionConfig, BadPartitionsAreErrorsNamingTheKey) {
   EXPECT_EQ(error_of(dir, "partitions = 3\n"), "partitions: expected [partitions.NAME] tables");
 }
 
+// Issue 20 item 2: kind = "cores" makes an invasive partition; "nodes" is
+// the default.
+TEST(PartitionConfig, TheKindIsNodesOrCores) {
+  luatest::TempDir dir;
+  const DaemonConfig c = load_config(dir.write("ok.toml", R"(
+[partitions.rigid]
+nodes = "n1"
+[partitions.shared]
+nodes = "c1"
+kind = "cores"
+)"));
+  ASSERT_EQ(c.partitions.size(), 2u);
+  for (const auto& p : c.partitions) {
+    EXPECT_EQ(p.spec.kind, p.spec.name == "shared" ? PartitionKind::Cores : PartitionKind::Nodes)
+        << p.spec.name;
+  }
+  EXPECT_EQ(error_of(dir, "[partitions.a]\nkind = \"sockets\"\n"),
+            "partitions.a.kind: expected \"nodes\" or \"cores\"");
+}
+
 }  // namespace
 }  // namespace sched::daemon

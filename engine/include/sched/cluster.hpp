@@ -15,10 +15,15 @@
 
 namespace sched {
 
+// Node::job of a node of an invasive partition whose cores jobs hold
+// (issue 20 item 2): the engine's CoreMap says which; the node is not idle.
+inline constexpr JobId kCoresShared = -1;
+
 struct Node {
   std::string name;
   int cores = 1;
-  int gpus = 0;  // as its agent reports (hwloc, or declared)
+  int sockets = 1;  // as its agent reports (hwloc); cores split evenly over them
+  int gpus = 0;     // as its agent reports (hwloc, or declared)
   bool up = true;
   bool draining = false;
   JobId job = 0;           // holder, 0 when free
@@ -80,6 +85,7 @@ class Cluster {
 
   void set_up(NodeIndex index, bool up);
   void set_gpus(NodeIndex index, int gpus);
+  void set_sockets(NodeIndex index, int sockets);
   void set_draining(NodeIndex index, bool draining);
 
  private:

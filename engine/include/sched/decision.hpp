@@ -29,6 +29,10 @@ struct Action {
   // policy's {nodes = ...}, or sched/shrink_choice.hpp's default); never the
   // leader.
   std::vector<NodeIndex> leaving{};
+  // Start of a job of an invasive partition (issue 20 item 2): its cores,
+  // picked or checked when the start was; `nodes` is then how many of the
+  // partition's nodes it fills up (no free core left).
+  CoreSet cores{};
 };
 
 enum class RefusalCode {
@@ -52,13 +56,15 @@ enum class RefusalCode {
   NotSuspended,    // resume of a job that is not suspended
   BadArgument,     // malformed call
   Partition,       // the job is another partition's (issue 20: a pass acts on its own jobs)
+  CoreBusy,        // a core named for a job of an invasive partition is busy (issue 20 item 2)
+  Cores,           // an invasive partition has fewer free cores than the job needs
 };
 
 std::string_view to_string(RefusalCode code);
 // "start", "expand", "shrink", "request_perf", "preempt", "reserve", "suspend",
 // "resume": as ctx names them.
 std::string_view to_string(Action::Type type);
-inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::Partition) + 1;
+inline constexpr int kRefusalCodeCount = static_cast<int>(RefusalCode::Cores) + 1;
 
 struct Refusal {
   RefusalCode code = RefusalCode::BadArgument;

@@ -20,6 +20,7 @@
 
 #include "sched/change_log.hpp"
 #include "sched/cluster.hpp"
+#include "sched/core_map.hpp"
 #include "sched/decision.hpp"
 #include "sched/dependency.hpp"
 #include "sched/enactor.hpp"
@@ -127,6 +128,9 @@ class Engine {
   NodeIndex add_node(std::string name, int cores = 1);
   // What its agent reports of its GPUs (hwloc, or declared); NotFound.
   Status set_node_gpus(const std::string& name, int gpus);
+  // Its sockets, as its agent reports (hwloc): an invasive partition packs
+  // jobs by socket. NotFound.
+  Status set_node_sockets(const std::string& name, int sockets);
   // Installs a policy. The one it replaces stays the last good policy if it
   // completed a live pass; see EngineConfig::revert_after_failures.
   void set_policy(std::shared_ptr<Policy> policy);
@@ -197,6 +201,13 @@ class Engine {
   bool partitioned() const { return partitioned_; }
   const std::vector<Partition>& partitions() const { return partitions_; }
   std::optional<int> partition_index(std::string_view name) const;
+  // ---- invasive partitions (issue 20 item 2; sched/core_map.hpp)
+  // Whether partition `index` allocates cores (kind = "cores").
+  bool cores_partition(int index) const;
+  // Which cores of the invasive partitions' nodes are busy, and by whom.
+  const CoreMap& core_map() const { return cores_; }
+  // All the cores of a partition's nodes (up or not).
+  int partition_cores(int index) const;
   // The partition's own policy (hot-reloaded by its PolicyHost); null gives
   // it the engine's. NotFound: no such partition.
   Status set_partition_policy(const std::string& name, std::shared_ptr<Policy> policy);
@@ -339,6 +350,15 @@ class Engine {
   void account_allocation(Job& job);
   void enact(const Action& action);
   void enact_start(Job& job, int nodes, const std::vector<NodeIndex>& placement);
+  // ---- invasive partitions (engine_cores.cpp)
+  // The node's cores are tracked when it is in an invasive partition.
+  void track_cores(NodeIndex node);
+  // A job of an invasive partition starts on `cores` (checked by the pass).
+  void enact_start_cores(Job& job, const CoreSet& cores);
+  // It gives its cores back; a node none of whose cores is busy is idle again.
+  void release_cores(Job& job);
+  // The jobs holding cores of a node that went down.
+  std::vector<JobId> core_holders(NodeIndex node) const { return cores_.holders(node); }
   // `leaving`: a shrink's nodes (when not as many as it gives back, the
   // default choice); `why`: added to its job.adapting event's message.
   void enact_resize(Job& job, int to, const std::vector<NodeIndex>& leaving = {},
@@ -409,6 +429,9 @@ class Engine {
   // Whether a submission may go to the partition: its state, who may, its limits
   // (and fills in its default time limit).
   Status admit_to_partition(const Partition& partition, JobSpec& spec) const;
+  // The same for an invasive partition: rigid, placed by cores only, and
+  // no more cores than it has (fills in spec.cores).
+  Status admit_cores(int index, JobSpec& spec) const;
   // The partition of a node that is new or renamed: the one naming it, else the default.
   int partition_of_node(const std::string& name) const;
   // Runs policy.schedule(ctx) with the policy marked busy; a C++ exception
@@ -426,6 +449,7 @@ class Engine {
   std::vector<EventSink*> sinks_;
 
   Cluster cluster_;
+  CoreMap cores_;  // the invasive partitions' nodes (issue 20 item 2)
   std::unordered_map<JobId, std::unique_ptr<Job>> jobs_;
   PendingQueue pending_;
   std::set<std::pair<double, JobId>> running_;  // (start time, id)
@@ -461,9 +485,10 @@ class Engine {
   std::unordered_map<JobId, ArrayState> arrays_;
 
   // ---- partitions (issue 20 item 1)
-  std::vector<Partition> partitions_ = {
-      Partition{PartitionSpec{std::string(kImplicitPartition), {}, true, PartitionState::Up, {}},
-                nullptr, nullptr, 0}};
+  std::vector<Partition> partitions_ = {Partition{
+      PartitionSpec{
+          std::string(kImplicitPartition), {}, true, PartitionState::Up, {}, PartitionKind::Nodes},
+      nullptr, nullptr, 0}};
   bool partitioned_ = false;
   int default_partition_ = 0;
   GroupLookup group_lookup_;

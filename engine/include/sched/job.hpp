@@ -17,6 +17,16 @@ namespace sched {
 using JobId = std::int64_t;
 using NodeIndex = std::int32_t;
 
+// A job's cores on one node in an invasive partition (issue 20 item 2;
+// sched/core_map.hpp): hwloc logical core ids, ascending.
+struct NodeCores {
+  NodeIndex node = 0;
+  std::vector<int> cores;
+  bool operator==(const NodeCores&) const = default;
+};
+// One entry per node, in the order the nodes were taken (the first is the leader).
+using CoreSet = std::vector<NodeCores>;
+
 enum class JobKind { Rigid, Moldable, Malleable, Evolving };
 
 // PENDING → STARTING → RUNNING ⇄ ADAPTING → COMPLETING → COMPLETED | FAILED |
@@ -109,6 +119,11 @@ struct JobSpec {
   // ---- partition (issue 20 item 1; sched/partition.hpp): -p; empty at
   // submit: the default partition, whose name Engine::submit fills in.
   std::string partition;
+  // --cores (issue 20 item 2): the cores a job of an invasive partition
+  // (kind = "cores") needs in all. 0 at submit: ntasks (or nodes ×
+  // tasks_per_node) × cpus_per_task, which Engine::submit fills in. Not
+  // used in a partition of whole nodes.
+  int cores = 0;
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).
@@ -203,6 +218,10 @@ struct Job {
   // ---- partition (issue 20 item 1): the index of spec.partition among the
   // engine's partitions (0 without any), set at submit and restore.
   int partition = 0;
+  // ---- invasive partitions (issue 20 item 2): the cores it holds, one
+  // entry per node of `allocation`, in the same order; empty for a job of
+  // whole nodes.
+  CoreSet cores;
 
   // ---- priority (issue 18 item 5): set at submit, recomputed at each
   // priority calc period while PENDING (sched/priority.hpp).

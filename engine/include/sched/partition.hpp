@@ -19,6 +19,13 @@ enum class PartitionState { Up, Drain, Down };
 std::string_view to_string(PartitionState state);
 std::optional<PartitionState> parse_partition_state(std::string_view text);
 
+// nodes: jobs get whole nodes (the default). cores: an invasive partition
+// (issue 20 item 2; sched/core_map.hpp): jobs get cores of nodes, packed by
+// socket, and several jobs share a node.
+enum class PartitionKind { Nodes, Cores };
+std::string_view to_string(PartitionKind kind);
+std::optional<PartitionKind> parse_partition_kind(std::string_view text);
+
 // What a job submitted to the partition may ask (Slurm's partition limits).
 struct PartitionLimits {
   double max_time_s = 0;      // MaxTime: the most a job's time limit may be; 0: none
@@ -37,6 +44,7 @@ struct PartitionSpec {
   bool is_default = false;         // jobs that name none go here; nodes no partition names, too
   PartitionState state = PartitionState::Up;
   PartitionLimits limits;
+  PartitionKind kind = PartitionKind::Nodes;
 };
 
 // The name of the one partition there is when none is configured.

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sched/core_map.hpp"
 #include "sched/decision.hpp"
 #include "sched/job.hpp"
 #include "sched/pending_queue.hpp"
@@ -54,7 +55,8 @@ class PassContext {
   void set_appended(std::size_t first) { appended_ = first; }
   int nodes_total() const;
   // Tentative: falls as the pass starts or grows jobs, rises as it shrinks
-  // or preempts them.
+  // or preempts them. In an invasive partition (issue 20 item 2): its up,
+  // undrained nodes with at least one free core.
   int nodes_idle() const { return idle_; }
   PowerView power() const;
 
@@ -101,7 +103,18 @@ class PassContext {
   // only jobs without an estimate free enough; {+inf, 0} when never).
   ReleaseStep earliest_start(int nodes);
 
+  // A job of an invasive partition (issue 20 item 2) starts on cores the
+  // engine places (sched/core_map.hpp: packed by socket, fewest nodes), and
+  // `nodes` is not used; refused `cores` when its partition has too few free.
   Verdict start(JobId id, std::optional<int> nodes = std::nullopt);
+  // The same on the cores named (as many as the job needs, on up nodes of
+  // the pass's partition); refused `core_busy` when one is busy, and
+  // `bad_argument` when the set is malformed or the job not of such a
+  // partition. An empty set: the engine places it.
+  Verdict start(JobId id, const CoreSet& cores);
+  // The invasive partitions' cores as this pass has left them (tentative:
+  // its core starts are taken).
+  const CoreMap& core_map();
   Verdict expand(JobId id, int to_nodes);
   // `nodes`: the nodes that leave, by name (as many as the shrink gives
   // back, each the job's and not its leader); nothing: the engine picks them
@@ -135,6 +148,14 @@ class PassContext {
   };
 
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});
+  Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named);
+  Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named);
+  // The nodes a core start may use: up, not draining, of this pass's partition.
+  std::vector<NodeIndex> core_candidates() const;
+  // How many of them have a free core (tentative): an invasive partition's
+  // nodes_idle, so that a policy comparing a job's nodes (1) with the idle
+  // count tries it, and the engine places it or refuses `cores`.
+  int nodes_with_free_cores();
   // (time, nodes given back) of every running job and every job started in
   // this pass, sorted by time, into releases_.
   void collect_releases();
@@ -165,6 +186,7 @@ class PassContext {
   std::optional<std::size_t> appended_;
   // Nodes given to placed jobs in this pass, by index; sized on first use.
   std::vector<bool> placed_;
+  std::optional<CoreMap> cores_;  // tentative, copied from the engine's on first use
 };
 
 }  // namespace sched

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,8 @@ proto::JobInfo job_info(const Job& job, const std::vector<std::string>& nodes);
 
 // The batch script's launch, for the agent of the job's leader node.
 proto::JobLaunch job_launch(const Job& job, const Cluster& cluster);
+// A job's cores by node name (issue 20 item 2); empty for a job of whole nodes.
+std::map<std::string, std::vector<int>> core_ids(const Job& job, const Cluster& cluster);
 
 // What an array task's processes are told of its array (SLURM_ARRAY_*), for
 // its batch script and its steps alike; nothing for a job outside an array.

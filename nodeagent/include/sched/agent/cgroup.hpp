@@ -6,7 +6,7 @@
 // time and whether the OOM killer struck. Three implementations:
 //   cgroup2: the unified hierarchy, where it has the memory controller and
 //            the agent can write the subtree (a delegated one);
-//   cgroup1: the v1 memory, freezer, cpuacct (and pids) hierarchies;
+//   cgroup1: the v1 memory, freezer, cpuacct (and pids, cpuset) hierarchies;
 //   none:    nothing to use; jobs are contained by process tree only.
 #pragma once
 
@@ -44,6 +44,15 @@ class Cgroups {
   // this node. Throws CgroupError naming the file that could not be written.
   virtual std::vector<std::string> prepare(JobId job, const std::string& leaf,
                                            std::uint64_t mem_bytes) = 0;
+  // Confines the job's processes on this node to `cpus` (OS CPU numbers;
+  // issue 20 item 2, a job of an invasive partition): a cpuset cgroup for the
+  // job and the leaf, as Slurm's task/cgroup does (v1's cpuset hierarchy;
+  // v2's cpuset controller where the unified hierarchy offers it). Returns
+  // the leaf's cgroup.procs files to join besides prepare()'s; empty when
+  // there is no cpuset here (the caller's sched_setaffinity still pins
+  // them). Call after prepare(). Throws CgroupError naming the file.
+  virtual std::vector<std::string> confine_cpus(JobId job, const std::string& leaf,
+                                                const std::vector<int>& cpus) = 0;
   // What the job's cgroup has measured so far (nothing for `none`).
   virtual CgroupUsage usage(JobId job) const = 0;
   // SIGKILLs every process in the job's cgroup (cgroup.kill, or freeze,

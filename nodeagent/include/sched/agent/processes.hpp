@@ -51,6 +51,9 @@ struct BatchLaunch : TaskIdentity {
   // and the script's arguments ($1, $2, ...).
   std::string error_path;
   std::vector<std::string> args;
+  // A job of an invasive partition (issue 20 item 2): the OS CPUs the
+  // script is pinned to (sched_setaffinity) before it execs; empty: any.
+  std::vector<int> cpus;
   // Gets the script as job-<id>.sh (mode 0700, the user's); created if missing
   // (then owned by the user too: they must be able to read the script).
   std::string spool_dir;

@@ -162,8 +162,14 @@ struct JobLaunch {
   std::optional<int> ntasks;
   std::optional<int> cpus_per_task;
   std::optional<std::string> distribution;
+  // ---- invasive partitions (issue 20 item 2): the job's cores on each of
+  // its nodes (hwloc logical core ids of that node's reported topology), by
+  // node name; the agent confines the job to them (cpuset and affinity).
+  // Absent: whole nodes.
+  std::optional<std::map<std::string, std::vector<int>>> core_ids;
   template <class V>
   void fields(V& v) {
+    v("core_ids", core_ids);
     v("ntasks", ntasks);
     v("cpus_per_task", cpus_per_task);
     v("distribution", distribution);
@@ -285,8 +291,12 @@ struct StepLaunch {
   // A step started by MPI_Comm_spawn (pmix_messages.hpp): its spawner,
   // "<namespace>:<rank>" (PMIX_PARENT_ID).
   std::optional<std::string> pmix_parent;
+  // ---- invasive partitions (issue 20 item 2): as in job.launch, the job's
+  // cores by node name; each agent confines the tasks to its own.
+  std::optional<std::map<std::string, std::vector<int>>> core_ids;
   template <class V>
   void fields(V& v) {
+    v("core_ids", core_ids);
     v("mpi", mpi);
     v("pmix_parent", pmix_parent);
     v("cpus_per_task", cpus_per_task);

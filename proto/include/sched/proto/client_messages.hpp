@@ -115,10 +115,14 @@ struct JobSpecMsg {
   std::optional<bool> nodes_from_tasks;
   // ---- partition (issue 20 item 1): -p; absent: the default partition
   std::optional<std::string> partition;
+  // --cores (issue 20 item 2): cores in all, for a partition of kind
+  // "cores"; absent: ntasks × cpus_per_task there
+  std::optional<int> cores;
 
   template <class V>
   void fields(V& v) {
     v("partition", partition);
+    v("cores", cores);
     // ---- tasks (issue 16 item 1)
     v("nodes_from_tasks", nodes_from_tasks);
     v("ntasks", ntasks);
@@ -288,10 +292,17 @@ struct JobInfo {
   std::optional<std::string> cpu_bind;      // --cpu-bind: none | cores
   // ---- partition (issue 20 item 1); absent from a schedd before it
   std::optional<std::string> partition;
+  // ---- invasive partitions (issue 20 item 2); absent for a job of whole
+  // nodes: the cores it asks for, and those it holds by node name (hwloc
+  // logical core ids) while it runs.
+  std::optional<int> cores;
+  std::optional<std::map<std::string, std::vector<int>>> core_ids;
 
   template <class V>
   void fields(V& v) {
     v("partition", partition);
+    v("cores", cores);
+    v("core_ids", core_ids);
     // ---- tasks (issue 16 item 1)
     v("ntasks", ntasks);
     v("cpus_per_task", cpus_per_task);
@@ -415,7 +426,7 @@ struct AcctQuery {
 
 struct NodeInfo {
   std::string name;
-  std::string state;  // idle, alloc, down, drain (idle and draining), draining (busy)
+  std::string state;  // idle, alloc, mixed (cores), down, drain (idle and draining), draining
   std::string hostname;
   int sockets = 0;
   int cores = 0;
@@ -431,9 +442,13 @@ struct NodeInfo {
   std::optional<std::string> containment;
   std::optional<std::string> run_as;
   std::optional<std::string> partition;  // issue 20 item 1: the node's partition
+  // Issue 20 item 2: a node of an invasive partition (kind = "cores"): how
+  // many of its cores jobs hold (state "mixed" while some are free).
+  std::optional<int> cores_alloc;
   template <class V>
   void fields(V& v) {
     v("partition", partition);
+    v("cores_alloc", cores_alloc);
     v("containment", containment);
     v("run_as", run_as);
     v("name", name);

@@ -36,9 +36,14 @@ struct TimedEvent {
 };
 
 struct Workload {
-  std::string source;             // file name or "esp"
-  int nodes = 0;                  // cluster size the workload was made for (0: unknown)
-  int cores_per_node = 1;         // how SWF processor counts became nodes
+  std::string source;      // file name or "esp"
+  int nodes = 0;           // cluster size the workload was made for (0: unknown)
+  int cores_per_node = 1;  // how SWF processor counts became nodes
+  // Issue 20 item 2: the native reader's [cluster] kind = "cores": the
+  // simulated nodes (cores_per_node cores over sockets_per_node sockets) are
+  // one invasive partition, and jobs ask for cores ([[job]] cores).
+  bool cores_partition = false;
+  int sockets_per_node = 1;
   std::vector<WorkloadJob> jobs;  // in submission order (submit, then id)
   std::vector<TimedEvent> events;
   int skipped = 0;  // records read but not simulated
