@@ -209,6 +209,7 @@ std::string encode_spec(const JobSpec& spec) {
   // ---- partition (issue 20 item 1): absent in older specs (the engine then
   // puts the job in the default partition when it restores it)
   if (!spec.partition.empty()) object["partition"] = text(spec.partition);
+  if (spec.cores != 0) object["cores"] = spec.cores;  // issue 20 item 2: --cores
   return object.dump();
 }
 
@@ -245,6 +246,7 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read_enum(object, "distribution", spec.distribution, tasks::parse_distribution);
   read_enum(object, "cpu_bind", spec.cpu_bind, tasks::parse_cpu_bind);
   read(object, "partition", spec.partition);  // issue 20 item 1
+  read(object, "cores", spec.cores);          // issue 20 item 2
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();
@@ -298,6 +300,13 @@ std::string encode_progress(const Job& job) {
   if (job.power_w) object["power_w"] = number(*job.power_w);
   if (job.expected_start) object["expected_start"] = number(*job.expected_start);
   if (!job.end_reason.empty()) object["end_reason"] = text(job.end_reason);
+  // An invasive partition's job: its core ids per node, in the order of the
+  // nodes saved with it (issue 20 item 2).
+  if (!job.cores.empty()) {
+    nlohmann::json cores = nlohmann::json::array();
+    for (const NodeCores& entry : job.cores) cores.push_back(entry.cores);
+    object["cores"] = std::move(cores);
+  }
   if (job.max_rss_bytes) object["max_rss_bytes"] = *job.max_rss_bytes;
   if (job.cpu_s) object["cpu_s"] = number(*job.cpu_s);
   // ---- issue 18 item 2: a hold outlives a restart (the dependency's state
@@ -331,6 +340,24 @@ void decode_progress(const std::string& source, Job& job) {
   read(object, "power_w", job.power_w);
   read(object, "expected_start", job.expected_start);
   read(object, "end_reason", job.end_reason);
+  if (const auto it = object.find("cores"); it != object.end()) {
+    if (!it->is_array())
+      throw CodecError("job " + std::to_string(job.id) + ": cores is not a list");
+    for (const auto& entry : *it) {
+      NodeCores node_cores;
+      node_cores.node = -1;  // the engine pairs entry i with the i-th saved node
+      if (!entry.is_array()) {
+        throw CodecError("job " + std::to_string(job.id) + ": cores holds a non-list");
+      }
+      for (const auto& core : entry) {
+        if (!core.is_number_integer()) {
+          throw CodecError("job " + std::to_string(job.id) + ": a core id is not an integer");
+        }
+        node_cores.cores.push_back(core.get<int>());
+      }
+      job.cores.push_back(std::move(node_cores));
+    }
+  }
   read(object, "max_rss_bytes", job.max_rss_bytes);
   read(object, "cpu_s", job.cpu_s);
   // ---- issue 18 item 2

@@ -370,11 +370,23 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       allocation.push_back(*index);
     }
   }
-  // The journal keeps its nodes, not its cores: as many as it asked are
-  // taken again on those nodes (packed as at a start), so that the
-  // partition's count stays right; its processes stay where they are.
+  // Its cores as journaled (one entry per node, in the nodes' order), where
+  // its processes are confined. A journal without them (written before
+  // cores were journaled), or whose cores another job holds now: as many
+  // are taken again on those nodes (packed as at a start), so that the
+  // partition's count stays right.
   CoreSet cores;
-  if (by_cores && held && saved.state != JobState::Suspended) {
+  if (by_cores && held && saved.state != JobState::Suspended &&
+      saved.cores.size() == allocation.size()) {
+    for (std::size_t i = 0; i < allocation.size(); ++i) {
+      cores.push_back({allocation[i], saved.cores[i].cores});
+    }
+    if (cores_.check(cores)) {
+      spdlog::warn("job {}: its journaled cores are taken; it gets as many others there", saved.id);
+      cores.clear();
+    }
+  }
+  if (by_cores && held && saved.state != JobState::Suspended && cores.empty()) {
     auto placed = place_cores(cores_, std::max(saved.spec.cores, 1), allocation);
     if (!placed) {
       return Status::conflict("job " + std::to_string(saved.id) + ": its nodes have not " +
@@ -392,6 +404,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   auto job = std::make_unique<Job>(saved);
   Job& ref = *job;
   ref.version = 1;
+  ref.cores.clear();  // set below from `cores` (the saved entries name no node index)
   // Its partition as journaled; one that is no longer configured gives way
   // to the default (the job is kept, not lost).
   if (const auto partition = partition_index(ref.spec.partition)) {

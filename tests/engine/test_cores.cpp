@@ -320,6 +320,29 @@ TEST_F(Cores, JobsRestoredFromTheJournalShareTheirNodeAgain) {
   EXPECT_EQ(engine->cluster().node(node("n2")).job, 0);
 }
 
+TEST_F(Cores, AJobRestoredWithItsJournaledCoresGetsThoseCores) {
+  Job saved;
+  saved.id = 51;
+  saved.spec = cores_job(3);
+  saved.state = JobState::Running;
+  saved.start_time = 0;
+  saved.cores = {{-1, {2, 5, 7}}};  // as the journal reads them back: no node index
+  ASSERT_TRUE(engine->restore_job(saved, {"n2"}).ok());
+  ASSERT_EQ(job(51).cores.size(), 1u);
+  EXPECT_EQ(job(51).cores[0].node, node("n2"));
+  EXPECT_EQ(job(51).cores[0].cores, (std::vector<int>{2, 5, 7}));
+  EXPECT_EQ(engine->core_map().owner(node("n2"), 5), 51);
+  // Another job journaled on a core now taken gets as many others there.
+  Job other = saved;
+  other.id = 52;
+  other.spec = cores_job(2);
+  other.cores = {{-1, {5, 6}}};
+  ASSERT_TRUE(engine->restore_job(other, {"n2"}).ok());
+  EXPECT_EQ(core_count(job(52).cores), 2);
+  EXPECT_EQ(engine->core_map().owner(node("n2"), 5), 51) << "the first keeps its core";
+  EXPECT_EQ(engine->core_map().free_count(node("n2")), 3);
+}
+
 TEST_F(Cores, SuspendingACoresJobIsRefused) {
   const JobId a = run(cores_job(2));
   in_inv([&](PassContext& ctx) {

@@ -101,6 +101,7 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.distribution, actual.distribution);
   EXPECT_EQ(expected.cpu_bind, actual.cpu_bind);
   EXPECT_EQ(expected.partition, actual.partition);  // issue 20 item 1
+  EXPECT_EQ(expected.cores, actual.cores);          // issue 20 item 2
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -136,6 +137,13 @@ void expect_same_job(const Job& expected, const Job& actual) {
   EXPECT_EQ(expected.end_reason, actual.end_reason);
   EXPECT_EQ(expected.max_rss_bytes, actual.max_rss_bytes);
   expect_same(expected.cpu_s, actual.cpu_s, "cpu_s");
+  // ---- issue 20 item 2: the cores by node, in the saved nodes' order (the
+  // node indices are the engine's to pair again)
+  ASSERT_EQ(expected.cores.size(), actual.cores.size());
+  for (std::size_t i = 0; i < expected.cores.size(); ++i) {
+    EXPECT_EQ(expected.cores[i].cores, actual.cores[i].cores) << "entry " << i;
+    EXPECT_EQ(actual.cores[i].node, -1);
+  }
   // ---- issue 18 item 2: the hold is journaled; Job::dependency and
   // before_begin are worked out again when the job is restored.
   EXPECT_EQ(expected.hold, actual.hold);
@@ -199,6 +207,8 @@ Job full_job(JobId id) {
   job.spec.distribution = tasks::Distribution::Cyclic;
   job.spec.cpu_bind = tasks::CpuBind::Cores;
   job.spec.partition = "wide";
+  job.spec.cores = 6;
+  job.cores = {{7, {0, 1}}, {3, {4}}, {9, {2, 5}}, {12, {7}}};
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -356,13 +366,14 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // priority, factors and weighted (issue 18 item 5) computed again when the
   // job is restored.
   // + suspensions, suspended_since (issue 17 item 3); partition (issue 20
-  // item 1) is the index of spec.partition, found again when restored
-  EXPECT_EQ(field_count<Job>(), 36u);
+  // item 1) is the index of spec.partition, found again when restored;
+  // cores (issue 20 item 2)
+  EXPECT_EQ(field_count<Job>(), 37u);
   // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
   // array, array_job_id, array_task_id, array_throttle (item 1); ntasks,
   // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1);
-  // partition (issue 20 item 1)
-  EXPECT_EQ(field_count<JobSpec>(), 38u);
+  // partition (issue 20 item 1); cores (issue 20 item 2)
+  EXPECT_EQ(field_count<JobSpec>(), 39u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 22u);  // + partition (issue 20 item 1)
 
