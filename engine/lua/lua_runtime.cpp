@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sched/engine.hpp"
+#include "sched/lua_sandbox.hpp"
 #include "sched/pass_context.hpp"
 
 namespace sched {
@@ -75,24 +76,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// load(chunk [, chunkname [, mode [, env]]]) restricted to text chunks.
-int safe_load(lua_State* L) {
-  std::size_t len = 0;
-  const char* chunk = luaL_checklstring(L, 1, &len);
-  const char* chunkname = luaL_optstring(L, 2, "=(load)");
-  const int env = lua_isnone(L, 4) ? 0 : 4;
-  if (luaL_loadbufferx(L, chunk, len, chunkname, "t") != LUA_OK) {
-    luaL_pushfail(L);
-    lua_insert(L, -2);
-    return 2;
-  }
-  if (env != 0) {
-    lua_pushvalue(L, env);
-    if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
-  }
-  return 1;
 }
 
 int sandbox_print(lua_State* L) {
@@ -194,32 +177,7 @@ void LuaRuntime::note_instructions(int count) {
 }
 
 void LuaRuntime::open_sandbox() {
-  static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
-                                  {LUA_STRLIBNAME, luaopen_string},
-                                  {LUA_TABLIBNAME, luaopen_table},
-                                  {LUA_MATHLIBNAME, luaopen_math},
-                                  {LUA_UTF8LIBNAME, luaopen_utf8}};
-  for (const luaL_Reg& lib : libs) {
-    luaL_requiref(L_, lib.name, lib.func, 1);
-    lua_pop(L_, 1);
-  }
-  // Nothing that reaches files or loads bytecode.
-  for (const char* name : {"dofile", "loadfile"}) {
-    lua_pushnil(L_);
-    lua_setglobal(L_, name);
-  }
-  lua_register(L_, "load", safe_load);
-  lua_register(L_, "print", sandbox_print);
-
-  // Deterministic randomness: seeded from the run, not reseedable.
-  lua_getglobal(L_, LUA_MATHLIBNAME);
-  lua_getfield(L_, -1, "randomseed");
-  lua_pushinteger(L_, static_cast<lua_Integer>(seed_));
-  lua_call(L_, 1, 0);
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "randomseed");
-  lua_pop(L_, 1);
-
+  open_lua_sandbox(L_, sandbox_print, static_cast<lua_Integer>(seed_));
   open_sched_modules(L_);
 
   // Every job table shares one metatable.

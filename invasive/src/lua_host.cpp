@@ -5,6 +5,8 @@
 #include <lua.hpp>
 #include <sstream>
 
+#include "sched/lua_sandbox.hpp"
+
 namespace sched::invasive {
 
 // A state with its bounds. The allocator and the count hook find it through
@@ -59,19 +61,6 @@ void count_hook(lua_State* L, lua_Debug*) {
   }
 }
 
-// load() of text only: bytecode could break the sandbox.
-int safe_load(lua_State* L) {
-  std::size_t size = 0;
-  const char* text = luaL_checklstring(L, 1, &size);
-  const char* chunkname = luaL_optstring(L, 2, "=(load)");
-  if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) {
-    lua_pushnil(L);
-    lua_insert(L, -2);
-    return 2;
-  }
-  return 1;
-}
-
 int quiet_print(lua_State*) { return 0; }
 
 int locked_global(lua_State* L) {
@@ -83,32 +72,6 @@ int traceback(lua_State* L) {
   const char* msg = lua_tostring(L, 1);
   lua_pushstring(L, msg ? msg : "(error object is not a string)");
   return 1;
-}
-
-void open_sandbox(lua_State* L) {
-  static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
-                                  {LUA_STRLIBNAME, luaopen_string},
-                                  {LUA_TABLIBNAME, luaopen_table},
-                                  {LUA_MATHLIBNAME, luaopen_math},
-                                  {LUA_UTF8LIBNAME, luaopen_utf8}};
-  for (const luaL_Reg& lib : libs) {
-    luaL_requiref(L, lib.name, lib.func, 1);
-    lua_pop(L, 1);
-  }
-  for (const char* name : {"dofile", "loadfile"}) {
-    lua_pushnil(L);
-    lua_setglobal(L, name);
-  }
-  lua_register(L, "load", safe_load);
-  lua_register(L, "print", quiet_print);
-  // Deterministic: math.random is seeded once and cannot be reseeded.
-  lua_getglobal(L, LUA_MATHLIBNAME);
-  lua_getfield(L, -1, "randomseed");
-  lua_pushinteger(L, 1);
-  lua_call(L, 1, 0);
-  lua_pushnil(L);
-  lua_setfield(L, -2, "randomseed");
-  lua_pop(L, 1);
 }
 
 void lock_globals(lua_State* L) {
@@ -156,7 +119,7 @@ std::optional<std::string> LuaHost::load() {
   if (!L) return fail(path_ + ": no memory for a Lua state");
   fresh->L = L;
   *static_cast<State**>(lua_getextraspace(L)) = fresh.get();
-  open_sandbox(L);
+  open_lua_sandbox(L, quiet_print, 1);  // math.random: deterministic, seed 1
 
   const std::string file = std::filesystem::path(path_).filename().string();
   lua_pushcfunction(L, traceback);
