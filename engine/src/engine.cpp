@@ -447,13 +447,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       ref.state = JobState::Running;
       ref.suspended_since = -1;
       if (!cores.empty()) {
-        cores_.take(ref.id, cores);
-        ref.cores = cores;
-        ref.allocation.clear();
-        for (const NodeCores& nc : cores) {
-          ref.allocation.push_back(nc.node);
-          if (cluster_.node(nc.node).job == 0) cluster_.assign(nc.node, kCoresShared);
-        }
+        hold_cores(ref, cores);
       } else {
         for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
       }

@@ -38,7 +38,7 @@ void Engine::track_cores(NodeIndex index) {
   if (cores_partition(node.partition)) cores_.track(index, node.cores, node.sockets);
 }
 
-void Engine::enact_start_cores(Job& job, const CoreSet& cores) {
+void Engine::hold_cores(Job& job, const CoreSet& cores) {
   cores_.take(job.id, cores);
   job.cores = cores;
   job.allocation.clear();
@@ -47,6 +47,10 @@ void Engine::enact_start_cores(Job& job, const CoreSet& cores) {
     if (cluster_.node(nc.node).job == 0) cluster_.assign(nc.node, kCoresShared);
     job.allocation.push_back(nc.node);
   }
+}
+
+void Engine::enact_start_cores(Job& job, const CoreSet& cores) {
+  hold_cores(job, cores);
   pending_.erase(job);
   job.expected_start.reset();
   transition(job, JobState::Starting, EventType::JobStarting);

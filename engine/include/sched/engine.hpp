@@ -355,6 +355,9 @@ class Engine {
   void track_cores(NodeIndex node);
   // A job of an invasive partition starts on `cores` (checked by the pass).
   void enact_start_cores(Job& job, const CoreSet& cores);
+  // Gives `job` those cores and their nodes as its allocation (a start, or a
+  // restore from the journal).
+  void hold_cores(Job& job, const CoreSet& cores);
   // It gives its cores back; a node none of whose cores is busy is idle again.
   void release_cores(Job& job);
   // The jobs holding cores of a node that went down.
