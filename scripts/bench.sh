@@ -3,7 +3,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/build.sh"
-build="${SCHED_BUILD_DIR:-$root/build}"
+# Absolute: the scripts change folder, and a relative SCHED_BUILD_DIR means
+# the one under the folder they were started from.
+build="$(realpath -m "${SCHED_BUILD_DIR:-$root/build}")"
 "$build/bench/bench_pass" --benchmark_min_time=1
 "$build/bench/bench_replay" --benchmark_min_time=2
 "$build/bench/bench_lp" --benchmark_min_time=0.5

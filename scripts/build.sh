@@ -2,7 +2,9 @@
 # Configures and builds sched in ./build (or $SCHED_BUILD_DIR).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${SCHED_BUILD_DIR:-$root/build}"
+# Absolute: the scripts change folder, and a relative SCHED_BUILD_DIR means
+# the one under the folder they were started from.
+build="$(realpath -m "${SCHED_BUILD_DIR:-$root/build}")"
 # CI treats warnings as errors; elsewhere a build folder keeps what it was
 # configured with (setting the option anew would rebuild everything).
 options=()

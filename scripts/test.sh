@@ -6,7 +6,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
-build="${SCHED_BUILD_DIR:-$root/build}"
+# Absolute: the scripts change folder, and a relative SCHED_BUILD_DIR means
+# the one under the folder they were started from.
+build="$(realpath -m "${SCHED_BUILD_DIR:-$root/build}")"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
 "$root/scripts/fuzz.sh"
 "$root/scripts/check-format.sh"
