@@ -85,7 +85,9 @@ std::string schedd_state(std::string name) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (name == "idle" || name == "alloc" || name == "drain" || name == "down") return name;
   if (name == "drng" || name == "draining") return "draining";
-  throw std::runtime_error("unknown node state '" + name + "' (idle, alloc, drng, drain, down)");
+  if (name == "mix" || name == "mixed") return "mixed";  // sinfo's spelling, and ours
+  throw std::runtime_error("unknown node state '" + name +
+                           "' (idle, alloc, mix, drng, drain, down)");
 }
 
 proto::NodesQuery nodes_query(const NodesArgs& args) {
@@ -123,7 +125,7 @@ void add_nodes_command(CLI::App& app) {
   nodes->add_flag("-N,--long", args->long_format, "One line per node (like sinfo -N)");
   nodes
       ->add_option("-t,--states", args->states,
-                   "Only nodes in these states: idle,alloc,drng,drain,down")
+                   "Only nodes in these states: idle,alloc,mix,drng,drain,down")
       ->delimiter(',');
   nodes->add_option("-n,--nodes", args->nodes, "Only these nodes (a host list: n[1-4],gpu1)");
   nodes->add_option("-p,--partition", args->partition, "Only this partition's nodes");

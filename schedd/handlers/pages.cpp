@@ -323,14 +323,15 @@ proto::JobList acct_page(const StateStore& store, const proto::AcctQuery& query,
 
 proto::NodeList nodes_page(const Cluster& cluster, const proto::NodesQuery& query,
                            PageBounds bounds, const NodeDetails& details) {
-  static const std::set<std::string> kStates = {"idle", "alloc", "down", "drain", "draining"};
+  static const std::set<std::string> kStates = {"idle",  "alloc",    "mixed",
+                                                "drain", "draining", "down"};
   std::set<std::string> states;
   if (query.states) {
     for (const std::string& state : *query.states) {
       if (!kStates.count(state)) {
         throw proto::ProtoError(proto::code::kInvalid,
                                 "unknown node state '" + proto::excerpt(state) +
-                                    "' (idle, alloc, down, drain, draining)");
+                                    "' (idle, alloc, mixed, drain, draining, down)");
       }
       states.insert(state);
     }
@@ -352,14 +353,14 @@ proto::NodeList nodes_page(const Cluster& cluster, const proto::NodesQuery& quer
   for (std::size_t i = first; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     if (!names.empty() && !names.count(node.name)) continue;
-    std::string state = node_state(node);
-    if (!states.empty() && !states.count(state)) continue;
     proto::NodeInfo info;
     info.name = node.name;
-    info.state = std::move(state);
+    info.state = node_state(node);
     info.cores = node.cores;
     if (node.job != 0) info.jobs.push_back(node.job);
+    // After the details: they may tell "mixed" from "alloc" (invasive partitions).
     details(node, info);
+    if (!states.empty() && !states.count(info.state)) continue;
     if (page.full() || !page.add(std::move(info))) {
       list.next_cursor = "i" + std::to_string(last);
       return list;

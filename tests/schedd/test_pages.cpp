@@ -407,6 +407,24 @@ TEST_F(NodesPages, FiltersApplyInSchedd) {
   EXPECT_EQ(pages, 2);
 }
 
+// The state a node's details give (an invasive partition's "mixed") is the one
+// filtered on, not the node-level one.
+TEST_F(NodesPages, TheStateFilterSeesTheDetailsState) {
+  using Names = std::vector<std::string>;
+  details = [](const Node& node, proto::NodeInfo& info) {
+    info.hostname = node.name + ".example";
+    if (info.state == "alloc") info.state = "mixed";
+  };
+  int pages = 0;
+  proto::NodesQuery query;
+  query.states = {"mixed"};
+  const Names mixed = all_pages(query, PageBounds{1000, 2 << 20}, &pages);
+  ASSERT_EQ(mixed.size(), 1u) << "the one node running a job";
+  EXPECT_EQ(states, (Names{"mixed"}));
+  query.states = {"alloc"};
+  EXPECT_TRUE(all_pages(query, PageBounds{1000, 2 << 20}, &pages).empty());
+}
+
 TEST_F(NodesPages, ForeignCursorsAndStatesAreRefused) {
   for (const char* bad : {"i7", "i", "x1", "i-1", "i1.2"}) {
     proto::NodesQuery query;
@@ -420,7 +438,7 @@ TEST_F(NodesPages, ForeignCursorsAndStatesAreRefused) {
   proto::NodesQuery query;
   query.states = {"mix"};
   EXPECT_EQ(invalid_message([&] { nodes_page(engine->cluster(), query, PageBounds{}, details); }),
-            "invalid: unknown node state 'mix' (idle, alloc, down, drain, draining)");
+            "invalid: unknown node state 'mix' (idle, alloc, mixed, drain, draining, down)");
 }
 
 }  // namespace
