@@ -56,11 +56,9 @@ PolicyParams version_params(const PolicyVersionRecord& version) {
 }
 
 PolicyVersions::PolicyVersions(StateStore& store, std::string versions_dir)
-    : store_(store), versions_dir_(std::move(versions_dir)) {
-  for (const PolicyVersionRecord& version : store_.policy_versions()) {
-    current_[version.partition] = version.version;
-  }
-}
+    : store_(store),
+      versions_dir_(std::move(versions_dir)),
+      current_(store_.policy_version_heads()) {}
 
 std::uint64_t PolicyVersions::current(const std::string& partition) const {
   const auto it = current_.find(partition);
@@ -70,11 +68,8 @@ std::uint64_t PolicyVersions::current(const std::string& partition) const {
 std::optional<PolicyVersionRecord> PolicyVersions::before_current(
     const std::string& partition) const {
   const std::uint64_t now = current(partition);
-  std::optional<PolicyVersionRecord> found;
-  for (PolicyVersionRecord& version : store_.policy_versions()) {
-    if (version.partition == partition && version.version < now) found = std::move(version);
-  }
-  return found;
+  if (now == 0) return std::nullopt;
+  return store_.last_policy_version(partition, now);
 }
 
 std::uint64_t PolicyVersions::note(const PolicyHost& host, const std::string& user,

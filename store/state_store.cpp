@@ -148,7 +148,10 @@ const std::string kSelectPolicyVersionColumns =
 const std::string kSelectPolicyVersions = kSelectPolicyVersionColumns + "ORDER BY version";
 const std::string kSelectPolicyVersion = kSelectPolicyVersionColumns + "WHERE version = ?1";
 const std::string kSelectLastPolicyVersion =
-    kSelectPolicyVersionColumns + "WHERE partition = ?1 ORDER BY version DESC LIMIT 1";
+    kSelectPolicyVersionColumns +
+    "WHERE partition = ?1 AND version < ?2 ORDER BY version DESC LIMIT 1";
+const std::string kSelectPolicyVersionHeads =
+    "SELECT partition, MAX(version) FROM policy_versions GROUP BY partition";
 
 const std::string kInsertEvent =
     "INSERT INTO events (seq, time, type, job, from_state, to_state, nodes, prev_nodes, node, "
@@ -608,15 +611,27 @@ std::optional<PolicyVersionRecord> StateStore::policy_version(std::uint64_t vers
                         });
 }
 
-std::optional<PolicyVersionRecord> StateStore::last_policy_version(
-    const std::string& partition) const {
+std::optional<PolicyVersionRecord> StateStore::last_policy_version(const std::string& partition,
+                                                                   std::uint64_t before) const {
   return impl_->guarded("reading the last policy version",
                         [&]() -> std::optional<PolicyVersionRecord> {
                           auto q = impl_->db.prepared(kSelectLastPolicyVersion);
                           q->bind_text(1, partition);
+                          q->bind_int(2, before > static_cast<std::uint64_t>(kMaxInt64)
+                                             ? kMaxInt64
+                                             : static_cast<std::int64_t>(before));
                           if (!q->step()) return std::nullopt;
                           return policy_version_row(*q);
                         });
+}
+
+std::map<std::string, std::uint64_t> StateStore::policy_version_heads() const {
+  return impl_->guarded("reading the current policy versions", [&] {
+    std::map<std::string, std::uint64_t> heads;
+    auto q = impl_->db.prepared(kSelectPolicyVersionHeads);
+    while (q->step()) heads[q->column_text(0)] = static_cast<std::uint64_t>(q->column_int(1));
+    return heads;
+  });
 }
 
 std::optional<std::string> StateStore::meta(const std::string& key) const {

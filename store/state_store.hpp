@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -127,8 +128,14 @@ class StateStore {
   std::vector<PolicyVersionRecord> policy_versions() const;  // oldest first
   // One version, without reading the others (each carries its files' text).
   std::optional<PolicyVersionRecord> policy_version(std::uint64_t version) const;
-  // The last of the [scheduler] policy ("") or of a partition's own.
-  std::optional<PolicyVersionRecord> last_policy_version(const std::string& partition = {}) const;
+  // The last of the [scheduler] policy ("") or of a partition's own, below
+  // version `before` when given.
+  std::optional<PolicyVersionRecord> last_policy_version(
+      const std::string& partition = {},
+      std::uint64_t before = std::numeric_limits<std::uint64_t>::max()) const;
+  // The last version number of each partition ("": [scheduler]), without
+  // reading any version's files.
+  std::map<std::string, std::uint64_t> policy_version_heads() const;
 
   // The schema this build writes (PRAGMA user_version). Opening a file of
   // schema 1 upgrades it in place (events' value/value2 become named fields;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "state_store.hpp"
@@ -123,6 +124,15 @@ TEST_F(PolicyVersionsStore, EachPartitionHasItsOwnLastVersion) {
   EXPECT_EQ(of_gpu->files[0].text, "-- gpu\n");
   EXPECT_FALSE(store->last_policy_version("other"));
   EXPECT_EQ(store->policy_version(2)->partition, "gpu");
+  // The one before a version, of the same partition only.
+  const auto before = store->last_policy_version("", 3);
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->version, 1u);
+  EXPECT_FALSE(store->last_policy_version("", 1));
+  EXPECT_FALSE(store->last_policy_version("gpu", 2));
+  // Each partition's last number, without the files.
+  EXPECT_EQ(store->policy_version_heads(),
+            (std::map<std::string, std::uint64_t>{{"", 3u}, {"gpu", 2u}}));
 }
 
 TEST_F(PolicyVersionsStore, ASchema3FileKeepsItsVersionsAsTheSchedulers) {
