@@ -75,6 +75,30 @@ void apply_model_options(const SimOptions& options, sim::Workload& workload) {
   }
 }
 
+// swf or native: --format, else from the file's extension.
+std::string workload_format(const SimOptions& options) {
+  if (!options.format.empty()) return options.format;
+  const std::string ext = std::filesystem::path(options.workload).extension().string();
+  return ext == ".toml" ? "native" : "swf";
+}
+
+// An SWF trace replayed as it is (no option changes its jobs): its jobs are
+// kept as records and made one at a time (sim::SwfTrace, issue 15).
+bool plain_swf(const SimOptions& options) {
+  return options.workload != "esp" && options.workload != "power" &&
+         workload_format(options) == "swf" && options.esp_time_limit.empty() &&
+         !options.malleable_fraction && options.speedup.empty() && !options.downey_sigma &&
+         options.adaptation.empty();
+}
+
+sim::SwfOptions swf_options(const SimOptions& options) {
+  sim::SwfOptions swf;
+  swf.cores_per_node = options.cores_per_node;
+  swf.nodes = options.nodes;
+  swf.max_jobs = options.max_jobs;
+  return swf;
+}
+
 sim::Workload read_workload(const SimOptions& options) {
   if (options.workload == "esp") {
     sim::EspOptions esp;
@@ -114,11 +138,7 @@ sim::Workload read_workload(const SimOptions& options) {
     power.seed = options.seed;
     return sim::make_power_experiment(power);
   }
-  std::string format = options.format;
-  if (format.empty()) {
-    const std::string ext = std::filesystem::path(options.workload).extension().string();
-    format = ext == ".toml" ? "native" : "swf";
-  }
+  const std::string format = workload_format(options);
   if (format == "native") {
     if (options.malleable_fraction) {
       throw sim::WorkloadError(
@@ -131,11 +151,7 @@ sim::Workload read_workload(const SimOptions& options) {
     }
     return workload;
   }
-  sim::SwfOptions swf;
-  swf.cores_per_node = options.cores_per_node;
-  swf.nodes = options.nodes;
-  swf.max_jobs = options.max_jobs;
-  sim::Workload workload = sim::read_swf(options.workload, swf);
+  sim::Workload workload = sim::read_swf(options.workload, swf_options(options));
   if (options.malleable_fraction) {
     sim::make_swf_elastic(workload, workload.nodes, *options.malleable_fraction, options.seed);
   }
@@ -210,8 +226,13 @@ void run_sim(const SimOptions& options) {
   }
 
   sim::Workload workload;
+  std::optional<sim::SwfTrace> trace;
   try {
-    workload = load_workload(options);
+    if (plain_swf(options)) {
+      trace = sim::read_swf_trace(options.workload, swf_options(options));
+    } else {
+      workload = load_workload(options);
+    }
   } catch (const sim::WorkloadError& e) {
     fail(e.what());
   }
@@ -223,9 +244,10 @@ void run_sim(const SimOptions& options) {
     config.tick_s = options.tick_s;
     config.engine.mtct_window_s = options.mtct_window_s;
     config.engine.mtct_refresh_fraction = options.mtct_refresh_fraction;
-    sim::Simulator simulator(workload, config);
-    simulator.set_policy(LuaPolicy::load(paths[i], policy_options));
-    sim::SimResult result = simulator.run();
+    const auto simulator = trace ? std::make_unique<sim::Simulator>(trace->header, *trace, config)
+                                 : std::make_unique<sim::Simulator>(workload, config);
+    simulator->set_policy(LuaPolicy::load(paths[i], policy_options));
+    sim::SimResult result = simulator->run();
     std::cout << sim::format_summary(result.policy, result.metrics) << "\n";
     const auto unfinished = std::count_if(result.jobs.begin(), result.jobs.end(),
                                           [](const sim::JobRecord& r) { return r.end < 0; });

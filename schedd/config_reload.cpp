@@ -37,6 +37,7 @@ std::vector<std::string> apply_live_config(DaemonConfig& running, const DaemonCo
   live("jobs.mpi_default", running.mpi_default, fresh.mpi_default);
   live("server.max_page_items", running.max_page_items, fresh.max_page_items);
   live("nodes.fence_timeout_s", running.fence_timeout_s, fresh.fence_timeout_s);
+  live("scheduler.min_job_age_s", running.min_job_age_s, fresh.min_job_age_s);
 
   auto later = [&](const char* key, bool changed) {
     if (changed) restart.emplace_back(key);

@@ -273,6 +273,7 @@ DaemonConfig load_config(const std::string& path) {
                 {"kill_invalid_depend", flag(c.kill_invalid_depend, f)},
                 // ---- job arrays (issue 18 item 1)
                 {"max_array_size", count(c.max_array_size, f)},
+                {"min_job_age_s", number(c.min_job_age_s, f, 0)},
                 {"params", [&](const toml::node& p, const std::string& pkey) {
                    if (!p.is_table()) fail(f, pkey, "expected a table");
                    for (const auto& [name, value] : *p.as_table()) {

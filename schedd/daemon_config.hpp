@@ -49,6 +49,9 @@ struct DaemonConfig {
   // ---- job arrays (issue 18 item 1)
   // Slurm's MaxArraySize: --array indices run from 0 to max_array_size - 1.
   int max_array_size = 10001;
+  // Slurm's MinJobAge (issue 15): an ended job stays in memory this long,
+  // then only in the journal, where `sched show` and `sched acct` find it.
+  double min_job_age_s = 300;
 
   // ---- priority (issue 18 item 5)
   // [priority] weights, max age, fair-share half-life, calc period and

@@ -359,6 +359,7 @@ void Daemon::on_timers(double now) {
     next_tick_ = now + config_.tick_s;
     engine_.tick();
     sessions_.expire(now, config_.session_ttl_s);
+    forget_old_jobs(now);
     // Silent agents.
     std::vector<std::string> silent;
     for (const auto& [node, agent] : agents_.all()) {
@@ -536,6 +537,15 @@ void Daemon::save_counters() {
   saved_counters_ = counters;
 }
 
+void Daemon::forget_old_jobs(double now) {
+  // Journaled at their end (on_event) and committed by the turn that ended
+  // them; show, acct, cancel and the event stream read them from there.
+  while (!ended_jobs_.empty() && ended_jobs_.front().first + config_.min_job_age_s <= now) {
+    (void)engine_.forget_job(ended_jobs_.front().second);  // gone already: nothing to do
+    ended_jobs_.pop_front();
+  }
+}
+
 void Daemon::on_event(const Event& event) {
   store_->append_event(event);
   const Job* job = is_job_event(event) ? engine_.find_job(event.job) : nullptr;
@@ -552,6 +562,10 @@ void Daemon::on_event(const Event& event) {
   resizes_.on_event(event);  // ---- issue 17 item 1
   if (job) {
     save_job(*job);
+    // ---- issue 15: it stays in memory min_job_age_s (forget_old_jobs)
+    if (is_terminal(event.to) && !is_terminal(event.from)) {
+      ended_jobs_.emplace_back(event.time, job->id);
+    }
     const bool over = is_terminal(job->state) || job->state == JobState::Pending;
     // MTCT is measured anew after an adaptation, as in the simulator.
     if (over || event.type == EventType::JobResized) phases_.erase(job->id);

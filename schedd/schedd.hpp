@@ -13,6 +13,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -150,6 +151,10 @@ class Daemon : private EventSink {
   // Jobs restored from the journal whose leader's agent has not yet said
   // whether it runs them: job → when they count as lost.
   std::map<JobId, double> awaiting_agent_;
+  // ---- issue 15: ended jobs in the order they ended (end time, id); each
+  // is dropped from the engine min_job_age_s after (the journal keeps it).
+  std::deque<std::pair<double, JobId>> ended_jobs_;
+  void forget_old_jobs(double now);
   // Ends the fenced jobs of nodes whose fence_timeout_s has run out.
   void expire_fences(double now);
   // The latest perf.report of each node of a job: MTCT = Σ comm / Σ compute.

@@ -83,8 +83,11 @@ marginal="$(awk -v a="$(field syn_sched_1000 3)" -v b="$(field syn_sched_100000 
 echo "  sched, 1k → 100k jobs: $marginal"
 
 results="${RESULTS:-$here/results.md}"
-# Changes to the results file itself (an earlier run's) do not count.
-commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ":(exclude)$results" 2>/dev/null || echo " (with uncommitted changes)")"
+# Changes to the results file itself (an earlier run's) do not count; a
+# results file outside the tree is no pathspec git takes.
+exclude=()
+case "$results" in "$root"/*) exclude=(":(exclude)$results") ;; esac
+commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . "${exclude[@]}" 2>/dev/null || echo " (with uncommitted changes)")"
 cat >"$results" <<EOF
 # \`sched sim\` against a C++ floor
 

@@ -62,6 +62,19 @@ Job* Engine::job_mut(JobId id) {
   return it == jobs_.end() ? nullptr : it->second.get();
 }
 
+Status Engine::forget_job(JobId id) {
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) return Status::not_found("no job " + std::to_string(id));
+  const JobState state = it->second->state;
+  if (!is_terminal(state)) {
+    return Status::conflict("job " + std::to_string(id) + " has not ended (" +
+                            std::string(to_string(state)) + ")");
+  }
+  forgotten_.emplace(id, state);
+  jobs_.erase(it);
+  return {};
+}
+
 std::vector<const Job*> Engine::pending_jobs() const { return pending_.merged(); }
 
 std::vector<const Job*> Engine::running_jobs() const {
@@ -246,7 +259,7 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   if (has_placement(spec)) {
     if (auto error = check_placement(spec, cluster_)) return Status::invalid(*error);
   }
-  if (requested_id != 0 && jobs_.count(requested_id)) {
+  if (requested_id != 0 && (jobs_.count(requested_id) || forgotten_.count(requested_id))) {
     return Status::conflict("job id " + std::to_string(requested_id) + " is already taken");
   }
   if (!spec.dependency.empty()) {
@@ -347,7 +360,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   if (saved.id <= 0) {
     return Status::invalid("job id " + std::to_string(saved.id) + " is already taken");
   }
-  if (jobs_.count(saved.id)) {
+  if (jobs_.count(saved.id) || forgotten_.count(saved.id)) {
     return Status::conflict("job id " + std::to_string(saved.id) + " is already taken");
   }
   const bool held = saved.state != JobState::Pending;

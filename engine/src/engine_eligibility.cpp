@@ -50,6 +50,10 @@ std::optional<JobState> Engine::known_state(JobId id, bool* started) const {
     *started = job->state != JobState::Pending || job->start_time >= 0 || job->requeues > 0;
     return job->state;
   }
+  if (const auto it = forgotten_.find(id); it != forgotten_.end()) {
+    *started = it->second != JobState::Pending;
+    return it->second;
+  }
   if (!ended_lookup_) return std::nullopt;
   auto state = ended_lookup_(id);
   *started = state && *state != JobState::Pending;

@@ -41,6 +41,17 @@ bool Simulator::Pending::operator>(const Pending &other) const {
   return std::tie(time, order, seq) > std::tie(other.time, other.order, other.seq);
 }
 
+Simulator::Simulator(const Workload &workload, const JobSource &jobs, SimConfig config)
+    : Simulator(workload, config) {
+  if (!workload.jobs.empty()) {
+    throw std::invalid_argument(
+        "a simulator takes its jobs from the workload or a source, not both");
+  }
+  source_ = &jobs;
+  start_sizes_.assign(job_count(), 0);
+  push_next_submission();
+}
+
 Simulator::Simulator(const Workload &workload, SimConfig config)
     : workload_(workload), config_(config), engine_(clock_, *this, config.engine) {
   clock_.set(config_.start);
@@ -66,17 +77,15 @@ Simulator::Simulator(const Workload &workload, SimConfig config)
     for (int i = 0; i < nodes; ++i) engine_.add_node(sim_node_name(i));
   }
   start_sizes_.assign(workload_.jobs.size(), 0);
+  // Jobs put in the engine by the caller (a twin's) are in from the start.
   for (std::size_t i = 0; i < workload_.jobs.size(); ++i) {
     const WorkloadJob &job = workload_.jobs[i];
+    if (!job.restored) continue;
     workload_index_[job.id] = i;
     if (job.spec.power_max_w > 0 || job.spec.power_min_w > 0) jobs_draw_power_ = true;
-    if (job.restored) {
-      ++submitted_;
-      continue;
-    }
-    push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id), Kind::Submission,
-                 i, job.id, 0});
+    ++submitted_;
   }
+  push_next_submission();
   for (std::size_t i = 0; i < workload_.events.size(); ++i) {
     push(Pending{workload_.events[i].time, kOrderTimed, ++seq_, Kind::Timed, i, 0, 0});
   }
@@ -85,6 +94,55 @@ Simulator::Simulator(const Workload &workload, SimConfig config)
 Simulator::~Simulator() = default;
 
 void Simulator::push(Pending event) { queue_.push(event); }
+
+void Simulator::push_next_submission() {
+  // One submission queued at a time: the workload is in submission order,
+  // so the next one is queued before anything that comes after it is
+  // handled, and the queue keeps no entry per job (issue 15).
+  if (!source_) {
+    while (next_submission_ < workload_.jobs.size() && workload_.jobs[next_submission_].restored) {
+      ++next_submission_;
+    }
+  }
+  if (next_submission_ >= job_count()) return;
+  const std::size_t index = next_submission_++;
+  const WorkloadJob &job =
+      source_ ? made_.emplace(index, source_->make(index)).first->second : workload_.jobs[index];
+  push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id), Kind::Submission,
+               index, job.id, 0});
+}
+
+JobRecord Simulator::record_of(const Job &job) const {
+  JobRecord record;
+  record.id = job.id;
+  record.submit = job.submit_time;
+  record.start = job.start_time;
+  record.end = job.end_time;
+  record.nodes = job.spec.nodes;
+  record.kind = job.spec.kind;
+  record.state = job.state;
+  record.node_seconds = job.node_seconds;
+  record.resizes = job.expansions + job.shrinks;
+  if (job.start_time >= 0) {
+    const auto index = workload_index_.find(job.id);
+    record.start_nodes = index != workload_index_.end() ? start_sizes_[index->second] : 0;
+    // Its allocation is gone once it ended: what it started at plus what
+    // adaptations gave it.
+    record.end_nodes = job.end_time >= 0 ? record.start_nodes + job.gain : job.size();
+  }
+  return record;
+}
+
+void Simulator::drop_ended() {
+  for (const JobId id : ended_) {
+    if (const auto it = workload_index_.find(id); it != workload_index_.end()) {
+      if (source_) made_.erase(it->second);
+      workload_index_.erase(it);
+    }
+    if (config_.forget_ended_jobs) (void)engine_.forget_job(id);
+  }
+  ended_.clear();
+}
 
 void Simulator::schedule_tick(double after) {
   if (config_.tick_s <= 0 || tick_scheduled_) return;
@@ -118,6 +176,7 @@ SimResult Simulator::run() {
     const std::uint64_t actions_before = engine_.stats().actions;
     settle(engine_, results_, kMaxSettleRounds, "simulator");
     sample_power();
+    drop_ended();
     // A job waiting for its --begin time is let in at that time, whatever
     // the policy's ticks.
     if (const auto begin = engine_.next_begin_time();
@@ -133,14 +192,13 @@ SimResult Simulator::run() {
     // forever).
     const bool only_ticks_left = queue_.empty();
     const bool stuck = only_ticks_left && engine_.running_jobs_count() == 0 &&
-                       submitted_ == workload_.jobs.size() &&
-                       engine_.stats().actions == actions_before;
+                       submitted_ == job_count() && engine_.stats().actions == actions_before;
     if (stuck && engine_.active_jobs() > 0) {
       spdlog::warn(
           "t={}: {} jobs wait with nothing running and nothing to "
           "come; ending the run",
           now, engine_.active_jobs());
-    } else if (engine_.active_jobs() > 0 || submitted_ < workload_.jobs.size()) {
+    } else if (engine_.active_jobs() > 0 || submitted_ < job_count()) {
       schedule_tick(now);
     }
   }
@@ -153,26 +211,10 @@ SimResult Simulator::run() {
   result.first_policy_error = first_policy_error_;
   result.resizes = resizes_;
   result.end_time = clock_.now();
-  result.jobs.reserve(engine_.jobs().size());
+  // The ended jobs' records were taken as they ended; the others' now.
+  result.jobs = std::move(records_);
   for (const auto &[id, job] : engine_.jobs()) {
-    JobRecord record;
-    record.id = id;
-    record.submit = job->submit_time;
-    record.start = job->start_time;
-    record.end = job->end_time;
-    record.nodes = job->spec.nodes;
-    record.kind = job->spec.kind;
-    record.state = job->state;
-    record.node_seconds = job->node_seconds;
-    record.resizes = job->expansions + job->shrinks;
-    if (job->start_time >= 0) {
-      const auto index = workload_index_.find(id);
-      record.start_nodes = index != workload_index_.end() ? start_sizes_[index->second] : 0;
-      // Its allocation is gone once it ended: what it started at plus what
-      // adaptations gave it.
-      record.end_nodes = job->end_time >= 0 ? record.start_nodes + job->gain : job->size();
-    }
-    result.jobs.push_back(record);
+    if (!is_terminal(job->state)) result.jobs.push_back(record_of(*job));
   }
   std::sort(result.jobs.begin(), result.jobs.end(),
             [](const JobRecord &a, const JobRecord &b) { return a.id < b.id; });
@@ -190,7 +232,7 @@ SimResult Simulator::run() {
 bool Simulator::is_stale(const Pending &event) const {
   if (event.kind == Kind::Tick) {
     // Planned while work remained; the run ends with its last job.
-    return engine_.active_jobs() == 0 && submitted_ == workload_.jobs.size();
+    return engine_.active_jobs() == 0 && submitted_ == job_count();
   }
   if (event.kind != Kind::Milestone && event.kind != Kind::AdaptationEnd &&
       event.kind != Kind::Walltime) {
@@ -253,12 +295,20 @@ void Simulator::handle(const Pending &event) {
       return;
     case Kind::Submission: {
       ++submitted_;
-      const WorkloadJob &job = workload_.jobs[event.index];
-      const auto result = engine_.submit(job.spec, job.id);
+      const WorkloadJob &job = job_at(event.index);
+      const JobId id = job.id;
+      if (job.spec.power_max_w > 0 || job.spec.power_min_w > 0) jobs_draw_power_ = true;
+      // A second job with the id of one in the engine is refused below: it
+      // must not take that one's place.
+      const bool indexed = workload_index_.emplace(id, event.index).second;
+      const auto result = engine_.submit(job.spec, id);
       if (!result.ok()) {
         ++rejected_;
-        spdlog::warn("job {} not submitted: {}", job.id, result.status().message());
+        spdlog::warn("job {} not submitted: {}", id, result.status().message());
+        if (indexed) workload_index_.erase(id);
+        if (source_) made_.erase(event.index);
       }
+      push_next_submission();
       return;
     }
     case Kind::Timed: {
@@ -328,6 +378,12 @@ void Simulator::report_perf(JobId id) {
 }
 
 void Simulator::on_event(const Event &event) {
+  if (event.job != 0 && is_terminal(event.to) && !is_terminal(event.from)) {
+    // Its record now: the engine may forget it (drop_ended).
+    if (const Job *job = engine_.find_job(event.job)) records_.push_back(record_of(*job));
+    ended_.push_back(event.job);
+    return;
+  }
   if (event.type == EventType::JobResized) {
     if (event.nodes != event.prev_nodes) {
       resizes_.push_back(ResizeRecord{event.job, event.time, event.prev_nodes, event.nodes});

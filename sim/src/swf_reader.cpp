@@ -85,7 +85,7 @@ class SwfParser {
   SwfParser(const std::string& source, const SwfOptions& options)
       : source_(source), options_(options) {}
 
-  Workload parse(std::istream& in) {
+  SwfTrace parse(std::istream& in) {
     check_options();
     // The whole text at once, then each line as a view into it: no copy per
     // line, no stream per field (docs/simulator.md: about 1 µs a line).
@@ -96,14 +96,15 @@ class SwfParser {
       if (in.bad()) fail_file("read error");
       text = std::move(buffer).str();
     }
-    Workload workload;
+    SwfTrace trace;
+    Workload& workload = trace.header;
     workload.source = source_;
     workload.cores_per_node = options_.cores_per_node;
 
     // Records that passed the per-job skip rules (nodes = 0 where one
     // applied), made in place; the cluster-size rule waits until the whole
-    // header is known. A job is never moved: a JobSpec is large.
-    std::vector<WorkloadJob>& jobs = workload.jobs;
+    // header is known.
+    std::vector<SwfRecord>& jobs = trace.records;
     jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     long records = 0;
     std::size_t pos = 0;
@@ -125,19 +126,18 @@ class SwfParser {
 
     workload.nodes = cluster_nodes();
     const std::size_t before = jobs.size();
-    std::erase_if(jobs, [&](const WorkloadJob& job) {
-      return job.spec.nodes <= 0 || job.spec.nodes > workload.nodes;
-    });
+    std::erase_if(
+        jobs, [&](const SwfRecord& job) { return job.nodes <= 0 || job.nodes > workload.nodes; });
     workload.skipped += static_cast<int>(before - jobs.size());
     // Traces are mostly in submit order already.
-    const auto earlier = [](const WorkloadJob& a, const WorkloadJob& b) {
+    const auto earlier = [](const SwfRecord& a, const SwfRecord& b) {
       if (a.submit != b.submit) return a.submit < b.submit;
       return a.id < b.id;
     };
-    if (!std::is_sorted(workload.jobs.begin(), workload.jobs.end(), earlier)) {
-      std::stable_sort(workload.jobs.begin(), workload.jobs.end(), earlier);
+    if (!std::is_sorted(jobs.begin(), jobs.end(), earlier)) {
+      std::stable_sort(jobs.begin(), jobs.end(), earlier);
     }
-    return workload;
+    return trace;
   }
 
  private:
@@ -174,7 +174,7 @@ class SwfParser {
     if (number > 0) *target = number;
   }
 
-  void read_record(std::string_view text, WorkloadJob& job) const {
+  void read_record(std::string_view text, SwfRecord& job) const {
     std::array<std::string_view, kFieldCount> tokens;
     const std::size_t found = split_fields(text, tokens);
     if (found != static_cast<std::size_t>(kFieldCount)) {
@@ -204,7 +204,7 @@ class SwfParser {
 
   // The job as docs/design.md §7 replays it, or one of 0 nodes when a skip
   // rule applies.
-  void make_job(const Fields& fields, WorkloadJob& job) const {
+  void make_job(const Fields& fields, SwfRecord& job) const {
     const double runtime = field(fields, kRunTime);
     const double requested = field(fields, kRequestedProcs);
     const double size = requested > 0 ? requested : field(fields, kAllocatedProcs);
@@ -217,18 +217,20 @@ class SwfParser {
     job.id = static_cast<JobId>(field(fields, kJobNumber));
     job.submit = field(fields, kSubmitTime);
     job.runtime = runtime;
-    job.spec.name = "job" + std::to_string(job.id);
-    const double user = field(fields, kUserId);
-    if (user > 0) job.spec.user = "u" + std::to_string(static_cast<long long>(user));
-    job.spec.kind = JobKind::Rigid;
-    job.spec.nodes = static_cast<int>(nodes);
+    job.user = static_cast<std::int64_t>(std::max(field(fields, kUserId), 0.0));
+    job.nodes = static_cast<int>(nodes);
     // Replay never kills a job, so the estimate is at least the run time.
     const double estimate = field(fields, kRequestedTime);
-    job.spec.walltime = std::max(estimate > 0 ? estimate : runtime, runtime);
-    if (const auto error = normalize_spec(job.spec)) fail_line(*error);
+    job.walltime = std::max(estimate > 0 ? estimate : runtime, runtime);
+    // The spec's checks now, so that a bad record is an error of this line
+    // (SwfTrace::make builds the rest of the spec, which they do not read).
+    JobSpec spec;
+    spec.nodes = job.nodes;
+    spec.walltime = job.walltime;
+    if (const auto error = normalize_spec(spec)) fail_line(*error);
   }
 
-  static void skip(WorkloadJob& job) { job.spec.nodes = 0; }
+  static void skip(SwfRecord& job) { job.nodes = 0; }
 
   int cluster_nodes() const {
     if (options_.nodes > 0) return options_.nodes;
@@ -251,14 +253,45 @@ class SwfParser {
 
 }  // namespace
 
-Workload parse_swf(std::istream& in, const std::string& source_name, const SwfOptions& options) {
+WorkloadJob SwfTrace::make(std::size_t index) const {
+  const SwfRecord& record = records.at(index);
+  WorkloadJob job;
+  job.id = record.id;
+  job.submit = record.submit;
+  job.runtime = record.runtime;
+  job.spec.name = "job" + std::to_string(record.id);
+  if (record.user > 0) job.spec.user = "u" + std::to_string(record.user);
+  job.spec.kind = JobKind::Rigid;
+  job.spec.nodes = record.nodes;
+  job.spec.walltime = record.walltime;
+  (void)normalize_spec(job.spec);  // checked when the record was read
+  return job;
+}
+
+Workload SwfTrace::workload() const {
+  Workload all = header;
+  all.jobs.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) all.jobs.push_back(make(i));
+  return all;
+}
+
+SwfTrace parse_swf_trace(std::istream& in, const std::string& source_name,
+                         const SwfOptions& options) {
   return SwfParser(source_name, options).parse(in);
 }
 
-Workload read_swf(const std::string& path, const SwfOptions& options) {
+SwfTrace read_swf_trace(const std::string& path, const SwfOptions& options) {
   std::ifstream in(path);
   if (!in) throw WorkloadError(path + ": cannot open SWF file");
-  return parse_swf(in, path, options);
+  return parse_swf_trace(in, path, options);
+}
+
+Workload parse_swf(std::istream& in, const std::string& source_name, const SwfOptions& options) {
+  return parse_swf_trace(in, source_name, options).workload();
+}
+
+Workload read_swf(const std::string& path, const SwfOptions& options) {
+  return read_swf_trace(path, options).workload();
 }
 
 }  // namespace sched::sim

@@ -113,6 +113,7 @@ TwinResult run_twin(const LiveSnapshot& snapshot, std::shared_ptr<Policy> policy
   config.tick_s = options.tick_s;
   config.start = snapshot.now;
   config.until = snapshot.now + options.horizon_s;
+  config.forget_ended_jobs = false;  // its metrics read the ended jobs below
   Simulator sim(workload, config);
   Engine& engine = sim.engine();
   engine.set_ended_job_lookup([](JobId) { return std::optional<JobState>(JobState::Completed); });

@@ -154,6 +154,34 @@ TEST_F(Eligibility, APipelineBreaksWholeWhenItsFirstJobFails) {
   EXPECT_EQ(reason(c), "DependencyNeverSatisfied");
 }
 
+// Issue 15: the simulator drops ended jobs (Engine::forget_job); what
+// depends on them still sees how they ended, and their ids stay taken.
+TEST_F(Eligibility, AForgottenJobStillSatisfiesOrBreaksDependencies) {
+  const JobId ok = run_job(rigid_spec(1));
+  const JobId bad = run_job(rigid_spec(1));
+  EXPECT_EQ(engine->forget_job(ok).code(), StatusCode::Conflict) << "still running";
+  EXPECT_EQ(engine->forget_job(9999).code(), StatusCode::NotFound);
+  end(ok, 0);
+  end(bad, 1);
+  ASSERT_TRUE(engine->forget_job(ok).ok());
+  ASSERT_TRUE(engine->forget_job(bad).ok());
+  EXPECT_EQ(engine->find_job(ok), nullptr);
+  EXPECT_EQ(engine->find_job(bad), nullptr);
+  EXPECT_EQ(engine->forgotten_jobs(), 2u);
+  EXPECT_EQ(engine->forget_job(ok).code(), StatusCode::NotFound) << "already gone";
+
+  const JobId after_ok = submit(dependent("afterok:" + std::to_string(ok)));
+  const JobId after_bad = submit(dependent("afterok:" + std::to_string(bad)));
+  const JobId not_ok = submit(dependent("afternotok:" + std::to_string(bad)));
+  EXPECT_EQ(job(after_ok).dependency, DependencyState::Satisfied);
+  EXPECT_EQ(reason(after_bad), "DependencyNeverSatisfied");
+  EXPECT_EQ(job(not_ok).dependency, DependencyState::Satisfied);
+
+  const auto again = engine->submit(rigid_spec(1), ok);
+  ASSERT_FALSE(again.ok()) << "a forgotten job's id is still taken";
+  EXPECT_EQ(again.status().code(), StatusCode::Conflict);
+}
+
 TEST_F(Eligibility, AfterNotOkAfterAnyAndAfter) {
   const JobId a = run_job(rigid_spec(1));
   const JobId not_ok = submit(dependent("afternotok:" + std::to_string(a)));

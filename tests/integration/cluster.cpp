@@ -56,6 +56,7 @@ LocalCluster::LocalCluster(ClusterOptions options)
          << "\"\npolicy_check_s = 0.2\nadapt_timeout_s = " << options_.adapt_timeout_s
          << "\nadapt_backoff_s = " << options_.adapt_backoff_s
          << "\nkill_invalid_depend = " << (options_.kill_invalid_depend ? "true" : "false")
+         << "\nmin_job_age_s = " << options_.min_job_age_s
          << "\n\n[jobs]\nallow_root_jobs = " << (options_.allow_root_jobs ? "true" : "false")
          << "\nmpi_default = \"" << options_.mpi_default << "\""
          << "\n\n[nodes]\nheartbeat_s = " << options_.heartbeat_s

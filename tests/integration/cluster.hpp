@@ -33,6 +33,7 @@ struct ClusterOptions {
   double adapt_timeout_s = 20;
   double adapt_backoff_s = 30;
   bool kill_invalid_depend = false;  // [scheduler] kill_invalid_depend
+  double min_job_age_s = 300;        // [scheduler] min_job_age_s
   int max_page_items = 0;            // [server] max_page_items; 0: the default
   std::vector<std::string> admins;   // [auth] admins
   double session_ttl_s = 0;          // [auth] session_ttl_s; 0: the default

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -110,6 +111,49 @@ TEST(Dependencies, KillInvalidDependCancelsTheRestOfThePipeline) {
   EXPECT_EQ(cluster.job(b).reason, "DependencyNeverSatisfied");
   EXPECT_EQ(cluster.job(c).reason, "DependencyNeverSatisfied");
   EXPECT_EQ(slurp(cluster.work_dir() + "/log"), "first\n");
+}
+
+// Issue 15: an ended job leaves schedd's memory min_job_age_s after it
+// ended (Slurm's MinJobAge; 300 s by default, applied on reload): `sched
+// queue -t CD` no longer lists it, while `sched show`, `sched acct` and a
+// dependency on it still find it (the journal).
+TEST(Dependencies, AnEndedJobLeavesMemoryAfterMinJobAgeAndStaysKnown) {
+  LocalCluster cluster;
+  cluster.start_agent("n1");
+  ASSERT_TRUE(cluster.wait_nodes_up(1)) << cluster.logs();
+  const auto a = cluster.submit(step(cluster, "first", 0));
+  ASSERT_TRUE(cluster.wait_state(a, "COMPLETED")) << cluster.logs();
+  const std::string id = std::to_string(a);
+  const auto listed = [&] {
+    const CliRun queue = run_sched(cluster, {"queue", "-t", "CD", "-h", "-o", "%i"});
+    EXPECT_EQ(queue.status, 0) << describe(queue);
+    return queue.out.find(id) != std::string::npos;
+  };
+  EXPECT_TRUE(listed()) << "kept in memory for min_job_age_s = 300";
+
+  const std::string config =
+      (std::filesystem::path(cluster.state_dir()).parent_path() / "sched.toml").string();
+  std::string text = [&] {
+    std::ifstream in(config);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  const auto at = text.find("min_job_age_s = 300");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, std::string("min_job_age_s = 300").size(), "min_job_age_s = 0");
+  std::ofstream(config) << text;
+  cluster.signal_schedd(SIGHUP);
+  ASSERT_TRUE(eventually([&] {
+    return cluster.logs().find("applied=scheduler.min_job_age_s") != std::string::npos;
+  })) << cluster.logs();
+  // Dropped at the next tick (every 0.2 s).
+  ASSERT_TRUE(eventually([&] { return !listed(); }, 30s)) << "still in memory\n" << cluster.logs();
+  EXPECT_EQ(cluster.job(a).state, "COMPLETED") << "sched show reads the journal";
+  const CliRun acct = run_sched(cluster, {"acct", "-j", id});
+  ASSERT_EQ(acct.status, 0) << describe(acct);
+  EXPECT_NE(acct.out.find(id), std::string::npos) << acct.out;
+  const auto b = cluster.submit(step(cluster, "second", 0, after_ok(a)));
+  ASSERT_TRUE(cluster.wait_state(b, "COMPLETED")) << cluster.logs();
+  EXPECT_EQ(slurp(cluster.work_dir() + "/log"), "first\nsecond\n");
 }
 
 TEST(Dependencies, UnknownJobsAndBadSpecsAreRefusedAtSubmit) {

@@ -125,6 +125,31 @@ TEST(ConfigReload, LiveKeysAreAppliedAndTheOthersWaitForARestart) {
   EXPECT_TRUE(has(restart, "priority"));
 }
 
+// issue 15: how long an ended job stays in schedd's memory (Slurm's
+// MinJobAge), applied live; a negative age is refused by key.
+TEST(ConfigReload, MinJobAgeIsReadCheckedAndAppliedLive) {
+  luatest::TempDir dir;
+  EXPECT_EQ(DaemonConfig{}.min_job_age_s, 300);
+  EXPECT_EQ(load_config(dir.write("age.toml", "[scheduler]\nmin_job_age_s = 5\n")).min_job_age_s,
+            5);
+  const std::string bad = dir.write("bad.toml", "[scheduler]\nmin_job_age_s = -1\n");
+  try {
+    load_config(bad);
+    FAIL() << "a negative min_job_age_s was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad + ": scheduler.min_job_age_s"), std::string::npos)
+        << e.what();
+  }
+  DaemonConfig running;
+  DaemonConfig fresh;
+  fresh.min_job_age_s = 0;
+  std::vector<std::string> restart;
+  EXPECT_EQ(apply_live_config(running, fresh, restart),
+            std::vector<std::string>{"scheduler.min_job_age_s"});
+  EXPECT_TRUE(restart.empty());
+  EXPECT_EQ(running.min_job_age_s, 0);
+}
+
 TEST(ConfigReload, TheSameConfigChangesNothing) {
   DaemonConfig running;
   std::vector<std::string> restart;

@@ -5,11 +5,15 @@
 
 #include <functional>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "sched/pass_context.hpp"
 #include "sched/sim/native_reader.hpp"
 #include "sched/sim/simulator.hpp"
+#include "sched/sim/swf_reader.hpp"
 
 namespace sched {
 namespace {
@@ -190,6 +194,97 @@ nodes = 4
   // 170 s (2000 + 250) and the 4-node one 30 s (600 + 1000).
   EXPECT_EQ(start_of(true), (std::vector<double>{0, 200, 250}));
 }
+
+// ---------------------------------------------------------------- memory per job (issue 15)
+
+namespace memory {
+
+// An SWF trace (fields as sim/swf_reader.hpp reads them): submissions out of
+// order, one job too large (skipped), one at the same submit time as another.
+const char* kTrace =
+    "; MaxProcs: 4\n"
+    "3 20 -1 30 2 -1 -1 2 60 -1 1 7 -1 -1 0 -1 -1 -1\n"
+    "1 0 -1 100 4 -1 -1 4 100 -1 1 5 -1 -1 0 -1 -1 -1\n"
+    "2 10 -1 50 1 -1 -1 1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+    "4 20 -1 10 8 -1 -1 8 10 -1 1 5 -1 -1 0 -1 -1 -1\n"
+    "5 20 -1 40 1 -1 -1 1 50 -1 1 6 -1 -1 0 -1 -1 -1\n";
+
+std::vector<sim::JobRecord> run(sim::Simulator& simulator) {
+  simulator.set_policy(std::make_shared<CppPolicy>(start_all_that_fit, false));
+  return simulator.run().jobs;
+}
+
+void expect_same(const std::vector<sim::JobRecord>& a, const std::vector<sim::JobRecord>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE("job " + std::to_string(a[i].id));
+    EXPECT_EQ(a[i].id, b[i].id);
+    EXPECT_EQ(a[i].submit, b[i].submit);
+    EXPECT_EQ(a[i].start, b[i].start);
+    EXPECT_EQ(a[i].end, b[i].end);
+    EXPECT_EQ(a[i].nodes, b[i].nodes);
+    EXPECT_EQ(a[i].state, b[i].state);
+    EXPECT_EQ(a[i].node_seconds, b[i].node_seconds);
+    EXPECT_EQ(a[i].start_nodes, b[i].start_nodes);
+    EXPECT_EQ(a[i].end_nodes, b[i].end_nodes);
+  }
+}
+
+TEST(SimulatorMemory, EndedJobsAreDroppedAndTheirRecordsKept) {
+  std::istringstream in(kTrace);
+  const sim::Workload workload = sim::parse_swf(in, "t.swf", {});
+  ASSERT_EQ(workload.jobs.size(), 4u);
+
+  sim::SimConfig keep;
+  keep.forget_ended_jobs = false;
+  sim::Simulator kept(workload, keep);
+  const auto kept_jobs = run(kept);
+  EXPECT_EQ(kept.engine().jobs().size(), 4u) << "forget_ended_jobs = false keeps them";
+  EXPECT_EQ(kept.engine().forgotten_jobs(), 0u);
+
+  sim::Simulator dropped(workload, sim::SimConfig{});
+  const auto dropped_jobs = run(dropped);
+  EXPECT_TRUE(dropped.engine().jobs().empty()) << "every job ended and was dropped";
+  EXPECT_EQ(dropped.engine().forgotten_jobs(), 4u);
+  ASSERT_EQ(dropped_jobs.size(), 4u);
+  EXPECT_EQ(dropped_jobs[0].id, 1);
+  EXPECT_EQ(dropped_jobs[0].state, JobState::Completed);
+  EXPECT_EQ(dropped_jobs[0].start_nodes, 4);
+  EXPECT_EQ(dropped_jobs[3].id, 5);
+  expect_same(kept_jobs, dropped_jobs);
+}
+
+TEST(SimulatorMemory, AJobSourceReplaysAsTheWholeWorkload) {
+  std::istringstream whole_in(kTrace);
+  const sim::Workload workload = sim::parse_swf(whole_in, "t.swf", {});
+  std::istringstream trace_in(kTrace);
+  const sim::SwfTrace trace = sim::parse_swf_trace(trace_in, "t.swf", {});
+  ASSERT_EQ(trace.size(), workload.jobs.size());
+  EXPECT_TRUE(trace.header.jobs.empty());
+  EXPECT_EQ(trace.header.nodes, workload.nodes);
+  EXPECT_EQ(trace.header.skipped, 1);
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const sim::WorkloadJob made = trace.make(i);
+    EXPECT_EQ(made.id, workload.jobs[i].id);
+    EXPECT_EQ(made.submit, workload.jobs[i].submit);
+    EXPECT_EQ(made.spec.name, workload.jobs[i].spec.name);
+    EXPECT_EQ(made.spec.user, workload.jobs[i].spec.user);
+    EXPECT_EQ(made.spec.walltime, workload.jobs[i].spec.walltime);
+  }
+
+  sim::Simulator from_workload(workload, sim::SimConfig{});
+  const auto expected = run(from_workload);
+  sim::Simulator from_source(trace.header, trace, sim::SimConfig{});
+  const auto got = run(from_source);
+  expect_same(expected, got);
+  for (const auto& record : got) EXPECT_EQ(record.state, JobState::Completed) << record.id;
+  EXPECT_TRUE(from_source.engine().jobs().empty());
+
+  EXPECT_THROW({ sim::Simulator both(workload, trace, sim::SimConfig{}); }, std::invalid_argument)
+      << "jobs from the workload and a source at once";
+}
+
+}  // namespace memory
 
 }  // namespace
 }  // namespace sched

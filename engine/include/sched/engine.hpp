@@ -249,6 +249,14 @@ class Engine {
   // job id the engine does not know is unknown.
   using EndedJobLookup = std::function<std::optional<JobState>(JobId)>;
   void set_ended_job_lookup(EndedJobLookup lookup) { ended_lookup_ = std::move(lookup); }
+  // Drops an ended job from memory (issue 15: the simulator keeps no ended
+  // job; schedd could, after Slurm's MinJobAge). Its end state stays known
+  // to dependencies, and its id stays taken. Call it outside any input or
+  // pass (the engine may hold the job there). NotFound: no such job;
+  // Conflict: it has not ended.
+  Status forget_job(JobId id);
+  // How many jobs forget_job dropped.
+  std::size_t forgotten_jobs() const { return forgotten_.size(); }
   // The earliest --begin time a pending job waits for; tick() lets those
   // whose time has come into the queue.
   std::optional<double> next_begin_time() const;
@@ -473,6 +481,8 @@ class Engine {
   std::map<std::pair<std::string, std::string>, std::set<JobId>> singletons_;  // pending, waiting
   std::set<std::pair<double, JobId>> begin_waits_;                             // (begin time, id)
   EndedJobLookup ended_lookup_;
+  // Jobs forget_job dropped: their end state (known_state, a taken id).
+  std::unordered_map<JobId, JobState> forgotten_;
   std::uint64_t event_seq_ = 0;
 
   FairShare fair_share_;

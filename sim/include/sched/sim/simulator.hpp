@@ -45,6 +45,10 @@ struct SimConfig {
   // Events after this time are not handled: the run stops there (a twin's
   // horizon); nothing: the run goes on until the workload is done.
   std::optional<double> until;
+  // The engine drops each job once it ended and its record is taken
+  // (issue 15: memory per job); false keeps them in engine() after the run
+  // (a twin reads them).
+  bool forget_ended_jobs = true;
 };
 
 struct SimResult {
@@ -67,6 +71,10 @@ std::string sim_node_name(int index);
 class Simulator : private Enactor, private EventSink {
  public:
   Simulator(const Workload &workload, SimConfig config);
+  // The jobs from `jobs`, made one at a time as they are submitted; the
+  // rest (cluster, timed events, skipped records) from `workload`, whose
+  // own jobs must be empty. Both must outlive the simulator.
+  Simulator(const Workload &workload, const JobSource &jobs, SimConfig config);
   ~Simulator() override;
 
   Engine &engine() { return engine_; }
@@ -114,7 +122,19 @@ class Simulator : private Enactor, private EventSink {
   void handle(const Pending &event);
   void schedule_tick(double after);
 
-  const WorkloadJob &workload_job(const Run &run) const { return workload_.jobs[run.index]; }
+  std::size_t job_count() const { return source_ ? source_->size() : workload_.jobs.size(); }
+  // A workload job that has been submitted and has not ended.
+  const WorkloadJob &job_at(std::size_t index) const {
+    return source_ ? made_.at(index) : workload_.jobs[index];
+  }
+  const WorkloadJob &workload_job(const Run &run) const { return job_at(run.index); }
+  // Queues the submission of the next workload job (one at a time, in
+  // submission order; restored jobs are not submitted).
+  void push_next_submission();
+  // The record of a job for the result (jobs.csv).
+  JobRecord record_of(const Job &job) const;
+  // Drops what is kept of the jobs that ended since the last call.
+  void drop_ended();
   Run *live_run(const Pending &event);  // nullptr when the event is stale
   bool is_stale(const Pending &event) const;
   // Brings the run's work and its measured sums up to now; the sums go to
@@ -147,14 +167,22 @@ class Simulator : private Enactor, private EventSink {
   void on_event(const Event &event) override;
 
   const Workload &workload_;
+  const JobSource *source_ = nullptr;  // null: the jobs are workload_.jobs
+  // Jobs made from source_, submitted or about to be, not yet ended.
+  std::unordered_map<std::size_t, WorkloadJob> made_;
+  std::size_t next_submission_ = 0;  // the workload job to submit next
+  // Records of the jobs that ended (the others' are made at the run's end).
+  std::vector<JobRecord> records_;
+  std::vector<JobId> ended_;  // since the last drop_ended()
   SimConfig config_;
   ManualClock clock_;
   Engine engine_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
-  std::unordered_map<JobId, std::size_t> workload_index_;  // job id → workload job
-  std::unordered_map<JobId, Run> runs_;                    // started jobs that have not ended
-  std::vector<int> start_sizes_;  // by workload job: the size of its last start
+  // Job id → workload job, for the jobs submitted (or restored) that have not ended.
+  std::unordered_map<JobId, std::size_t> workload_index_;
+  std::unordered_map<JobId, Run> runs_;  // started jobs that have not ended
+  std::vector<int> start_sizes_;         // by workload job: the size of its last start
   std::uint64_t generations_ = 0;
   // What the enactor knows at once (a start confirmed, a stopped job's end,
   // performance data), fed to the engine after the pass that caused it.

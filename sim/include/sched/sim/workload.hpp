@@ -3,6 +3,7 @@
 // TOML format all produce this.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -47,6 +48,16 @@ struct Workload {
   std::vector<WorkloadJob> jobs;  // in submission order (submit, then id)
   std::vector<TimedEvent> events;
   int skipped = 0;  // records read but not simulated
+};
+
+// Where a simulator takes jobs from when the workload does not hold them
+// (issue 15): job `index` is made when the simulator submits it, and
+// dropped once it ended. Jobs in submission order (submit, then id).
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+  virtual std::size_t size() const = 0;
+  virtual WorkloadJob make(std::size_t index) const = 0;
 };
 
 // A workload that cannot be read: the message names the file and line.
