@@ -363,7 +363,11 @@ void Engine::launch_if_ready(JobId id) {
     // no fault of its own: its limit stretches as a shrink's would.
     job->limit_extension = 0;
     job->adapting_since = -1;
-    if (is_resizable(job->spec.kind) && job->size() > 0 && job->size() < job->spec.nodes) {
+    const int held = core_count(job->cores);  // a job of an invasive partition: by cores
+    if (is_resizable(job->spec.kind) && held > 0 && held < job->spec.cores) {
+      job->limit_extension = job->spec.walltime * (static_cast<double>(job->spec.cores) / held - 1);
+    } else if (is_resizable(job->spec.kind) && held == 0 && job->size() > 0 &&
+               job->size() < job->spec.nodes) {
       job->limit_extension =
           job->spec.walltime * (static_cast<double>(job->spec.nodes) / job->size() - 1);
     }

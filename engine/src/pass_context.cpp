@@ -201,7 +201,8 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   return start_impl(id, nodes, nullptr);
 }
 
-Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSet* named) {
+Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSet* named,
+                                int cores) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
   if (!mine(*job)) return refuse_other_partition(*job);
@@ -215,7 +216,7 @@ Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSe
   if (const std::string_view why = waiting_reason(*job); !why.empty()) {
     return refuse(RefusalCode::NotPending, id, 0, 0, "PENDING (" + std::string(why) + ")");
   }
-  if (engine_.cores_partition(job->partition)) return start_on_cores(*job, mark, named);
+  if (engine_.cores_partition(job->partition)) return start_on_cores(*job, mark, named, cores);
   const JobSpec& spec = job->spec;
   const int size = nodes.value_or(spec.nodes);
   if (size < 1) return refuse(RefusalCode::BadArgument, id, size, 0, "size must be at least 1");
@@ -282,8 +283,31 @@ Verdict PassContext::start(JobId id, const CoreSet& cores) {
   return start_impl(id, std::nullopt, &cores);
 }
 
-Verdict PassContext::start_on_cores(const Job& job, Mark& mark, const CoreSet* named) {
-  const int want = job.spec.cores;
+Verdict PassContext::start_with_cores(JobId id, int count) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!engine_.cores_partition(job->partition)) {
+    return refuse(RefusalCode::BadArgument, id, 0, 0,
+                  "a core count is for a job of an invasive partition only");
+  }
+  if (count < 1) return refuse(RefusalCode::BadArgument, id, count, 0, "at least 1 core");
+  if (count != job->spec.cores) {
+    if (job->spec.kind != JobKind::Malleable) {
+      return refuse(RefusalCode::RigidJob, id, count, job->spec.cores,
+                    "a rigid job starts on its cores");
+    }
+    if (count < job->spec.min_cores) {
+      return refuse(RefusalCode::BelowMin, id, count, job->spec.min_cores, "cores");
+    }
+    if (count > job->spec.max_cores) {
+      return refuse(RefusalCode::AboveMax, id, count, job->spec.max_cores, "cores");
+    }
+  }
+  return start_impl(id, std::nullopt, nullptr, count);
+}
+
+Verdict PassContext::start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count) {
+  const int want = count > 0 ? count : job.spec.cores;
   const CoreMap& map = core_map();
   const std::vector<NodeIndex> candidates = core_candidates();
   CoreSet cores;

@@ -276,6 +276,30 @@ TEST_F(CoresResize, AnExpandRolledBackOrEndedGivesItsNewCoresBack) {
   EXPECT_EQ(engine->cluster().idle_count(1), 2);
 }
 
+TEST_F(CoresResize, AMalleableJobStartsOnACoreCountWithinItsBounds) {
+  JobSpec spec = malleable(8, 2, 8);
+  spec.walltime = 100;
+  const JobId a = submit(spec);
+  const JobId rigid = submit(cores_job(2));
+  in_inv([&](PassContext& ctx) {
+    auto v = ctx.start_with_cores(a, 1);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->code, RefusalCode::BelowMin);
+    v = ctx.start_with_cores(a, 9);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->code, RefusalCode::AboveMax);
+    v = ctx.start_with_cores(rigid, 3);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->code, RefusalCode::RigidJob);
+    EXPECT_EQ(ctx.start_with_cores(a, 2), std::nullopt);
+    EXPECT_EQ(ctx.start_with_cores(rigid, 2), std::nullopt);
+  });
+  EXPECT_EQ(core_count(job(a).cores), 2);
+  engine->job_started(a);
+  // Started at 2 of its 8 cores: its limit stretches by 8/2.
+  EXPECT_DOUBLE_EQ(job(a).est_end(), job(a).start_time + 400);
+}
+
 TEST_F(CoresResize, ASuspendedJobFreesItsCoresAndResumesOnTheSameOnes) {
   const JobId a = run(cores_job(6));  // n2
   const CoreSet cores = job(a).cores;

@@ -112,6 +112,10 @@ class PassContext {
   // `bad_argument` when the set is malformed or the job not of such a
   // partition. An empty set: the engine places it.
   Verdict start(JobId id, const CoreSet& cores);
+  // A malleable job of an invasive partition started on `count` cores, in
+  // [min_cores, max_cores] (below_min, above_max), placed by the engine; a
+  // rigid one only at its own count (rigid_job).
+  Verdict start_with_cores(JobId id, int count);
   // The invasive partitions' cores as this pass has left them (tentative:
   // its core starts are taken).
   const CoreMap& core_map();
@@ -159,8 +163,8 @@ class PassContext {
   };
 
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});
-  Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named);
-  Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named);
+  Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named, int cores = 0);
+  Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count = 0);
   // The nodes a core start may use: up, not draining, of this pass's partition.
   std::vector<NodeIndex> core_candidates() const;
   // How many of them have a free core (tentative): an invasive partition's
