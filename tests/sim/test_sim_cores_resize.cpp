@@ -104,7 +104,8 @@ TEST(SimCoresResize, ACoreRangeOutsideItsStartIsRefusedByTheEngine) {
   sim::Workload workload = sim::parse_native(kWorkload, "cores.toml");
   workload.jobs[1].spec.min_cores = 3;  // start 2 below min 3
   const sim::SimResult result = run(workload, kGrowPolicy);
-  EXPECT_EQ(result.jobs.size(), 1u) << "the engine refuses it at submit";
+  EXPECT_EQ(result.rejected, 1) << "the engine refuses it at submit, as schedd does";
+  EXPECT_EQ(result.jobs.size(), 1u);
 }
 
 }  // namespace
