@@ -55,8 +55,14 @@ WindowPlan plan_window(const StepLayout& layout, Resize::Op op,
 
 void Adaptations::begin(const Job& job, const Resize& resize,
                         const std::vector<std::string>& job_nodes,
-                        const std::vector<std::string>& changed, double now) {
+                        const std::vector<std::string>& changed, double now,
+                        std::optional<CoreChange> cores) {
   const JobId id = job.id;
+  if (cores) {
+    // Wider before its processes go on; narrower only once they committed.
+    if (cores->expand) send_cores(id, cores->after);
+    core_changes_[id] = *cores;
+  }
   auto [step_id, step] = steps_.newest(id);
   if (!step) {
     // No step runs: nothing to tell, the next `sched run` uses the new nodes.
@@ -64,7 +70,7 @@ void Adaptations::begin(const Job& job, const Resize& resize,
     return;
   }
   WindowPlan plan = plan_window(step->layout, resize.op, changed);
-  if (plan.old_size == plan.new_size) {
+  if (plan.old_size == plan.new_size && !cores) {
     // A shrink of nodes the step does not use: its processes stay as they are.
     done(id, true);
     return;
@@ -80,6 +86,11 @@ void Adaptations::begin(const Job& job, const Resize& resize,
   begin.old_ranks = plan.old_ranks;
   begin.new_ranks = plan.new_ranks;
   begin.job_nodes = job_nodes;
+  if (cores) {
+    begin.core_ids = cores->after;
+    begin.old_cores = cores->old_cores;
+    begin.new_cores = cores->new_cores;
+  }
   if (resize.op == Resize::Op::Expand) {
     begin.job_nodes.insert(begin.job_nodes.end(), changed.begin(), changed.end());
     live.added = changed;
@@ -104,6 +115,7 @@ void Adaptations::begin(const Job& job, const Resize& resize,
       launch.nodes = step_nodes;
       launch.ranks = ranks;
       launch.tasks = plan.new_size;
+      if (cores) launch.core_ids = cores->after;  // its cores on the node it joins
       body.launch = std::move(launch);
     }
     sent = agents_.send(node, proto::type::kAdaptBegin, body) && sent;
@@ -207,6 +219,11 @@ void Adaptations::node_lost(const std::string& node) {
 }
 
 std::vector<std::string> Adaptations::withdraw(JobId job, const std::string& reason) {
+  core_changes_.erase(job);  // the job is stopping: its cores go with it
+  return withdraw_live(job, reason);
+}
+
+std::vector<std::string> Adaptations::withdraw_live(JobId job, const std::string& reason) {
   auto it = live_.find(job);
   if (it == live_.end()) return {};
   std::vector<std::string> added = it->second.added;
@@ -237,20 +254,31 @@ void Adaptations::end(JobId job, const std::string& why) {
   if (it == live_.end()) return;
   const bool open = it->second.open;
   const std::uint64_t adaptation = it->second.begin.adaptation;
-  withdraw(job, why);
+  withdraw_live(job, why);
   if (!open) {
     spdlog::warn("job {}: adaptation {} rolled back: {}", job, adaptation, why);
     done(job, false);
     return;
   }
   // The processes were moving their data: no consistent state to go back to.
+  core_changes_.erase(job);
   spdlog::error("job {}: adaptation {} failed in its window: {}; the job fails", job, adaptation,
                 why);
   results_.push([job, why](Engine& engine) { engine.fail(job, "adaptation failed: " + why); });
 }
 
+void Adaptations::send_cores(JobId job, const std::map<std::string, std::vector<int>>& cores) {
+  const proto::JobCores body{job, cores};
+  for (const auto& [node, ids] : cores) agents_.send(node, proto::type::kJobCores, body);
+}
+
 void Adaptations::done(JobId job, bool ok) {
   live_.erase(job);
+  if (auto it = core_changes_.find(job); it != core_changes_.end()) {
+    if (ok && !it->second.expand) send_cores(job, it->second.after);   // committed: narrower
+    if (!ok && it->second.expand) send_cores(job, it->second.before);  // rolled back
+    core_changes_.erase(it);
+  }
   results_.push([job, ok](Engine& engine) { engine.adaptation_done(job, ok); });
 }
 

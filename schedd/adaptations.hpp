@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,6 +51,16 @@ struct WindowPlan {
 WindowPlan plan_window(const StepLayout& layout, Resize::Op op,
                        const std::vector<std::string>& changed);
 
+// A resize by cores of a job of an invasive partition (issue 20 item 2):
+// its cores by node name before and after, and their counts.
+struct CoreChange {
+  bool expand = false;
+  std::map<std::string, std::vector<int>> before;
+  std::map<std::string, std::vector<int>> after;
+  int old_cores = 0;
+  int new_cores = 0;
+};
+
 class Adaptations {
  public:
   // `notify_client(peer, resized)` tells a step's `sched run` its new size.
@@ -61,8 +72,14 @@ class Adaptations {
 
   // Step 1: the engine's resize of `job`, whose nodes are `job_nodes`;
   // `changed` names the nodes the resize adds or removes.
+  // `cores`: a resize by cores. The agents are told the new cores
+  // (job.cores) before adapt.begin when it grows, once it is done when it
+  // shrinks, and the old ones again when a growth is rolled back; the window
+  // runs even when no process joins or leaves, so that the processes learn
+  // their new cores (adapt.begin's core_ids).
   void begin(const Job& job, const Resize& resize, const std::vector<std::string>& job_nodes,
-             const std::vector<std::string>& changed, double now);
+             const std::vector<std::string>& changed, double now,
+             std::optional<CoreChange> cores = std::nullopt);
 
   // Agents' answers. Each returns an error for people when the message does
   // not fit the adaptation under way (it is then ignored).
@@ -100,6 +117,9 @@ class Adaptations {
   // opened, or the job fails.
   void end(JobId job, const std::string& why);
   void done(JobId job, bool ok);
+  // withdraw() without forgetting a resize by cores (end() still reports it).
+  std::vector<std::string> withdraw_live(JobId job, const std::string& reason);
+  void send_cores(JobId job, const std::map<std::string, std::vector<int>>& cores);
 
   AgentDirectory& agents_;
   StepTable& steps_;
@@ -107,6 +127,7 @@ class Adaptations {
   double timeout_s_ = 20;
   std::uint64_t last_id_ = 0;
   std::map<JobId, Live> live_;
+  std::map<JobId, CoreChange> core_changes_;  // resizes by cores, until done
   ClientNotice notify_client_;
 };
 

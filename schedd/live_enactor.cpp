@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include "sched/convert/wire_convert.hpp"
+#include "sched/core_resize.hpp"
 
 namespace sched::daemon {
 
@@ -27,8 +28,25 @@ void LiveEnactor::resize(const Job& job, const Resize& resize) {
   const auto& nodes = resize.op == Resize::Op::Expand ? resize.added : resize.removed;
   std::vector<std::string> changed;
   for (NodeIndex n : nodes) changed.push_back(engine_->cluster().node(n).name);
+  std::optional<CoreChange> cores;
+  if (!resize.cores.empty()) {
+    // Issue 20 item 2: a resize by cores; job.cores are still the old ones.
+    cores.emplace();
+    cores->expand = resize.op == Resize::Op::Expand;
+    cores->before = convert::core_ids(job, engine_->cluster());
+    Job after;
+    after.cores = job.cores;
+    if (cores->expand) {
+      add_cores(after.cores, resize.cores);
+    } else {
+      remove_cores(after.cores, resize.cores);
+    }
+    cores->after = convert::core_ids(after, engine_->cluster());
+    cores->old_cores = resize.cores_from;
+    cores->new_cores = resize.cores_to;
+  }
   adaptations_.begin(job, resize, convert::node_names(job, engine_->cluster()), changed,
-                     engine_->now());
+                     engine_->now(), std::move(cores));
 }
 
 void LiveEnactor::stop(const Job& job, StopReason reason) {

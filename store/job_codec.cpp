@@ -209,7 +209,9 @@ std::string encode_spec(const JobSpec& spec) {
   // ---- partition (issue 20 item 1): absent in older specs (the engine then
   // puts the job in the default partition when it restores it)
   if (!spec.partition.empty()) object["partition"] = text(spec.partition);
-  if (spec.cores != 0) object["cores"] = spec.cores;  // issue 20 item 2: --cores
+  if (spec.cores != 0) object["cores"] = spec.cores;              // issue 20 item 2: --cores
+  if (spec.min_cores != 0) object["min_cores"] = spec.min_cores;  // --cores MIN-MAX
+  if (spec.max_cores != 0) object["max_cores"] = spec.max_cores;
   return object.dump();
 }
 
@@ -247,6 +249,8 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read_enum(object, "cpu_bind", spec.cpu_bind, tasks::parse_cpu_bind);
   read(object, "partition", spec.partition);  // issue 20 item 1
   read(object, "cores", spec.cores);          // issue 20 item 2
+  read(object, "min_cores", spec.min_cores);
+  read(object, "max_cores", spec.max_cores);
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
     spec.environment.clear();

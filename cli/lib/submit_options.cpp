@@ -60,7 +60,8 @@ constexpr std::array<OptionInfo, 40> kOptions = {{
      "Nodes to itself: always so here, except in a partition of kind cores"},
     {"cores", 0, ValueKind::Required, false,
      "Cores in all, for a partition of kind cores, where jobs share nodes by cores "
-     "(default: -n × -c)"},
+     "(default: -n × -c); MIN-MAX: a malleable job there, grown and shrunk by cores, "
+     "started at MAX"},
     {"cpus-per-task", 'c', ValueKind::Required, false,
      "Cores of each task (a node must have that many; with --cpu-bind=cores each task is "
      "pinned to its own)"},
@@ -263,7 +264,9 @@ std::optional<std::string> set_value(SubmitOptions& o, const OptionInfo& option,
   } else if (name == "cpus-per-task") {
     return count(o.cpus_per_task);
   } else if (name == "cores") {
-    return count(o.cores);
+    auto parsed = parse_node_range(value);
+    if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+    o.cores = std::get<NodeRange>(parsed);
   } else if (name == "distribution") {
     // Slurm's NODE:SOCKET form: only the node level means something here.
     const std::string level = lower(value.substr(0, value.find(':')));
@@ -495,6 +498,8 @@ SubmitOptions merge(const SubmitOptions& base, const SubmitOptions& over) {
 JobKind infer_kind(const SubmitOptions& options) {
   if (options.kind) return *options.kind;
   if (options.min_nodes || options.max_nodes) return JobKind::Malleable;
+  // --cores MIN-MAX: resized by cores in an invasive partition (issue 20 item 2).
+  if (options.cores && options.cores->min != options.cores->max) return JobKind::Malleable;
   if (options.nodes && options.nodes->min != options.nodes->max) return JobKind::Moldable;
   return JobKind::Rigid;
 }
@@ -553,7 +558,13 @@ Submission build_submission(const SubmitOptions& options, std::string command,
         *options.ntasks, static_cast<long long>(spec.nodes) * *options.tasks_per_node));
   }
   spec.cpus_per_task = options.cpus_per_task.value_or(1);
-  spec.cores = options.cores.value_or(0);  // issue 20 item 2
+  if (options.cores) {  // issue 20 item 2: N, or MIN-MAX started at MAX
+    spec.cores = options.cores->max;
+    if (options.cores->min != options.cores->max) {
+      spec.min_cores = options.cores->min;
+      spec.max_cores = options.cores->max;
+    }
+  }
   spec.distribution = options.distribution.value_or(tasks::Distribution::Block);
   spec.cpu_bind = options.cpu_bind.value_or(tasks::CpuBind::None);
   // -n without -N (nor -w or a range): the engine sizes the job from the

@@ -67,7 +67,7 @@ struct SubmitOptions {
   std::optional<int> ntasks;  // -n, --ntasks: tasks in all (tasks_per_node wins)
   // ---- tasks (issue 16 item 1)
   std::optional<int> cpus_per_task;                 // -c, --cpus-per-task
-  std::optional<int> cores;                         // --cores (issue 20 item 2)
+  std::optional<NodeRange> cores;                   // --cores N or MIN-MAX (issue 20 item 2)
   std::optional<tasks::Distribution> distribution;  // -m, --distribution
   std::optional<tasks::CpuBind> cpu_bind;           // --cpu-bind
   // ---- priority (issue 18 item 5)

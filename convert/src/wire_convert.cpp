@@ -41,6 +41,10 @@ void task_fields_to_wire(const JobSpec& spec, Msg& out) {
   if constexpr (requires { out.cores; }) {
     if (spec.cores > 0) out.cores = spec.cores;  // issue 20 item 2
   }
+  if constexpr (requires { out.min_cores; }) {  // a malleable job's bounds by cores
+    if (spec.min_cores > 0 && spec.min_cores != spec.cores) out.min_cores = spec.min_cores;
+    if (spec.max_cores > 0 && spec.max_cores != spec.cores) out.max_cores = spec.max_cores;
+  }
   if constexpr (requires { out.cpu_bind; }) {
     if (spec.cpu_bind != tasks::CpuBind::None) {
       out.cpu_bind = std::string(tasks::to_string(spec.cpu_bind));
@@ -216,6 +220,11 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   out.cpus_per_task = in.cpus_per_task.value_or(1);
   if (in.cores && *in.cores < 1) return "job.cores: must be at least 1";
   out.cores = in.cores.value_or(0);
+  if ((in.min_cores && *in.min_cores < 1) || (in.max_cores && *in.max_cores < 1)) {
+    return "job.min_cores, job.max_cores: must be at least 1";
+  }
+  out.min_cores = in.min_cores.value_or(0);
+  out.max_cores = in.max_cores.value_or(0);
   out.distribution = *distribution;
   out.cpu_bind = *cpu_bind;
   out.nodes_from_tasks = in.nodes_from_tasks.value_or(false);

@@ -122,7 +122,15 @@ int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
 // (bad_argument), as the engine's checks of the set are.
 int start_on_named_cores(lua_State* L, PassContext& pass, JobId id) {
   lua_getfield(L, 3, "cores");
-  if (!lua_istable(L, -1)) luaL_argerror(L, 3, "expected {cores = {node = {core ids}}}");
+  if (lua_isinteger(L, -1)) {
+    // ctx:start(job, {cores = n}): a malleable job by cores at n of them.
+    const auto count = static_cast<int>(lua_tointeger(L, -1));
+    lua_pop(L, 1);
+    return answer(L, pass, pass.start_with_cores(id, count));
+  }
+  if (!lua_istable(L, -1)) {
+    luaL_argerror(L, 3, "expected {cores = n} or {cores = {node = {core ids}}}");
+  }
   const int set = lua_gettop(L);
   CoreSet cores;
   std::string unknown;

@@ -14,6 +14,7 @@
 
 #include "lua_runtime.hpp"
 #include "sched/cluster.hpp"
+#include "sched/core_map.hpp"
 #include "sched/pass_context.hpp"
 
 namespace sched {
@@ -246,6 +247,14 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
     // for a job of whole nodes.
     if (spec.cores <= 0) return false;
     lua_pushinteger(L_, spec.cores);
+  } else if (key == "min_cores" || key == "max_cores") {
+    // A malleable job there is resized by cores within these bounds.
+    if (spec.cores <= 0) return false;
+    lua_pushinteger(L_, key == "min_cores" ? spec.min_cores : spec.max_cores);
+  } else if (key == "core_count") {
+    // How many cores it holds (a suspended job: the ones it resumes on).
+    if (job.cores.empty()) return false;
+    lua_pushinteger(L_, core_count(job.cores));
   } else if (key == "core_set") {
     // The cores it holds: {node name = {core ids}}; nil when none.
     if (job.cores.empty() || !cluster_) return false;

@@ -452,6 +452,12 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       // there); the nodes stay free for others meanwhile. The time it was
       // suspended before the restart counts from its saved start.
       ref.state = JobState::Suspended;
+      // A job of an invasive partition resumes on its journaled cores.
+      if (by_cores && saved.cores.size() == allocation.size()) {
+        for (std::size_t i = 0; i < allocation.size(); ++i) {
+          ref.cores.push_back({allocation[i], saved.cores[i].cores});
+        }
+      }
       if (ref.suspended_since < 0) ref.suspended_since = clock_.now();
       suspended_.insert(ref.id);
     } else {
@@ -751,9 +757,11 @@ void Engine::extend_limit(Job& job, const Resize& resize, bool ok) {
   job.adapting_since = -1;
   if (!ok || resize.op != Resize::Op::Shrink || job.spec.walltime <= 0) return;
   const double left = job.est_end() - now;
-  if (left > 0) {
-    job.limit_extension += left * (static_cast<double>(resize.from) / resize.to - 1);
-  }
+  // A job of an invasive partition runs on its cores: old/new by cores.
+  const bool by_cores = resize.cores_to > 0;
+  const double from = by_cores ? resize.cores_from : resize.from;
+  const double to = by_cores ? resize.cores_to : resize.to;
+  if (left > 0 && to > 0) job.limit_extension += left * (from / to - 1);
 }
 
 void Engine::adaptation_done(JobId id, bool ok) {
@@ -765,7 +773,9 @@ void Engine::adaptation_done(JobId id, bool ok) {
   waiting_nodes_.erase(id);  // an expand that ends before all its nodes came
   const int before = job->size();
   account_allocation(*job);
-  if (ok && resize.op == Resize::Op::Expand) {
+  if (!resize.cores.empty()) {
+    finish_resize_cores(*job, resize, ok);
+  } else if (ok && resize.op == Resize::Op::Expand) {
     job->allocation.insert(job->allocation.end(), resize.added.begin(), resize.added.end());
     ++job->expansions;
     job->gain += resize.to - resize.from;

@@ -5,6 +5,7 @@
 // wholly free ones and nothing allocates such a node whole.
 #include <algorithm>
 
+#include "sched/core_resize.hpp"
 #include "sched/engine.hpp"
 
 namespace sched {
@@ -59,13 +60,81 @@ void Engine::enact_start_cores(Job& job, const CoreSet& cores) {
 
 void Engine::release_cores(Job& job) {
   cores_.release(job.id, job.cores);
-  for (const NodeCores& nc : job.cores) {
-    const Node& node = cluster_.node(nc.node);
-    if (node.job == kCoresShared && cores_.free_count(nc.node) == cores_.cores(nc.node)) {
-      cluster_.release(nc.node);
+  for (const NodeCores& nc : job.cores) release_if_no_core_busy(nc.node);
+  job.cores.clear();
+}
+
+void Engine::release_if_no_core_busy(NodeIndex index) {
+  const Node& node = cluster_.node(index);
+  if (node.job == kCoresShared && cores_.free_count(index) == cores_.cores(index)) {
+    cluster_.release(index);
+  }
+}
+
+// ---- resizing by cores (issue 20 item 2; docs/design.md §6)
+
+void Engine::enact_resize_cores(Job& job, int to, const CoreSet& cores) {
+  Resize resize;
+  resize.cores = cores;
+  resize.cores_from = core_count(job.cores);
+  resize.cores_to = to;
+  resize.from = job.size();
+  const auto holds_on = [&job](NodeIndex node) {
+    return std::find(job.allocation.begin(), job.allocation.end(), node) != job.allocation.end();
+  };
+  if (to > resize.cores_from) {
+    resize.op = Resize::Op::Expand;
+    cores_.take(job.id, cores);
+    for (const NodeCores& nc : cores) {
+      if (holds_on(nc.node)) continue;
+      resize.added.push_back(nc.node);  // a node it gains whole: processes start there
+      if (cluster_.node(nc.node).job == 0) cluster_.assign(nc.node, kCoresShared);
+    }
+  } else {
+    resize.op = Resize::Op::Shrink;
+    for (const NodeCores& nc : cores) {
+      const auto it = std::find_if(job.cores.begin(), job.cores.end(),
+                                   [&](const NodeCores& mine) { return mine.node == nc.node; });
+      if (it != job.cores.end() && it->cores.size() == nc.cores.size()) {
+        resize.removed.push_back(nc.node);  // it leaves the node: its processes there go
+      }
     }
   }
-  job.cores.clear();
+  resize.to =
+      resize.from + static_cast<int>(resize.added.size()) - static_cast<int>(resize.removed.size());
+  adaptations_[job.id] = resize;
+  std::string message = (resize.op == Resize::Op::Expand ? "expand " : "shrink ") +
+                        std::to_string(resize.cores_from) + " -> " + std::to_string(to) + " cores";
+  transition(job, JobState::Adapting, EventType::JobAdapting, std::move(message));
+  launch_if_ready(job.id);
+}
+
+void Engine::finish_resize_cores(Job& job, const Resize& resize, bool ok) {
+  if (ok && resize.op == Resize::Op::Expand) {
+    add_cores(job.cores, resize.cores);
+    ++job.expansions;
+  } else if (ok) {
+    // Narrowed once the application committed: the cores are free now.
+    cores_.release(job.id, resize.cores);
+    remove_cores(job.cores, resize.cores);
+    ++job.shrinks;
+  } else if (resize.op == Resize::Op::Expand) {
+    cores_.release(job.id, resize.cores);  // rolled back: the new cores go back
+  }
+  for (const NodeCores& nc : resize.cores) release_if_no_core_busy(nc.node);
+  job.allocation.clear();
+  for (const NodeCores& nc : job.cores) job.allocation.push_back(nc.node);
+  if (ok) job.gain += resize.cores_to - resize.cores_from;
+}
+
+void Engine::suspend_cores(Job& job) {
+  cores_.release(job.id, job.cores);
+  for (const NodeCores& nc : job.cores) release_if_no_core_busy(nc.node);
+}
+
+void Engine::resume_cores(Job& job) {
+  const CoreSet cores = job.cores;
+  hold_cores(job, cores);
 }
 
 }  // namespace sched

@@ -62,7 +62,8 @@ Engine::DrainShrink Engine::plan_drain_shrink(const Job& job) const {
 }
 
 void Engine::shrink_off_drained(Job& job, bool announce) {
-  if (job.spec.kind != JobKind::Malleable) return;
+  // A job of an invasive partition keeps its cores there until it ends.
+  if (job.spec.kind != JobKind::Malleable || !job.cores.empty()) return;
   const DrainShrink plan = plan_drain_shrink(job);
   if (plan.later) {
     drain_waits_.insert(job.id);

@@ -180,10 +180,11 @@ Status Engine::admit_to_partition(const Partition& partition, JobSpec& spec) con
 
 Status Engine::admit_cores(int index, JobSpec& spec) const {
   const std::string& name = partitions_[static_cast<std::size_t>(index)].spec.name;
-  if (spec.kind != JobKind::Rigid) {
-    return Status::invalid("partition " + name +
-                           " allocates cores: its jobs are rigid (growing and shrinking by cores "
-                           "is not built yet)");
+  // Rigid, or malleable by cores (--cores MIN-MAX); a moldable or evolving
+  // job's size there is not built.
+  if (spec.kind != JobKind::Rigid && spec.kind != JobKind::Malleable) {
+    return Status::invalid("partition " + name + " allocates cores: its jobs are rigid or " +
+                           "malleable (by cores), not " + std::string(to_string(spec.kind)));
   }
   if (has_placement(spec)) {
     return Status::invalid(
@@ -197,11 +198,32 @@ Status Engine::admit_cores(int index, JobSpec& spec) const {
     const long long cores = tasks * spec.cpus_per_task;
     spec.cores = static_cast<int>(std::min<long long>(cores, 1LL << 30));
   }
-  const int total = partition_cores(index);
-  if (spec.cores > total) {
-    return Status::invalid("job needs " + std::to_string(spec.cores) + " cores; partition " + name +
-                           " has " + std::to_string(total));
+  if (spec.min_cores < 0 || spec.max_cores < 0) {
+    return Status::invalid("--cores MIN-MAX: the bounds must be at least 1");
   }
+  if (spec.kind == JobKind::Rigid) {
+    if ((spec.min_cores != 0 && spec.min_cores != spec.cores) ||
+        (spec.max_cores != 0 && spec.max_cores != spec.cores)) {
+      return Status::invalid("a rigid job runs on its --cores; a core range needs a malleable job");
+    }
+    spec.min_cores = spec.max_cores = spec.cores;
+  } else {
+    if (spec.min_cores == 0) spec.min_cores = spec.cores;
+    if (spec.max_cores == 0) spec.max_cores = spec.cores;
+    if (spec.min_cores > spec.cores || spec.cores > spec.max_cores) {
+      return Status::invalid("--cores: the start size " + std::to_string(spec.cores) +
+                             " is not in [" + std::to_string(spec.min_cores) + ", " +
+                             std::to_string(spec.max_cores) + "]");
+    }
+  }
+  const int total = partition_cores(index);
+  if (spec.min_cores > total) {
+    return Status::invalid("job needs " + std::to_string(spec.min_cores) + " cores; partition " +
+                           name + " has " + std::to_string(total));
+  }
+  // It starts at its start size, or as near as the partition allows.
+  spec.cores = std::min(spec.cores, total);
+  spec.max_cores = std::min(spec.max_cores, total);
   // Its nodes are what its cores span, known when it starts.
   spec.nodes = spec.min_nodes = spec.max_nodes = 1;
   spec.nodes_from_tasks = false;

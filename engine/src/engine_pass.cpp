@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sched/core_resize.hpp"
 #include "sched/engine.hpp"
 #include "sched/shrink_choice.hpp"
 
@@ -231,6 +232,10 @@ void Engine::enact(const Action &action) {
       break;
     case Action::Type::Expand:
     case Action::Type::Shrink:
+      if (!action.cores.empty()) {
+        enact_resize_cores(*job, action.nodes, action.cores);
+        break;
+      }
       enact_resize(*job, action.nodes, action.leaving);
       break;
     case Action::Type::RequestPerf:
@@ -317,7 +322,11 @@ void Engine::enact_suspend(Job &job) {
   // Its nodes are free at once: the enactor freezes the processes before
   // anything else is launched there (in schedd its messages leave first).
   account_allocation(job);
-  for (NodeIndex n : job.allocation) cluster_.release(n);
+  if (!job.cores.empty()) {
+    suspend_cores(job);
+  } else {
+    for (NodeIndex n : job.allocation) cluster_.release(n);
+  }
   running_.erase({job.start_time, job.id});
   suspended_.insert(job.id);
   job.suspended_since = clock_.now();
@@ -327,7 +336,11 @@ void Engine::enact_suspend(Job &job) {
 }
 
 void Engine::enact_resume(Job &job) {
-  for (NodeIndex n : job.allocation) cluster_.assign(n, job.id);
+  if (!job.cores.empty()) {
+    resume_cores(job);
+  } else {
+    for (NodeIndex n : job.allocation) cluster_.assign(n, job.id);
+  }
   suspended_.erase(job.id);
   // The limit did not run while it was suspended.
   const double now = clock_.now();
@@ -350,7 +363,11 @@ void Engine::launch_if_ready(JobId id) {
     // no fault of its own: its limit stretches as a shrink's would.
     job->limit_extension = 0;
     job->adapting_since = -1;
-    if (is_resizable(job->spec.kind) && job->size() > 0 && job->size() < job->spec.nodes) {
+    const int held = core_count(job->cores);  // a job of an invasive partition: by cores
+    if (is_resizable(job->spec.kind) && held > 0 && held < job->spec.cores) {
+      job->limit_extension = job->spec.walltime * (static_cast<double>(job->spec.cores) / held - 1);
+    } else if (is_resizable(job->spec.kind) && held == 0 && job->size() > 0 &&
+               job->size() < job->spec.nodes) {
       job->limit_extension =
           job->spec.walltime * (static_cast<double>(job->spec.nodes) / job->size() - 1);
     }
@@ -406,6 +423,8 @@ void Engine::finish(Job &job) {
   std::vector<NodeIndex> nodes = std::move(job.allocation);
   job.allocation.clear();
   if (auto it = adaptations_.find(job.id); it != adaptations_.end()) {
+    // An expansion by cores under way: the cores it took go back too.
+    if (it->second.op == Resize::Op::Expand) add_cores(job.cores, it->second.cores);
     nodes.insert(nodes.end(), it->second.added.begin(), it->second.added.end());
     adaptations_.erase(it);
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "sched/constraints.hpp"
+#include "sched/core_resize.hpp"
 #include "sched/engine.hpp"
 #include "sched/placement.hpp"
 #include "sched/shrink_choice.hpp"
@@ -200,7 +201,8 @@ Verdict PassContext::start(JobId id, std::optional<int> nodes) {
   return start_impl(id, nodes, nullptr);
 }
 
-Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSet* named) {
+Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSet* named,
+                                int cores) {
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
   if (!mine(*job)) return refuse_other_partition(*job);
@@ -214,7 +216,7 @@ Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSe
   if (const std::string_view why = waiting_reason(*job); !why.empty()) {
     return refuse(RefusalCode::NotPending, id, 0, 0, "PENDING (" + std::string(why) + ")");
   }
-  if (engine_.cores_partition(job->partition)) return start_on_cores(*job, mark, named);
+  if (engine_.cores_partition(job->partition)) return start_on_cores(*job, mark, named, cores);
   const JobSpec& spec = job->spec;
   const int size = nodes.value_or(spec.nodes);
   if (size < 1) return refuse(RefusalCode::BadArgument, id, size, 0, "size must be at least 1");
@@ -281,8 +283,31 @@ Verdict PassContext::start(JobId id, const CoreSet& cores) {
   return start_impl(id, std::nullopt, &cores);
 }
 
-Verdict PassContext::start_on_cores(const Job& job, Mark& mark, const CoreSet* named) {
-  const int want = job.spec.cores;
+Verdict PassContext::start_with_cores(JobId id, int count) {
+  const Job* job = engine_.find_job(id);
+  if (!job) return refuse(RefusalCode::UnknownJob, id);
+  if (!engine_.cores_partition(job->partition)) {
+    return refuse(RefusalCode::BadArgument, id, 0, 0,
+                  "a core count is for a job of an invasive partition only");
+  }
+  if (count < 1) return refuse(RefusalCode::BadArgument, id, count, 0, "at least 1 core");
+  if (count != job->spec.cores) {
+    if (job->spec.kind != JobKind::Malleable) {
+      return refuse(RefusalCode::RigidJob, id, count, job->spec.cores,
+                    "a rigid job starts on its cores");
+    }
+    if (count < job->spec.min_cores) {
+      return refuse(RefusalCode::BelowMin, id, count, job->spec.min_cores, "cores");
+    }
+    if (count > job->spec.max_cores) {
+      return refuse(RefusalCode::AboveMax, id, count, job->spec.max_cores, "cores");
+    }
+  }
+  return start_impl(id, std::nullopt, nullptr, count);
+}
+
+Verdict PassContext::start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count) {
+  const int want = count > 0 ? count : job.spec.cores;
   const CoreMap& map = core_map();
   const std::vector<NodeIndex> candidates = core_candidates();
   CoreSet cores;
@@ -345,6 +370,7 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted or suspended in this pass");
   }
   if (mark.direction == -direction) return refuse(RefusalCode::MixedResize, id, to);
+  if (!job->cores.empty()) return check_resize_cores(*job, to, direction);
   const int current = tentative_size(*job);
   if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, id, to, current);
   if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, id, to, current);
@@ -406,6 +432,7 @@ int usable_nodes(const Cluster& cluster, const std::vector<NodeIndex>& nodes) {
 Verdict PassContext::expand(JobId id, int to_nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, +1)) return refusal;
+  if (!job->cores.empty()) return expand_by_cores(*job, to_nodes);
   Mark& mark = marks_[id];
   idle_ -= to_nodes - tentative_size(*job);
   mark.resize_to = to_nodes;
@@ -418,6 +445,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
                             const std::optional<std::vector<std::string>>& nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, -1)) return refusal;
+  if (!job->cores.empty()) return shrink_by_cores(*job, to_nodes, nodes.has_value());
   Mark& mark = marks_[id];
   const int count = tentative_size(*job) - to_nodes;
   const Cluster& cluster = engine_.cluster();
@@ -443,6 +471,68 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
   mark.direction = -1;
   mark.leaving.insert(mark.leaving.end(), leaving.begin(), leaving.end());
   record_resize(actions_, Action::Type::Shrink, id, to_nodes).leaving = mark.leaving;
+  return std::nullopt;
+}
+
+// ---- resizing by cores (issue 20 item 2)
+
+Verdict PassContext::check_resize_cores(const Job& job, int to, int direction) {
+  const Mark& mark = marks_[job.id];
+  const int current = mark.cores_to > 0 ? mark.cores_to : core_count(job.cores);
+  if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, job.id, to, current);
+  if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, job.id, to, current);
+  if (to < 1) {
+    return refuse(RefusalCode::LeaderNode, job.id, to, current,
+                  "it keeps at least one core on its leader node");
+  }
+  if (to < job.spec.min_cores) {
+    return refuse(RefusalCode::BelowMin, job.id, to, job.spec.min_cores, "cores");
+  }
+  if (to > job.spec.max_cores) {
+    return refuse(RefusalCode::AboveMax, job.id, to, job.spec.max_cores, "cores");
+  }
+  return std::nullopt;
+}
+
+Verdict PassContext::expand_by_cores(const Job& job, int to) {
+  Mark& mark = marks_[job.id];
+  CoreSet held = mark.cores_held.empty() ? job.cores : mark.cores_held;
+  const int want = to - core_count(held);
+  const std::vector<NodeIndex> candidates = core_candidates();
+  const CoreMap& map = core_map();
+  auto grown = grow_cores(map, held, want, candidates);
+  if (!grown) {
+    int free = 0;
+    for (NodeIndex n : candidates) free += map.free_count(n);
+    return refuse(RefusalCode::Cores, job.id, want, free);
+  }
+  const int before = nodes_with_free_cores();
+  cores_->take(job.id, *grown);
+  idle_ -= before - nodes_with_free_cores();
+  add_cores(held, *grown);
+  mark.cores_held = std::move(held);
+  mark.cores_to = to;
+  mark.direction = +1;
+  add_cores(record_resize(actions_, Action::Type::Expand, job.id, to).cores, *grown);
+  return std::nullopt;
+}
+
+Verdict PassContext::shrink_by_cores(const Job& job, int to, bool named_nodes) {
+  if (named_nodes) {
+    return refuse(RefusalCode::BadArgument, job.id, to, 0,
+                  "a job of an invasive partition is shrunk by cores; the engine picks them");
+  }
+  Mark& mark = marks_[job.id];
+  CoreSet held = mark.cores_held.empty() ? job.cores : mark.cores_held;
+  auto leaving = sched::shrink_cores(core_map(), held, core_count(held) - to);
+  if (!leaving) return refuse(RefusalCode::BadArgument, job.id, to, core_count(held));
+  // Its cores stay busy until the application has let them go: nothing
+  // else may start on them in this pass.
+  remove_cores(held, *leaving);
+  mark.cores_held = std::move(held);
+  mark.cores_to = to;
+  mark.direction = -1;
+  add_cores(record_resize(actions_, Action::Type::Shrink, job.id, to).cores, *leaving);
   return std::nullopt;
 }
 
@@ -489,16 +579,21 @@ Verdict PassContext::suspend(JobId id) {
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
   }
-  if (!job->cores.empty()) {
-    return refuse(RefusalCode::BadArgument, id, 0, 0,
-                  "a job of an invasive partition cannot be suspended (not built yet)");
-  }
   Mark& mark = marks_[id];
   if (mark.preempted || mark.direction != 0) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0,
                   "already preempted, suspended or resized in this pass");
   }
-  idle_ += usable_nodes(engine_.cluster(), job->allocation);
+  if (!job->cores.empty()) {
+    // Its cores are free for the rest of the pass (an urgent job may take
+    // them); it keeps its core set, to resume on.
+    const int before = nodes_with_free_cores();
+    core_map();
+    cores_->release(id, job->cores);
+    idle_ += nodes_with_free_cores() - before;
+  } else {
+    idle_ += usable_nodes(engine_.cluster(), job->allocation);
+  }
   mark.preempted = true;
   actions_.push_back(Action{Action::Type::Suspend, id});
   return std::nullopt;
@@ -513,6 +608,7 @@ Verdict PassContext::resume(JobId id) {
   }
   Mark& mark = marks_[id];
   if (mark.resumed) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "resumed in this pass");
+  if (!job->cores.empty()) return resume_on_cores(*job, mark);
   // Its processes are frozen on its own nodes: it resumes there or not at
   // all, and only on nodes idle now (not ones another job gives back later
   // in this pass, which a start by count may take).
@@ -533,6 +629,27 @@ Verdict PassContext::resume(JobId id) {
   Action action{Action::Type::Resume, id, job->size()};
   action.placement = job->allocation;
   actions_.push_back(std::move(action));
+  return std::nullopt;
+}
+
+Verdict PassContext::resume_on_cores(const Job& job, Mark& mark) {
+  // Its processes are confined to its cores: it resumes on them or waits.
+  const std::vector<NodeIndex> candidates = core_candidates();
+  for (const NodeCores& nc : job.cores) {
+    if (std::find(candidates.begin(), candidates.end(), nc.node) == candidates.end()) {
+      return refuse(RefusalCode::Placement, job.id, core_count(job.cores), 0,
+                    "node " + engine_.cluster().node(nc.node).name + " is not up and undrained");
+    }
+  }
+  if (auto conflict = core_map().check(job.cores)) {
+    return refuse(conflict->busy ? RefusalCode::CoreBusy : RefusalCode::BadArgument, job.id,
+                  core_count(job.cores), 0, conflict->why);
+  }
+  const int before = nodes_with_free_cores();
+  cores_->take(job.id, job.cores);
+  idle_ -= before - nodes_with_free_cores();
+  mark.resumed = true;
+  actions_.push_back(Action{Action::Type::Resume, job.id, job.size()});
   return std::nullopt;
 }
 

@@ -120,6 +120,13 @@ int sched_mall_adapt_window_rank(const sched_mall* m, int new_rank, int* window_
   });
 }
 
+int sched_mall_cores(const sched_mall* m, int* node_cores, int* job_cores) {
+  if (!m) return SCHED_MALL_EINVAL;
+  if (node_cores) *node_cores = m->session->node_cores();
+  if (job_cores) *job_cores = m->session->job_cores();
+  return SCHED_MALL_OK;
+}
+
 int sched_mall_adapt_commit(sched_mall* m) {
   if (!m) return SCHED_MALL_EINVAL;
   return guarded(m->error, [&] { m->session->adapt_commit(); });

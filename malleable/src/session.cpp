@@ -167,6 +167,8 @@ sched_mall_adaptation Session::adapt_begin() {
     throw Failure(SCHED_MALL_EPROTO, "the node agent's adaptation plan is inconsistent");
   }
   pending_.reset();
+  if (plan.new_cores) job_cores_ = *plan.new_cores;  // a resize by cores (issue 20 item 2)
+  if (plan.node_cores) node_cores_ = *plan.node_cores;
   std::map<int, std::string> peers;
   for (int w = 0; w < window; ++w) peers[w] = plan.endpoints[static_cast<std::size_t>(w)];
   exchange_.reset(window_epoch(plan.adaptation), plan.window_rank, peers);

@@ -28,6 +28,9 @@ class Session {
   int rank() const { return rank_; }
   int size() const { return size_; }
   sched_mall_status status() const { return status_; }
+  // A resize by cores: the job's cores here and in all since adapt_begin (0: none yet).
+  int node_cores() const { return node_cores_; }
+  int job_cores() const { return job_cores_; }
 
   bool probe();
   bool probe_all();
@@ -72,6 +75,8 @@ class Session {
   bool withdrawn_ = false;                // one announced was withdrawn since
   std::optional<Window> window_;
   bool left_ = false;  // committed as a leaving process
+  int node_cores_ = 0;
+  int job_cores_ = 0;
   // Requests by this handle's number (index + 1); schedd's id → number.
   std::vector<proto::ResizeAnswer> requests_;
   std::map<std::uint64_t, int> request_numbers_;

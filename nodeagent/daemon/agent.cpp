@@ -195,6 +195,20 @@ void Agent::note_job_cores(JobId job,
   if (here != core_ids->end() && !here->second.empty()) job_cores_[job] = here->second;
 }
 
+void Agent::on_job_cores(const proto::JobCores& cores) {
+  // Issue 20 item 2: a resize by cores. A node the job left has nothing to do.
+  const auto here = cores.core_ids.find(options_.node_name);
+  if (here == cores.core_ids.end() || here->second.empty()) return;
+  job_cores_[cores.job] = here->second;
+  const std::vector<int> cpus = job_cpus(cores.job);
+  if (cpus.empty()) return;
+  const bool cgroup = cgroups_->set_cpus(cores.job, cpus);
+  int threads = 0;
+  for (TaskId task : tasks_.tasks_of(cores.job)) threads += tasks_.set_affinity(task, cpus);
+  spdlog::info("job {}: {} cores here now (cpus {}; {} threads pinned{})", cores.job,
+               here->second.size(), cpus.size(), threads, cgroup ? ", cpuset updated" : "");
+}
+
 std::vector<int> Agent::job_cpus(JobId job) const {
   const auto it = job_cores_.find(job);
   if (it == job_cores_.end() || core_cpus_.empty()) return {};
@@ -654,6 +668,8 @@ void Agent::on_message(const proto::Envelope& message) {
     on_suspend(message.body_as<proto::JobSuspend>().job, true);
   } else if (message.type == type::kJobResume) {
     on_suspend(message.body_as<proto::JobSuspend>().job, false);
+  } else if (message.type == type::kJobCores) {
+    on_job_cores(message.body_as<proto::JobCores>());
   } else if (message.type == type::kStepLaunch) {
     on_step(message.body_as<proto::StepLaunch>());
   } else if (message.type == type::kPerfRequest) {

@@ -98,6 +98,8 @@ class Agent {
   void on_kill(const proto::JobKill& kill);
   // job.suspend / job.resume: freeze or thaw the job's processes here.
   void on_suspend(JobId job, bool suspend);
+  // job.cores: the job's cores here change (cpuset and affinity follow).
+  void on_job_cores(const proto::JobCores& cores);
   void on_step(const proto::StepLaunch& launch);
   // Starts the launch's ranks here; an error message per rank that could
   // not start. `joined`: part of the step at once (not an expansion's new

@@ -149,6 +149,14 @@ void Agent::on_adapt_go(const proto::AdaptGo& go) {
   reply.old_ranks = here.begin.old_ranks;
   reply.new_ranks = here.begin.new_ranks;
   reply.endpoints = go.endpoints;
+  // A job resized by cores (issue 20 item 2): the cores the processes have now.
+  reply.old_cores = here.begin.old_cores;
+  reply.new_cores = here.begin.new_cores;
+  if (here.begin.core_ids) {
+    const auto mine = here.begin.core_ids->find(options_.node_name);
+    if (mine != here.begin.core_ids->end())
+      reply.node_cores = static_cast<int>(mine->second.size());
+  }
   for (const auto& [rank, waiter] : here.waiting) {
     reply.window_rank = rank;
     send_local(waiter.first,

@@ -190,6 +190,13 @@ class CgroupV2 final : public Cgroups {
     return {};
   }
 
+  bool set_cpus(JobId job, const std::vector<int>& cpus) override {
+    const fs::path file = node_dir_ / job_dir_name(job) / "cpuset.cpus";
+    std::error_code ec;
+    if (!cpuset_ || cpus.empty() || !fs::exists(file, ec)) return false;
+    return write_text(file, cpu_list(cpus));
+  }
+
   // Whether the unified hierarchy hands the cpuset controller down to us.
   void set_cpuset(bool on) { cpuset_ = on; }
 
@@ -279,6 +286,19 @@ class CgroupV1 final : public Cgroups {
     make_dir(dir / leaf);
     fill_cpuset_v1(dir / leaf, {});
     return {(dir / leaf / "cgroup.procs").string()};
+  }
+
+  bool set_cpus(JobId job, const std::vector<int>& cpus) override {
+    const fs::path dir = job_dir("cpuset", job);
+    std::error_code ec;
+    if (!cpuset_ || cpus.empty() || !fs::exists(dir / "cpuset.cpus", ec)) return false;
+    const std::string list = cpu_list(cpus);
+    // Widening, the parent must go first; narrowing, the kernel refuses it
+    // while a leaf is wider: then it goes again after the leaves.
+    const bool parent_first = write_text(dir / "cpuset.cpus", list);
+    bool ok = true;
+    for (const auto& leaf : subdirs(dir)) ok = write_text(leaf / "cpuset.cpus", list) && ok;
+    return (parent_first || write_text(dir / "cpuset.cpus", list)) && ok;
   }
 
   // The cpuset hierarchy, when it is mounted and ours to write.
@@ -380,6 +400,7 @@ class NoCgroups final : public Cgroups {
                                         const std::vector<int>&) override {
     return {};
   }
+  bool set_cpus(JobId, const std::vector<int>&) override { return false; }
   CgroupUsage usage(JobId) const override { return {}; }
   bool kill_all(JobId) override { return true; }
   bool freeze(JobId, bool) override { return false; }

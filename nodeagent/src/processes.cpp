@@ -1,6 +1,7 @@
 #include "sched/agent/processes.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 #include "launch_plan.hpp"
@@ -244,6 +246,28 @@ bool ProcessTable::signal(TaskId id, int sig) {
   const pid_t pid = it->second->proc.pid();
   signal_tree(pid, detail::collect_tree(pid, {}), sig);
   return true;
+}
+
+int ProcessTable::set_affinity(TaskId id, const std::vector<int>& cpus) {
+  const auto it = tasks_.find(id);
+  if (it == tasks_.end() || cpus.empty()) return 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) {
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  }
+  const pid_t pid = it->second->proc.pid();
+  int pinned = 0;
+  for (const ProcRef& proc : detail::collect_tree(pid, {})) {
+    // Every thread: a threaded application's workers have their own mask.
+    std::error_code ec;
+    const std::filesystem::path threads = "/proc/" + std::to_string(proc.pid) + "/task";
+    for (const auto& entry : std::filesystem::directory_iterator(threads, ec)) {
+      const pid_t tid = static_cast<pid_t>(std::atoi(entry.path().filename().c_str()));
+      if (tid > 0 && ::sched_setaffinity(tid, sizeof(set), &set) == 0) ++pinned;
+    }
+  }
+  return pinned;
 }
 
 void ProcessTable::poll_timers() {

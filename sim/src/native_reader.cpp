@@ -25,8 +25,10 @@ using Keys = std::span<const std::string_view>;
 constexpr std::array<std::string_view, 3> kTopKeys = {"cluster", "job", "event"};
 constexpr std::array<std::string_view, 4> kClusterKeys = {"nodes", "cores_per_node", "kind",
                                                           "sockets_per_node"};
-constexpr std::array<std::string_view, 34> kJobKeys = {"id",
+constexpr std::array<std::string_view, 36> kJobKeys = {"id",
                                                        "cores",
+                                                       "min_cores",
+                                                       "max_cores",
                                                        "submit",
                                                        "runtime",
                                                        "name",
@@ -296,9 +298,10 @@ class NativeParser {
              "unknown kind '" + *kind + "' (rigid, moldable, malleable or evolving)");
       }
       spec.kind = *parsed;
-    } else if (table.contains("min_nodes") || table.contains("max_nodes")) {
-      // docs/design.md §3: a job with min_nodes/max_nodes given is malleable unless
-      // it says otherwise.
+    } else if (table.contains("min_nodes") || table.contains("max_nodes") ||
+               table.contains("min_cores") || table.contains("max_cores")) {
+      // docs/design.md §3: a job with min_nodes/max_nodes (min_cores/max_cores
+      // in a cluster of kind "cores") given is malleable unless it says otherwise.
       spec.kind = JobKind::Malleable;
     }
     const auto min_nodes = small_integer(table, "min_nodes");
@@ -309,6 +312,14 @@ class NativeParser {
     if (const auto cores = small_integer(table, "cores")) {
       if (*cores < 1) fail(*table.get("cores"), "cores must be at least 1");
       spec.cores = *cores;  // in a [cluster] kind = "cores" (issue 20 item 2)
+    }
+    // A malleable job there, resized by cores within [min_cores, max_cores].
+    for (const auto& [key, field] :
+         {std::pair{"min_cores", &spec.min_cores}, std::pair{"max_cores", &spec.max_cores}}) {
+      if (const auto value = small_integer(table, key)) {
+        if (*value < 1) fail(*table.get(key), std::string(key) + " must be at least 1");
+        *field = *value;
+      }
     }
     if (const auto constraint = string(table, "constraint")) {
       const auto parsed = parse_node_constraint(*constraint);

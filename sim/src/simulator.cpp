@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "sched/core_map.hpp"
+
 namespace sched::sim {
 namespace {
 
@@ -353,7 +355,7 @@ void Simulator::adopt_running(JobId id, double done_s) {
   Run &run = runs_[id];
   run = Run{};
   run.index = it->second;
-  run.nodes = job->size();
+  run.nodes = model_size(*job);
   // Its size when adopted stands for its start size (jobs.csv).
   start_sizes_[run.index] = job->size() - job->gain;
   run.done = done_s;
@@ -406,7 +408,15 @@ void Simulator::on_event(const Event &event) {
 double Simulator::rate(const Run &run) const {
   const WorkloadJob &job = workload_job(run);
   const double fraction = job.runtime > 0 ? run.done / job.runtime : 1;
-  return job.model.rate(run.nodes, job.spec.nodes, job.model.phase_factor(fraction));
+  return job.model.rate(run.nodes, requested_size(job), job.model.phase_factor(fraction));
+}
+
+int Simulator::model_size(const Job &job) const {
+  return workload_.cores_partition ? core_count(job.cores) : job.size();
+}
+
+int Simulator::requested_size(const WorkloadJob &job) const {
+  return workload_.cores_partition ? std::max(job.spec.cores, 1) : job.spec.nodes;
 }
 
 void Simulator::advance(Run &run) {
@@ -428,7 +438,7 @@ void Simulator::measure(Run &run, double from, double to) const {
     double end = work > 0 ? std::min(to, job.model.phase_end(fraction) * work) : to;
     if (end <= at) end = to;  // at a boundary up to rounding
     const double phase = job.model.phase_factor(fraction);
-    const double seconds = (end - at) / job.model.rate(run.nodes, job.spec.nodes, phase);
+    const double seconds = (end - at) / job.model.rate(run.nodes, requested_size(job), phase);
     const double mtct = job.model.mtct(run.nodes, phase);
     run.comm_s += seconds * mtct / (1 + mtct);
     run.compute_s += seconds / (1 + mtct);
@@ -445,7 +455,7 @@ void Simulator::plan(JobId id, Run &run) {
   // phase boundary (the rate changes there unless the job runs at its
   // requested size), or the next evolving request.
   double mark = work;
-  if (run.nodes != job.spec.nodes && work > 0) {
+  if (run.nodes != requested_size(job) && work > 0) {
     // Past a boundary reached up to rounding: the phase after it.
     const double boundary = job.model.phase_end((run.done + kWorkEpsilon) / work) * work;
     if (boundary > run.done + kWorkEpsilon) mark = std::min(mark, boundary);
@@ -520,7 +530,7 @@ void Simulator::start(const Job &job) {
   Run &run = runs_[job.id];
   run = Run{};
   run.index = it->second;
-  run.nodes = job.size();
+  run.nodes = model_size(job);
   start_sizes_[run.index] = job.size();
   run.since = clock_.now();
   plan(job.id, run);
@@ -534,10 +544,13 @@ void Simulator::resize(const Job &job, const Resize &resize) {
   Run &run = it->second;
   advance(run);
   run.adapting = true;
-  run.adapt_to = resize.to;
+  // By cores in an invasive partition: the model's size is the job's cores.
+  const bool by_cores = !resize.cores.empty();
+  const int from = by_cores ? resize.cores_from : resize.from;
+  run.adapt_to = by_cores ? resize.cores_to : resize.to;
   run.comm_s = run.compute_s = 0;   // measured anew at the new size
   run.generation = ++generations_;  // no progress, no time limit while adapting
-  const double cost = workload_job(run).model.adaptation.seconds(resize.from, resize.to);
+  const double cost = workload_job(run).model.adaptation.seconds(from, run.adapt_to);
   push(Pending{clock_.now() + cost, kOrderCompletion, ++seq_, Kind::AdaptationEnd, 0, job.id,
                run.generation});
 }

@@ -424,6 +424,22 @@ TEST(CliSubmitTasks, CpusDistributionAndBindingGoToTheSpec) {
   EXPECT_EQ(plain.cpu_bind, tasks::CpuBind::None);
 }
 
+TEST(CliSubmitCores, ACoreRangeMakesAMalleableJobByCoresStartedAtItsTop) {
+  // Issue 20 item 2: --cores N or MIN-MAX, as -N is.
+  const JobSpec rigid = spec_of({"-p", "shared", "--cores=4"});
+  EXPECT_EQ(rigid.cores, 4);
+  EXPECT_EQ(rigid.min_cores, 0);
+  EXPECT_EQ(rigid.max_cores, 0);
+  EXPECT_EQ(rigid.kind, JobKind::Rigid);
+  const JobSpec ranged = spec_of({"-p", "shared", "--cores", "2-8"});
+  EXPECT_EQ(ranged.kind, JobKind::Malleable);
+  EXPECT_EQ(ranged.cores, 8);
+  EXPECT_EQ(ranged.min_cores, 2);
+  EXPECT_EQ(ranged.max_cores, 8);
+  EXPECT_EQ(error_of({"--cores=8-2"}), "--cores: '8-2' has its minimum above its maximum");
+  EXPECT_EQ(error_of({"--cores=x"}), "--cores: 'x' is not a number");
+}
+
 TEST(CliSubmitTasks, NtasksAloneLeavesTheNodesToTheEngine) {
   const JobSpec spec = spec_of({"-n", "5", "-c", "2"});
   EXPECT_TRUE(spec.nodes_from_tasks);

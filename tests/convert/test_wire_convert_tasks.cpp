@@ -40,6 +40,29 @@ TEST(WireConvertTasks, RoundTripThroughMsgpack) {
   EXPECT_EQ(back.cpu_bind, tasks::CpuBind::Cores);
 }
 
+TEST(WireConvertTasks, ACoreRangeGoesToSchedd) {
+  // Issue 20 item 2: a malleable job by cores (--cores 2-8).
+  JobSpec spec;
+  spec.kind = JobKind::Malleable;
+  spec.cores = 8;
+  spec.min_cores = 2;
+  spec.max_cores = 8;
+  const proto::JobSpecMsg wire = spec_to_wire(spec);
+  EXPECT_EQ(wire.cores, 8);
+  EXPECT_EQ(wire.min_cores, 2);
+  EXPECT_FALSE(wire.max_cores) << "the same as cores: absent";
+  const auto bytes = proto::encode_request("submit", 1, proto::SubmitRequest{wire, std::nullopt});
+  const proto::Envelope envelope = proto::decode(bytes.data(), bytes.size());
+  JobSpec back;
+  ASSERT_EQ(spec_from_wire(envelope.body_as<proto::SubmitRequest>().job, back), std::nullopt);
+  EXPECT_EQ(back.cores, 8);
+  EXPECT_EQ(back.min_cores, 2);
+  EXPECT_EQ(back.max_cores, 0) << "filled in from cores by Engine::submit";
+  proto::JobSpecMsg bad = wire;
+  bad.min_cores = 0;
+  EXPECT_EQ(spec_from_wire(bad, back), "job.min_cores, job.max_cores: must be at least 1");
+}
+
 TEST(WireConvertTasks, DefaultsStayAbsent) {
   const proto::JobSpecMsg wire = spec_to_wire(JobSpec{});
   EXPECT_FALSE(wire.ntasks);

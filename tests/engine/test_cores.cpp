@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine_fixture.hpp"
+#include "cores_fixture.hpp"
 #include "lua_test_support.hpp"
 #include "sched/core_map.hpp"
 #include "sched/lua_policy.hpp"
@@ -80,66 +80,6 @@ TEST(CorePlacement, ChecksRefuseBusyMissingAndRepeatedCores) {
 }
 
 // ---------------------------------------------------------------- engine
-
-PartitionSpec partition(std::string name, std::vector<std::string> nodes, PartitionKind kind,
-                        bool is_default = false) {
-  PartitionSpec spec;
-  spec.name = std::move(name);
-  spec.nodes = std::move(nodes);
-  spec.kind = kind;
-  spec.is_default = is_default;
-  return spec;
-}
-
-JobSpec cores_job(int cores, std::string partition = "inv") {
-  JobSpec spec;
-  spec.name = "c";
-  spec.user = "alice";
-  spec.cores = cores;
-  spec.partition = std::move(partition);
-  return spec;
-}
-
-class Cores : public EngineFixture {
- protected:
-  // n0-n1: "batch" (whole nodes, default); n2-n3: "inv" (cores), each 8
-  // cores in 2 sockets.
-  void SetUp() override {
-    engine = std::make_unique<Engine>(clock, enactor);
-    engine->add_sink(&events);
-    policy = std::make_shared<ScriptedPolicy>();
-    engine->set_policy(policy);
-    engine->add_node("n0", 8);
-    engine->add_node("n1", 8);
-    engine->add_node("n2", 8);
-    engine->add_node("n3", 8);
-    ASSERT_TRUE(engine
-                    ->set_partitions({partition("batch", {"n0", "n1"}, PartitionKind::Nodes, true),
-                                      partition("inv", {"n2", "n3"}, PartitionKind::Cores)})
-                    .ok());
-    ASSERT_TRUE(engine->set_node_sockets("n2", 2).ok());
-    ASSERT_TRUE(engine->set_node_sockets("n3", 2).ok());
-    engine->run_pass_if_due();
-  }
-
-  NodeIndex node(const std::string& name) const { return *engine->cluster().find(name); }
-
-  // A pass whose body runs in the partition "inv" only (each partition has
-  // its own pass).
-  void in_inv(const std::function<void(PassContext&)>& body) {
-    in_pass([&](PassContext& ctx) {
-      if (ctx.partition_name() == "inv") body(ctx);
-    });
-  }
-  // Submits a job to "inv" and runs it.
-  JobId run(const JobSpec& spec) {
-    const JobId id = submit(spec);
-    in_inv([id](PassContext& ctx) { EXPECT_EQ(ctx.start(id), std::nullopt); });
-    engine->job_started(id);
-    EXPECT_EQ(state(id), JobState::Running);
-    return id;
-  }
-};
 
 TEST_F(Cores, TwoJobsShareANodeEachOnItsOwnSocket) {
   const JobId a = run(cores_job(4));
@@ -252,13 +192,18 @@ TEST_F(Cores, SubmitRefusesMoreCoresThanThePartitionHasAndWhatItCannotDo) {
   auto out = engine->submit(cores_job(17));
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("job needs 17 cores; partition inv has 16"));
-  JobSpec malleable = cores_job(2);
-  malleable.kind = JobKind::Malleable;
-  malleable.min_nodes = 1;
-  malleable.max_nodes = 2;
-  out = engine->submit(malleable);
+  JobSpec moldable = cores_job(2);
+  moldable.kind = JobKind::Moldable;
+  moldable.min_nodes = 1;
+  moldable.max_nodes = 2;
+  out = engine->submit(moldable);
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(out.status().message(), HasSubstr("rigid"));
+  EXPECT_THAT(out.status().message(), HasSubstr("rigid or malleable"));
+  JobSpec ranged = cores_job(2);
+  ranged.max_cores = 4;  // a range for a rigid job
+  out = engine->submit(ranged);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("malleable"));
   JobSpec placed = cores_job(2);
   placed.nodelist = {"n2"};
   EXPECT_FALSE(engine->submit(placed).ok());
@@ -341,16 +286,6 @@ TEST_F(Cores, AJobRestoredWithItsJournaledCoresGetsThoseCores) {
   EXPECT_EQ(core_count(job(52).cores), 2);
   EXPECT_EQ(engine->core_map().owner(node("n2"), 5), 51) << "the first keeps its core";
   EXPECT_EQ(engine->core_map().free_count(node("n2")), 3);
-}
-
-TEST_F(Cores, SuspendingACoresJobIsRefused) {
-  const JobId a = run(cores_job(2));
-  in_inv([&](PassContext& ctx) {
-    auto v = ctx.suspend(a);
-    ASSERT_TRUE(v);
-    EXPECT_EQ(v->code, RefusalCode::BadArgument);
-  });
-  EXPECT_EQ(state(a), JobState::Running);
 }
 
 TEST_F(Cores, ThePartitionOfWholeNodesIsAsBefore) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lua_test_support.hpp"
+#include "sched/core_map.hpp"
 #include "sched/lua_policy.hpp"
 #include "test_paths.hpp"
 
@@ -233,6 +234,81 @@ TEST(PolicyUrgent, ABadUrgentPreemptParamIsAnError) {
   ASSERT_TRUE(error);
   EXPECT_NE(error->find("urgent_preempt must be \"suspend\" or \"requeue\""), std::string::npos)
       << *error;
+}
+
+// ---------------------------------------------------------------- by cores
+
+// An invasive partition (issue 20 item 2): one node of 4 cores, jobs by cores.
+class UrgentCoresTest {
+ public:
+  UrgentCoresTest() : h(0) {
+    h.engine.add_node("c01", 4);
+    PartitionSpec inv;
+    inv.name = "inv";
+    inv.nodes = {"c01"};
+    inv.kind = PartitionKind::Cores;
+    inv.is_default = true;
+    EXPECT_TRUE(h.engine.set_partitions({inv}).ok());
+    h.use(policy_file("easy_backfill"));
+  }
+  JobId running(JobSpec spec) {
+    const JobId id = h.submit(std::move(spec));
+    h.engine.set_policy(std::make_shared<StartThese>(std::vector<JobId>{id}));
+    h.ok_pass();
+    h.confirm_starts();
+    h.engine.set_policy(h.policy);
+    h.clock.advance(10);
+    h.enactor.calls.clear();
+    return id;
+  }
+  std::vector<std::string> pass() {
+    h.enactor.calls.clear();
+    h.ok_pass();
+    return h.enactor.calls;
+  }
+  Harness h;
+};
+
+JobSpec cores_spec(int cores, int min_cores = 0, int max_cores = 0, bool urgent = false) {
+  JobSpec spec = luatest::rigid(1);
+  spec.cores = cores;
+  spec.urgent = urgent;
+  if (min_cores > 0) {
+    spec.kind = JobKind::Malleable;
+    spec.min_cores = min_cores;
+    spec.max_cores = max_cores;
+  }
+  return spec;
+}
+
+TEST(PolicyUrgent, InAnInvasivePartitionShrinksAMalleableJobByCoresThenStarts) {
+  UrgentCoresTest t;
+  const JobId m = t.running(cores_spec(4, 1, 4));
+  const JobId u = t.h.submit(cores_spec(2, 0, 0, true));
+  // 2 cores missing: the malleable job shrinks 4 -> 2 cores (on its one node).
+  EXPECT_THAT(t.pass(), ElementsAre(shrink(m, 1, 1)));
+  EXPECT_EQ(t.h.job(m).state, JobState::Adapting);
+  EXPECT_EQ(t.h.job(u).state, JobState::Pending) << "its cores are free once the shrink is done";
+  // While it adapts nothing more is shrunk or stopped.
+  EXPECT_THAT(t.pass(), ElementsAre());
+  t.h.engine.adaptation_done(m, true);
+  EXPECT_EQ(core_count(t.h.job(m).cores), 2);
+  EXPECT_THAT(t.pass(), ElementsAre(start(u, 1)));
+  EXPECT_EQ(core_count(t.h.job(u).cores), 2);
+}
+
+TEST(PolicyUrgent, InAnInvasivePartitionSuspendsARigidJobAndItResumesOnItsCores) {
+  UrgentCoresTest t;
+  const JobId r = t.running(cores_spec(3));
+  const CoreSet cores = t.h.job(r).cores;
+  const JobId u = t.h.submit(cores_spec(2, 0, 0, true));
+  EXPECT_THAT(t.pass(), ElementsAre(suspend(r), start(u, 1)));
+  EXPECT_EQ(t.h.job(r).state, JobState::Suspended);
+  t.h.confirm_starts();
+  EXPECT_THAT(t.pass(), ElementsAre()) << "its cores are taken";
+  t.h.engine.job_ended(u, 0);
+  EXPECT_THAT(t.pass(), ElementsAre(resume(r)));
+  EXPECT_EQ(t.h.job(r).cores, cores);
 }
 
 }  // namespace

@@ -102,6 +102,8 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.cpu_bind, actual.cpu_bind);
   EXPECT_EQ(expected.partition, actual.partition);  // issue 20 item 1
   EXPECT_EQ(expected.cores, actual.cores);          // issue 20 item 2
+  EXPECT_EQ(expected.min_cores, actual.min_cores);  // --cores MIN-MAX
+  EXPECT_EQ(expected.max_cores, actual.max_cores);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -208,6 +210,8 @@ Job full_job(JobId id) {
   job.spec.cpu_bind = tasks::CpuBind::Cores;
   job.spec.partition = "wide";
   job.spec.cores = 6;
+  job.spec.min_cores = 2;
+  job.spec.max_cores = 8;
   job.cores = {{7, {0, 1}}, {3, {4}}, {9, {2, 5}}, {12, {7}}};
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
@@ -372,8 +376,8 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
   // array, array_job_id, array_task_id, array_throttle (item 1); ntasks,
   // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1);
-  // partition (issue 20 item 1); cores (issue 20 item 2)
-  EXPECT_EQ(field_count<JobSpec>(), 39u);
+  // partition (issue 20 item 1); cores, min_cores, max_cores (issue 20 item 2)
+  EXPECT_EQ(field_count<JobSpec>(), 41u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 22u);  // + partition (issue 20 item 1)
 

@@ -31,7 +31,10 @@ struct Action {
   std::vector<NodeIndex> leaving{};
   // Start of a job of an invasive partition (issue 20 item 2): its cores,
   // picked or checked when the start was; `nodes` is then how many of the
-  // partition's nodes it fills up (no free core left).
+  // partition's nodes it fills up (no free core left). Expand/Shrink of
+  // such a job: `nodes` is its target size in cores, and these the cores
+  // that join (taken when the expand was checked) or leave (freed once the
+  // shrink is done).
   CoreSet cores{};
 };
 

@@ -17,6 +17,13 @@ struct Resize {
   int to = 0;
   std::vector<NodeIndex> added;    // expand: nodes that join
   std::vector<NodeIndex> removed;  // shrink: nodes that leave (never the leader)
+  // A job of an invasive partition (issue 20 item 2): the cores that join
+  // (expand) or leave (shrink), by node; `added`/`removed` are then the
+  // nodes it gains or loses whole, and from/to its node counts. Empty for a
+  // job of whole nodes.
+  CoreSet cores;
+  int cores_from = 0;  // its core count before, and after
+  int cores_to = 0;
 };
 
 enum class StopReason { Cancel, Timeout, Preempt, NodeFailure, Failure, Requeue };

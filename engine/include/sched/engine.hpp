@@ -368,6 +368,16 @@ class Engine {
   void hold_cores(Job& job, const CoreSet& cores);
   // It gives its cores back; a node none of whose cores is busy is idle again.
   void release_cores(Job& job);
+  // A resize by cores (checked by the pass): an expand holds the cores that
+  // join at once; a shrink's leave when it is done (finish_resize_cores).
+  void enact_resize_cores(Job& job, int to, const CoreSet& cores);
+  void finish_resize_cores(Job& job, const Resize& resize, bool ok);
+  // Suspended: its cores are free for others, it keeps job.cores; resumed:
+  // it holds them again (checked free by the pass).
+  void suspend_cores(Job& job);
+  void resume_cores(Job& job);
+  // The node is idle again for the node-level view once no core of it is busy.
+  void release_if_no_core_busy(NodeIndex node);
   // The jobs holding cores of a node that went down.
   std::vector<JobId> core_holders(NodeIndex node) const { return cores_.holders(node); }
   // `leaving`: a shrink's nodes (when not as many as it gives back, the

@@ -124,6 +124,10 @@ struct JobSpec {
   // tasks_per_node) × cpus_per_task, which Engine::submit fills in. Not
   // used in a partition of whole nodes.
   int cores = 0;
+  // A malleable job there grows and shrinks by cores within [min_cores,
+  // max_cores] (--cores MIN-MAX; 0: same as cores), `cores` its start size.
+  int min_cores = 0;
+  int max_cores = 0;
 };
 
 // Checks a spec and fills in defaults (min/max for rigid jobs, ...).

@@ -112,9 +112,19 @@ class PassContext {
   // `bad_argument` when the set is malformed or the job not of such a
   // partition. An empty set: the engine places it.
   Verdict start(JobId id, const CoreSet& cores);
+  // A malleable job of an invasive partition started on `count` cores, in
+  // [min_cores, max_cores] (below_min, above_max), placed by the engine; a
+  // rigid one only at its own count (rigid_job).
+  Verdict start_with_cores(JobId id, int count);
   // The invasive partitions' cores as this pass has left them (tentative:
   // its core starts are taken).
   const CoreMap& core_map();
+  // A malleable job of an invasive partition is resized by cores: the
+  // target is a core count within [min_cores, max_cores] (BelowMin,
+  // AboveMax); an expand takes free cores near its own at once
+  // (sched/core_resize.hpp; `cores` when too few are free); a shrink picks
+  // the cores that leave (whole nodes, then sockets), which are free only
+  // once it is done; naming nodes is a BadArgument there.
   Verdict expand(JobId id, int to_nodes);
   // `nodes`: the nodes that leave, by name (as many as the shrink gives
   // back, each the job's and not its leader); nothing: the engine picks them
@@ -127,7 +137,10 @@ class PassContext {
   // Freezes a RUNNING job: its usable nodes count as idle for the rest of the
   // pass; it keeps its node list. Resumes a SUSPENDED job on those same
   // nodes, which must all be idle at the start of the pass (Placement) and
-  // not taken by a placed start or resume earlier in it.
+  // not taken by a placed start or resume earlier in it. A job of an
+  // invasive partition gives its cores back instead (free for the rest of
+  // the pass), keeps its core set, and resumes on those very cores, which
+  // must all be free (CoreBusy otherwise).
   Verdict suspend(JobId id);
   Verdict resume(JobId id);
 
@@ -145,11 +158,13 @@ class PassContext {
     int resize_to = 0;                 // 0: not resized in this pass
     int direction = 0;                 // +1 expand, -1 shrink
     std::vector<NodeIndex> leaving{};  // shrink: the nodes that leave so far
+    int cores_to = 0;                  // a cores job: its target in cores; 0: not resized
+    CoreSet cores_held{};              // a cores job resized here: its cores so far
   };
 
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});
-  Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named);
-  Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named);
+  Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named, int cores = 0);
+  Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count = 0);
   // The nodes a core start may use: up, not draining, of this pass's partition.
   std::vector<NodeIndex> core_candidates() const;
   // How many of them have a free core (tentative): an invasive partition's
@@ -160,6 +175,11 @@ class PassContext {
   // this pass, sorted by time, into releases_.
   void collect_releases();
   Verdict check_resize(const Job* job, JobId id, int to, int direction);
+  // The same for a job of an invasive partition, by cores; then the resize.
+  Verdict check_resize_cores(const Job& job, int to, int direction);
+  Verdict expand_by_cores(const Job& job, int to);
+  Verdict shrink_by_cores(const Job& job, int to, bool named_nodes);
+  Verdict resume_on_cores(const Job& job, Mark& mark);
   // Whether the job is this pass's to act on (always without a partition).
   bool mine(const Job& job) const { return partition_ < 0 || job.partition == partition_; }
   Verdict refuse_other_partition(const Job& job);

@@ -158,6 +158,14 @@ SCHED_MALL_API int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* 
 SCHED_MALL_API int sched_mall_adapt_window_rank(const sched_mall* m, int new_rank,
                                                 int* window_rank);
 
+/* A job of an invasive partition resized by cores (issue 20 item 2): from
+ * adapt_begin on, *node_cores is how many cores the job has on this
+ * process's node after the adaptation and *job_cores how many in all (the
+ * process's CPU affinity already covers them when it grows, and is narrowed
+ * after adapt_commit when it shrinks). Both 0 before any adaptation by cores
+ * (a job of whole nodes, or one not resized yet). Either pointer may be NULL. */
+SCHED_MALL_API int sched_mall_cores(const sched_mall* m, int* node_cores, int* job_cores);
+
 /* Leaves the window: the data is where the new process set needs it.
  * SCHED_MALL_ENOTPENDING when no window is open. */
 SCHED_MALL_API int sched_mall_adapt_commit(sched_mall* m);

@@ -29,6 +29,16 @@
 --     soon as all of them are idle (the engine refuses a resume otherwise):
 --     before the policy's own starts can take those nodes.
 --
+-- In an invasive partition (issue 20 item 2: the urgent job asks for
+-- job.cores) the same is done by cores: the missing cores are the job's
+-- minus the partition's free ones (ctx:free_cores()); malleable jobs shrink
+-- towards their min_cores, most cores to give first, then jobs are stopped
+-- for the rest. Cores a suspension frees serve the urgent job in the same
+-- pass; cores a shrink frees come once the application has let them go (the
+-- adaptation), those of a requeued job once it has ended, so the urgent job
+-- starts in the pass after that, and nothing more is shrunk or stopped
+-- while a job of the partition adapts or ends.
+--
 -- Parameter (ctx.params) urgent_preempt: "suspend" (default) or "requeue".
 local constraints = require("sched.constraints")
 local moldable = require("lib.moldable")
@@ -131,6 +141,98 @@ local function make_room(ctx, job, mode)
   return (ctx:start(job, moldable.size(job, ctx.nodes_idle) or least))
 end
 
+-- ---- by cores, in an invasive partition
+
+local function free_cores(ctx)
+  local free = 0
+  for _, node in pairs(ctx:free_cores()) do
+    free = free + node.free
+  end
+  return free
+end
+
+local function plan_core_shrinks(running, need)
+  local candidates = {}
+  for _, job in ipairs(running) do
+    if job.kind == "malleable" and not job.urgent and job.state == "RUNNING" and job.core_count
+        and job.core_count > job.min_cores then
+      candidates[#candidates + 1] = job
+    end
+  end
+  sort(candidates, function(a, b)
+    local x, y = a.core_count - a.min_cores, b.core_count - b.min_cores
+    if x ~= y then
+      return x > y
+    end
+    return victim_first(a, b)
+  end)
+  local plan, freed = {}, 0
+  for _, job in ipairs(candidates) do
+    if freed >= need then
+      break
+    end
+    local to = math.max(job.min_cores, job.core_count - (need - freed))
+    plan[#plan + 1] = { job = job, to = to }
+    freed = freed + job.core_count - to
+  end
+  return plan, freed
+end
+
+local function plan_core_stops(running, shrunk, need)
+  local candidates = {}
+  for _, job in ipairs(running) do
+    if not job.urgent and job.state == "RUNNING" and not shrunk[job.id] and job.core_count then
+      candidates[#candidates + 1] = job
+    end
+  end
+  sort(candidates, victim_first)
+  local plan, freed = {}, 0
+  for _, job in ipairs(candidates) do
+    if freed >= need then
+      break
+    end
+    plan[#plan + 1] = job
+    freed = freed + job.core_count
+  end
+  return plan, freed
+end
+
+-- Serves one urgent job of an invasive partition that does not fit; whether
+-- it started (in this pass).
+local function make_room_cores(ctx, job, mode)
+  local running = ctx.running
+  for _, other in ipairs(running) do
+    if other.adapting or other.state == "COMPLETING" then
+      return false  -- a shrink or a stop under way may be giving back what it needs
+    end
+  end
+  local need = job.cores - free_cores(ctx)
+  local shrinks, freed = plan_core_shrinks(running, need)
+  local shrunk = {}
+  for _, step in ipairs(shrinks) do
+    shrunk[step.job.id] = true
+  end
+  local stops = {}
+  if freed < need then
+    local stopped
+    stops, stopped = plan_core_stops(running, shrunk, need - freed)
+    if freed + stopped < need then
+      return false
+    end
+  end
+  for _, step in ipairs(shrinks) do
+    ctx:shrink(step.job, step.to)
+  end
+  for _, victim in ipairs(stops) do
+    if mode == "requeue" then
+      ctx:preempt(victim, "requeue")
+    else
+      ctx:suspend(victim)
+    end
+  end
+  return (ctx:start(job))
+end
+
 -- Step 1; the position of the first pending job it did not start.
 local function serve_urgent(ctx, mode, started)
   local i = 1
@@ -140,7 +242,8 @@ local function serve_urgent(ctx, mode, started)
       return i
     end
     local size = moldable.size(job, ctx.nodes_idle)
-    if not (size and ctx:start(job, size)) and not make_room(ctx, job, mode) then
+    local room = job.cores and make_room_cores or make_room
+    if not (size and ctx:start(job, size)) and not room(ctx, job, mode) then
       return i  -- it waits, and the urgent jobs behind it too
     end
     if started then

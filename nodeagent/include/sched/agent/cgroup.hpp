@@ -53,6 +53,11 @@ class Cgroups {
   // them). Call after prepare(). Throws CgroupError naming the file.
   virtual std::vector<std::string> confine_cpus(JobId job, const std::string& leaf,
                                                 const std::vector<int>& cpus) = 0;
+  // Changes the cpuset of a job already confined (a resize by cores): v2
+  // writes the job's cgroup (its leaves follow); v1 widens the job's set
+  // before its leaves', narrows the leaves' before the job's (a child's set
+  // must lie within its parent's). False when the job has no cpuset here.
+  virtual bool set_cpus(JobId job, const std::vector<int>& cpus) = 0;
   // What the job's cgroup has measured so far (nothing for `none`).
   virtual CgroupUsage usage(JobId job) const = 0;
   // SIGKILLs every process in the job's cgroup (cgroup.kill, or freeze,

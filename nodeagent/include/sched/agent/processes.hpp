@@ -141,6 +141,12 @@ class ProcessTable {
   // and SIGCONT: a suspension without a freezer). False for an unknown task.
   bool signal(TaskId task, int signal);
 
+  // Sets the CPU affinity of every thread of the task's processes (its
+  // group and descendants) to `cpus`, OS CPU numbers (issue 20 item 2: a
+  // job resized by cores). Returns how many threads took it; a thread that
+  // ends meanwhile is skipped. 0 for an unknown task or an empty set.
+  int set_affinity(TaskId task, const std::vector<int>& cpus);
+
   // Sends the SIGKILLs whose grace has run out.
   void poll_timers();
   // When poll_timers() next has something to do, if ever.

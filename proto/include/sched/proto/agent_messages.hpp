@@ -24,6 +24,8 @@ inline constexpr std::string_view kJobKill = "job.kill";
 // Freeze and thaw a suspended job's processes (issue 17 item 3).
 inline constexpr std::string_view kJobSuspend = "job.suspend";
 inline constexpr std::string_view kJobResume = "job.resume";
+// A job of an invasive partition resized by cores: its cores now (issue 20 item 2).
+inline constexpr std::string_view kJobCores = "job.cores";
 inline constexpr std::string_view kTaskStarted = "task.started";
 inline constexpr std::string_view kTaskExited = "task.exited";
 inline constexpr std::string_view kStepLaunch = "step.launch";
@@ -215,6 +217,23 @@ struct JobSuspend {
   }
 };
 
+// engine → agents of a job of an invasive partition whose cores change
+// (issue 20 item 2): its cores on each node, hwloc logical ids as in
+// job.launch's core_ids. The agent sets the job's cpuset there and the
+// affinity of its processes to them. Sent before adapt.begin when the job
+// grows (its processes continue on the wider set), once the adaptation is
+// done when it shrinks (after the processes committed), and back to the old
+// cores when an expansion is rolled back. No answer.
+struct JobCores {
+  std::int64_t job = 0;
+  std::map<std::string, std::vector<int>> core_ids;
+  template <class V>
+  void fields(V& v) {
+    v("job", job);
+    v("core_ids", core_ids);
+  }
+};
+
 struct TaskStarted {  // agent → engine
   std::string node;
   std::int64_t job = 0;
@@ -397,6 +416,11 @@ struct AdaptBegin {
   // Added nodes only: the processes to start here (the step's command, with
   // ranks = their new ranks and tasks = new_size).
   std::optional<StepLaunch> launch;
+  // A job of an invasive partition (issue 20 item 2): its cores by node
+  // after the adaptation, and its core counts before and after.
+  std::optional<std::map<std::string, std::vector<int>>> core_ids;
+  std::optional<int> old_cores;
+  std::optional<int> new_cores;
   template <class V>
   void fields(V& v) {
     v("job", job);
@@ -409,6 +433,9 @@ struct AdaptBegin {
     v("new_ranks", new_ranks);
     v("job_nodes", job_nodes);
     v("launch", launch);
+    v("core_ids", core_ids);
+    v("old_cores", old_cores);
+    v("new_cores", new_cores);
   }
 };
 

@@ -116,13 +116,18 @@ struct JobSpecMsg {
   // ---- partition (issue 20 item 1): -p; absent: the default partition
   std::optional<std::string> partition;
   // --cores (issue 20 item 2): cores in all, for a partition of kind
-  // "cores"; absent: ntasks × cpus_per_task there
+  // "cores"; absent: ntasks × cpus_per_task there. min_cores/max_cores:
+  // a malleable job there is resized by cores within them (--cores MIN-MAX).
   std::optional<int> cores;
+  std::optional<int> min_cores;
+  std::optional<int> max_cores;
 
   template <class V>
   void fields(V& v) {
     v("partition", partition);
     v("cores", cores);
+    v("min_cores", min_cores);
+    v("max_cores", max_cores);
     // ---- tasks (issue 16 item 1)
     v("nodes_from_tasks", nodes_from_tasks);
     v("ntasks", ntasks);
@@ -297,12 +302,16 @@ struct JobInfo {
   // logical core ids) while it runs.
   std::optional<int> cores;
   std::optional<std::map<std::string, std::vector<int>>> core_ids;
+  std::optional<int> min_cores;  // a malleable job there: its bounds in cores
+  std::optional<int> max_cores;
 
   template <class V>
   void fields(V& v) {
     v("partition", partition);
     v("cores", cores);
     v("core_ids", core_ids);
+    v("min_cores", min_cores);
+    v("max_cores", max_cores);
     // ---- tasks (issue 16 item 1)
     v("ntasks", ntasks);
     v("cpus_per_task", cpus_per_task);

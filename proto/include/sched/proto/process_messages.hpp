@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,6 +116,11 @@ struct ProcAdaptBeginReply {
   std::vector<int> old_ranks;  // by window rank, as in adapt.begin
   std::vector<int> new_ranks;
   std::vector<std::string> endpoints;  // by window rank
+  // A job of an invasive partition (issue 20 item 2): its cores in all
+  // before and after, and after on this process's node.
+  std::optional<int> old_cores;
+  std::optional<int> new_cores;
+  std::optional<int> node_cores;
   template <class V>
   void fields(V& v) {
     v("adaptation", adaptation);
@@ -124,6 +130,9 @@ struct ProcAdaptBeginReply {
     v("old_ranks", old_ranks);
     v("new_ranks", new_ranks);
     v("endpoints", endpoints);
+    v("old_cores", old_cores);
+    v("new_cores", new_cores);
+    v("node_cores", node_cores);
   }
 };
 

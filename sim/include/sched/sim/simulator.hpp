@@ -145,6 +145,10 @@ class Simulator : private Enactor, private EventSink {
   // in communication and t/(1+m) in computation.
   void measure(Run &run, double from, double to) const;
   double rate(const Run &run) const;
+  // A run's size for the application model: its nodes, or in an invasive
+  // partition its cores (issue 20 item 2), and the size its runtime is at.
+  int model_size(const Job &job) const;
+  int requested_size(const WorkloadJob &job) const;
   // Schedules the run's next milestone (completion, phase change or evolving
   // request) and its time limit, under a fresh generation.
   void plan(JobId id, Run &run);
