@@ -158,6 +158,26 @@ SCHED_MALL_API int sched_mall_adapt_begin(sched_mall* m, sched_mall_adaptation* 
 SCHED_MALL_API int sched_mall_adapt_window_rank(const sched_mall* m, int new_rank,
                                                 int* window_rank);
 
+/* ---- MPI expansions (a step run with `sched run --mall-spawn=mpi`): the
+ * program spawns the new processes itself once the window is open (the MPI
+ * layer, sched/malleable_mpi.h, does it with these).
+ *
+ * During the window: *host is the node where window rank window_rank runs
+ * or must be spawned, NULL when the scheduler does not say (its agents
+ * start the new processes). SCHED_MALL_ENOTPENDING outside a window,
+ * SCHED_MALL_EINVAL for a rank outside it. */
+SCHED_MALL_API int sched_mall_adapt_host(const sched_mall* m, int window_rank, const char** host);
+
+/* Where this process receives its peers' data (valid while m lives). */
+SCHED_MALL_API const char* sched_mall_endpoint(const sched_mall* m);
+
+/* During the window: window rank window_rank receives at endpoint. The
+ * processes a program spawned start after the window opened, so the others
+ * learn their endpoints from the program (the MPI layer: over the merged
+ * communicator). SCHED_MALL_ENOTPENDING outside a window. */
+SCHED_MALL_API int sched_mall_adapt_set_endpoint(sched_mall* m, int window_rank,
+                                                 const char* endpoint);
+
 /* Leaves the window: the data is where the new process set needs it.
  * SCHED_MALL_ENOTPENDING when no window is open. */
 SCHED_MALL_API int sched_mall_adapt_commit(sched_mall* m);

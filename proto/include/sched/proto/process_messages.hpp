@@ -115,8 +115,12 @@ struct ProcAdaptBeginReply {
   std::vector<int> old_ranks;  // by window rank, as in adapt.begin
   std::vector<int> new_ranks;
   std::vector<std::string> endpoints;  // by window rank
+  // The node of each window rank, when the application starts the new
+  // processes itself (--mall-spawn=mpi): what it passes as MPI's "host".
+  std::optional<std::vector<std::string>> hosts;
   template <class V>
   void fields(V& v) {
+    v("hosts", hosts);
     v("adaptation", adaptation);
     v("old_size", old_size);
     v("new_size", new_size);
