@@ -105,6 +105,7 @@ void Adaptations::begin(const Job& job, const Resize& resize,
     expansion.old_size = plan.old_size;
     expansion.new_size = plan.new_size;
     expansion.hosts.assign(hosts.begin() + plan.old_size, hosts.end());
+    expansion.job_nodes = begin.job_nodes;
     step->expansion = std::move(expansion);
   }
 

@@ -42,8 +42,9 @@ struct StepRecord {
     std::uint64_t adaptation = 0;
     int old_size = 0;
     int new_size = 0;
-    std::vector<std::string> hosts;  // of the new ranks only
-    bool spawned = false;            // the spawn came (one per expansion)
+    std::vector<std::string> hosts;      // of the new ranks only
+    std::vector<std::string> job_nodes;  // the job's nodes after it
+    bool spawned = false;                // the spawn came (one per expansion)
   };
   std::optional<MpiExpansion> expansion;
   // On the step such a spawn started: the adapting step whose ranks its

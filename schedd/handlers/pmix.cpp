@@ -156,6 +156,7 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
     record.remaining = 0;
     launch.mall_step = grown_id;
     launch.mall_size = grown->expansion->new_size;
+    launch.job_nodes = grown->expansion->job_nodes;  // the added nodes are the job's
     grown->expansion->spawned = true;
   }
   launch.argv = body.argv;

@@ -102,6 +102,9 @@ class MallMpiExpand : public ::testing::Test {
   }
 
   void start(ClusterOptions options) {
+    // perf_aware requires the shipped libraries (lib/*.lua).
+    std::filesystem::create_directory_symlink(std::string(SCHED_SOURCE_POLICY_DIR) + "/lib",
+                                              dir_.str() + "/lib");
     write_file(policy_, kHoldPolicy);
     options.policy = policy_;
     cluster_ = std::make_unique<LocalCluster>(options);
@@ -142,8 +145,8 @@ class MallMpiExpand : public ::testing::Test {
   // adaptation is done, spending `window_ms` in its window; then grown to 4.
   // Returns once it is ADAPTING with its 4 processes running.
   std::int64_t grow_and_catch_window(const std::string& grid) {
-    const auto id =
-        heat_job("malleable", 2, args_ + " --hold 20:1 --window-ms 30000", grid, kMallSpawn);
+    const auto id = heat_job("malleable", 2, args_ + probing_ + " --hold 20:1 --window-ms 30000",
+                             grid, kMallSpawn);
     EXPECT_TRUE(
         eventually([&] { return cluster_->job(id).mtct.has_value(); }, std::chrono::seconds(60)))
         << output(id) << cluster_->logs();
@@ -159,7 +162,8 @@ class MallMpiExpand : public ::testing::Test {
   TempDir dir_{"sched-mall-mpi-expand-test"};
   std::string policy_ = dir_.str() + "/policy.lua";
   std::unique_ptr<LocalCluster> cluster_;
-  const std::string args_ = "--nx 24 --ny 37 --iters 60 --sleep-ms 10 --probe-every 5";
+  const std::string args_ = "--nx 24 --ny 37 --iters 60 --sleep-ms 10";
+  const std::string probing_ = " --probe-every 5";
 };
 
 TEST_F(MallMpiExpand, AHeatSolverGrownAndShrunkByPerfAwareSpawnsItsRanksAndEndsWithTheFixedGrid) {
@@ -175,7 +179,8 @@ TEST_F(MallMpiExpand, AHeatSolverGrownAndShrunkByPerfAwareSpawnsItsRanksAndEndsW
 
   // Held at iteration 20 until both adaptations are done: whatever the
   // machine's pace, the solver is still running when perf_aware decides.
-  const auto id = heat_job("malleable", 2, args_ + " --hold 20:2", "resized.grid", kMallSpawn);
+  const auto id =
+      heat_job("malleable", 2, args_ + probing_ + " --hold 20:2", "resized.grid", kMallSpawn);
   ASSERT_TRUE(
       eventually([&] { return cluster_->job(id).mtct.has_value(); }, std::chrono::seconds(60)))
       << output(id) << cluster_->logs();
