@@ -244,6 +244,7 @@ TEST_F(MallMpiExpand, ARankThatDiesDuringAnExpansionFailsTheStepWithItsReason) {
   ASSERT_TRUE(cluster_->wait_state(id, "FAILED", std::chrono::seconds(60)))
       << output(id) << cluster_->logs();
   const auto job = cluster_->job(id);
+  std::cout << "reason: " << job.reason << "\n";  // for the record
   EXPECT_NE(job.reason.find("adaptation failed"), std::string::npos) << job.reason;
   EXPECT_NE(job.reason.find("rank 3 ended"), std::string::npos) << job.reason;
   EXPECT_TRUE(eventually([&] { return ranks_of("died.grid").empty(); }, std::chrono::seconds(30)))
