@@ -22,7 +22,9 @@
  * - elsewhere (mpirun, mpiexec) the plan: "ITER:SIZE[:R+R...],..." resizes
  *   to SIZE after iteration ITER; a shrink's leaving ranks are the R listed
  *   (default: the highest). The new processes of an expansion go on --host
- *   (default: the launcher's choice). This is what the tests run. */
+ *   (default: the launcher's choice). This is what the tests run.
+ * Under sched, --host (up to 64 new processes) replaces the nodes the
+ * scheduler names: a spawn elsewhere is refused (a test of that check). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -228,7 +230,12 @@ static int planned_resize(state* s, const options* o, const resize_step* step, c
 /* An adaptation the scheduler decided; returns 0 when this process left. */
 static int sched_resize(state* s, const options* o, sched_mall* m, char** args) {
   sched_mall_mpi_adaptation a;
-  int rc = sched_mall_mpi_adapt_begin(m, s->work, NULL, NULL, args, &a);
+  /* --host overrides the scheduler's placement (the spawn is then refused
+   * unless it names the very nodes: what the tests check). */
+  const char* hosts[64]; /* --host: up to 64 new processes */
+  const int n_hosts = (int)(sizeof hosts / sizeof hosts[0]);
+  for (int i = 0; i < n_hosts; ++i) hosts[i] = o->host;
+  int rc = sched_mall_mpi_adapt_begin(m, s->work, o->host ? hosts : NULL, NULL, args, &a);
   if (rc == SCHED_MALL_EABORTED) return 1; /* rolled back: nothing changed */
   if (rc != SCHED_MALL_OK) fail("adapt_begin", rc);
   sleep_ms(o->window_ms);

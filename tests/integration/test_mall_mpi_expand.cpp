@@ -264,6 +264,68 @@ TEST_F(MallMpiExpand, ACancelDuringAnExpansionKillsEveryRankOnEveryNode) {
       << cluster_->logs();
 }
 
+TEST_F(MallMpiExpand, ASpawnElsewhereThanTheExpansionsNodesIsRefusedWithItsReason) {
+  ClusterOptions options;
+  options.adapt_timeout_s = 120;  // the refusal, not the timeout, ends it
+  start(options);
+  // The solver names n1 (one of its own) for its new ranks, not the nodes
+  // the scheduler adds.
+  const auto id = heat_job("malleable", 2, args_ + probing_ + " --hold 20:1 --host n1",
+                           "elsewhere.grid", kMallSpawn);
+  ASSERT_TRUE(
+      eventually([&] { return cluster_->job(id).mtct.has_value(); }, std::chrono::seconds(60)))
+      << output(id) << cluster_->logs();
+  write_file(policy_, kGrowPolicy);
+  ASSERT_TRUE(cluster_->wait_state(id, "FAILED", std::chrono::seconds(90)))
+      << output(id) << cluster_->logs();
+  const std::string out = output(id);
+  EXPECT_NE(out.find("sched: MPI_Comm_spawn refused: MPI_Comm_spawn on hosts n1,n1 does not "
+                     "match the expansion under way"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(cluster_->job(id).reason.find("adaptation failed"), std::string::npos)
+      << cluster_->job(id).reason;
+  EXPECT_TRUE(eventually([&] { return ranks_of("elsewhere.grid").empty(); })) << cluster_->logs();
+  // The engine runs on: the next job gets all four nodes.
+  write_file(policy_, kHoldPolicy);
+  const auto next = cluster_->submit("#!/bin/sh\necho next\n", 4);
+  ASSERT_TRUE(cluster_->wait_state(next, "COMPLETED", std::chrono::seconds(60)))
+      << cluster_->logs();
+}
+
+TEST_F(MallMpiExpand, AProgramThatNeverSpawnsFailsItsAdaptationByTheTimeout) {
+  ClusterOptions options;
+  options.adapt_timeout_s = 3;
+  start(options);
+  // mall_probe follows adaptations with the library alone: it never spawns.
+  proto::SubmitRequest request;
+  request.job.name = "no-spawn";
+  request.job.kind = "malleable";
+  request.job.nodes = 2;
+  request.job.min_nodes = 1;
+  request.job.max_nodes = 4;
+  request.job.workdir = cluster_->work_dir();
+  request.job.env["SCHED"] = SCHED_CLI_BIN;
+  request.job.env["APP"] = SCHED_MALL_PROBE_BIN;
+  request.job.script = "#!/bin/sh\n$SCHED run " + std::string(kMallSpawn) + " -n 2 $APP 20 " +
+                       cluster_->work_dir() + "/never\necho \"step status $?\"\n";
+  const auto id = cluster_->client().call<proto::SubmitReply>(proto::type::kSubmit, request).id;
+  ASSERT_TRUE(eventually([&] { return output(id).find("start on 2") != std::string::npos; },
+                         std::chrono::seconds(60)))
+      << output(id) << cluster_->logs();
+  write_file(policy_, kGrowPolicy);
+  ASSERT_TRUE(cluster_->wait_state(id, "FAILED", std::chrono::seconds(90)))
+      << output(id) << cluster_->logs();
+  const auto job = cluster_->job(id);
+  std::cout << "reason: " << job.reason << "\n";  // for the record
+  EXPECT_NE(job.reason.find("adaptation failed"), std::string::npos) << job.reason;
+  // The engine runs on: the next job gets all four nodes.
+  write_file(policy_, kHoldPolicy);
+  const auto next = cluster_->submit("#!/bin/sh\necho next\n", 4);
+  ASSERT_TRUE(cluster_->wait_state(next, "COMPLETED", std::chrono::seconds(60)))
+      << cluster_->logs();
+}
+
 TEST_F(MallMpiExpand, MallSpawnMpiWithoutPmixIsRefusedWithItsReason) {
   start(ClusterOptions{});
   const auto id = heat_job("malleable", 2, args_, "refused.grid", "--mpi=pmi2 --mall-spawn=mpi");
