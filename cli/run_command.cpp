@@ -1,7 +1,7 @@
 // `sched run [-N NODES] [-w NODELIST] [-n TASKS] [-c CPUS] [-m block|cyclic]
-// [--cpu-bind=none|cores] [--mpi=pmi2|pmi1|none] CMD [ARGS...]`: inside a job, runs a command as
-// tasks across the job's nodes (like srun), prints the tasks' output as it
-// comes and exits with the worst status.
+// [--cpu-bind=none|cores] [--mpi=pmix|pmi2|pmi1|none] [--mall-spawn=mpi|sched] CMD [ARGS...]`:
+// inside a job, runs a command as tasks across the job's nodes (like srun), prints the tasks'
+// output as it comes and exits with the worst status.
 #include <unistd.h>
 
 #include <chrono>
@@ -29,8 +29,9 @@ struct RunArgs {
   int cpus_per_task = 0;
   std::string distribution;
   std::string cpu_bind;
-  std::string mpi;       // issue 16 item 2; unset: schedd's jobs.mpi_default
-  std::string nodelist;  // -w: these of the job's nodes (a host list)
+  std::string mpi;         // issue 16 item 2; unset: schedd's jobs.mpi_default
+  std::string nodelist;    // -w: these of the job's nodes (a host list)
+  std::string mall_spawn;  // "mpi": the program spawns an expansion's processes
 };
 
 // The caller's environment travels with the step (srun's habit), except the
@@ -72,6 +73,13 @@ int run(const RunArgs& args, const std::vector<std::string>& command) {
   if (!args.distribution.empty()) request.distribution = args.distribution;
   if (!args.cpu_bind.empty()) request.cpu_bind = args.cpu_bind;
   if (!args.mpi.empty()) request.mpi = args.mpi;
+  if (!args.mall_spawn.empty()) {
+    // Only sched's PMIx servers relay a spawn (Debian's MPICH cannot spawn).
+    if (args.mall_spawn == "mpi" && !args.mpi.empty() && args.mpi != "pmix") {
+      throw std::runtime_error("--mall-spawn=mpi needs --mpi=pmix (an Open MPI program)");
+    }
+    request.mall_spawn = args.mall_spawn;
+  }
   if (!args.nodelist.empty()) request.nodelist = tasks::expand_nodelist(args.nodelist);
   const auto started = client().call<proto::StepStarted>(proto::type::kStepRun, request);
   int worst = 0;
@@ -169,6 +177,13 @@ void add_run_command(CLI::App& app) {
         return value == "pmix" || value == "pmi2" || value == "pmi1" || value == "none"
                    ? ""
                    : "'" + value + "' is not pmix, pmi2, pmi1 or none";
+      });
+  cmd->add_option("--mall-spawn", args->mall_spawn,
+                  "mpi or sched: who starts a malleable step's new processes when it grows: the "
+                  "program through MPI_Comm_spawn (mpi, needs --mpi=pmix) or the node agents "
+                  "(sched, the default)")
+      ->check([](const std::string& value) -> std::string {
+        return value == "mpi" || value == "sched" ? "" : "'" + value + "' is not mpi or sched";
       });
   cmd->add_option("-w,--nodelist", args->nodelist,
                   "Run on these of the job's nodes, in this order (n1,n3 or n[1-2])")

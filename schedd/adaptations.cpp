@@ -101,6 +101,24 @@ void Adaptations::begin(const Job& job, const Resize& resize,
   live.layout = std::move(plan.layout);
   live.endpoints.resize(plan.old_ranks.size());
   live.deadline = now + timeout_s_;
+  // The program spawns the new processes itself (--mall-spawn=mpi): the
+  // agents start none, and the window opens with the old ones.
+  live.mpi_spawn = resize.op == Resize::Op::Expand && step->launch.mall_spawn.value_or("") == "mpi";
+  if (live.mpi_spawn) {
+    std::vector<std::string> hosts(plan.old_ranks.size());
+    for (const auto& [node, ranks] : live.layout) {
+      for (int r : ranks) hosts[static_cast<std::size_t>(r)] = node;
+    }
+    begin.mall_spawn = "mpi";
+    begin.hosts = hosts;
+    StepRecord::MpiExpansion expansion;
+    expansion.adaptation = begin.adaptation;
+    expansion.old_size = plan.old_size;
+    expansion.new_size = plan.new_size;
+    expansion.hosts.assign(hosts.begin() + plan.old_size, hosts.end());
+    expansion.job_nodes = begin.job_nodes;
+    step->expansion = std::move(expansion);
+  }
 
   std::vector<std::string> step_nodes;
   for (const auto& [node, ranks] : live.layout) step_nodes.push_back(node);
@@ -108,7 +126,7 @@ void Adaptations::begin(const Job& job, const Resize& resize,
   for (const auto& [node, ranks] : live.layout) {
     if (!contains(live.involved, node)) continue;
     proto::AdaptBegin body = begin;
-    if (contains(live.added, node)) {
+    if (contains(live.added, node) && !live.mpi_spawn) {
       proto::StepLaunch launch = step->launch;
       launch.step = step_id;
       launch.job_nodes = begin.job_nodes;
@@ -168,6 +186,8 @@ std::optional<std::string> Adaptations::on_ready(const proto::AdaptReady& ready)
   live->ready.insert(ready.node);
   if (live->ready.size() < live->involved.size()) return std::nullopt;
   for (int w = 0; w < window; ++w) {
+    // An MPI expansion's new processes come once the window is open.
+    if (live->mpi_spawn && live->begin.old_ranks[static_cast<std::size_t>(w)] < 0) continue;
     if (live->endpoints[static_cast<std::size_t>(w)].empty()) {
       end(ready.job, "no process reported window rank " + std::to_string(w));
       return std::nullopt;
@@ -193,6 +213,7 @@ std::optional<std::string> Adaptations::on_complete(const proto::AdaptReport& re
     step->remaining += joined;  // leavers report their exit as usual
     step->tasks = live->begin.new_size;
     step->layout = live->layout;
+    step->expansion.reset();
     if (notify_client_ && !step->client.empty()) {
       notify_client_(step->client,
                      proto::StepResized{report.job, live->begin.step, step->tasks, joined});
@@ -227,6 +248,7 @@ std::vector<std::string> Adaptations::withdraw_live(JobId job, const std::string
   auto it = live_.find(job);
   if (it == live_.end()) return {};
   std::vector<std::string> added = it->second.added;
+  if (StepRecord* step = steps_.find(job, it->second.begin.step)) step->expansion.reset();
   proto::AdaptAbort abort{job, it->second.begin.adaptation, reason};
   for (const std::string& node : it->second.involved) {
     agents_.send(node, proto::type::kAdaptAbort, abort);

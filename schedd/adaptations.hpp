@@ -12,6 +12,13 @@
 // the old allocation and gets its nodes back). Once it is open the processes
 // are moving data and the only safe end is the job's: it fails. A job with
 // no running step has nothing to adapt and is resized at once.
+//
+// A step run with --mall-spawn=mpi grows otherwise (docs/malleable.md "MPI
+// adaptations"): adapt.begin carries no launch but the node of each window
+// rank (`hosts`); the window opens when the old processes are in; the
+// program then spawns the new ones with MPI_Comm_spawn, which schedd checks
+// against the step's `expansion` (handlers/pmix.cpp) and starts on the
+// added nodes as processes of this step; their commits end it as usual.
 #pragma once
 
 #include <cstdint>
@@ -108,7 +115,8 @@ class Adaptations {
     std::vector<std::string> endpoints;  // by window rank
     bool open = false;                   // adapt.go sent
     double deadline = 0;
-    StepLayout layout;  // the step's, after the adaptation
+    StepLayout layout;       // the step's, after the adaptation
+    bool mpi_spawn = false;  // an expansion whose new processes the program spawns
   };
 
   Live* find(JobId job, std::uint64_t adaptation, const std::string& node,

@@ -20,10 +20,22 @@ std::vector<std::int64_t> StepTable::children(JobId job, std::int64_t step) cons
 std::pair<std::int64_t, StepRecord*> StepTable::newest(JobId job) {
   // Keys sort by (job, step): the last key below (job + 1, 0) is the newest.
   auto it = steps_.lower_bound({job + 1, 0});
-  if (it == steps_.begin()) return {0, nullptr};
-  --it;
-  if (it->first.first != job) return {0, nullptr};
-  return {it->first.second, &it->second};
+  while (it != steps_.begin()) {
+    --it;
+    if (it->first.first != job) break;
+    if (it->second.adapt_of == 0) return {it->first.second, &it->second};
+  }
+  return {0, nullptr};
+}
+
+std::vector<std::int64_t> StepTable::drop_adapted(JobId job, std::int64_t step) {
+  std::vector<std::int64_t> dropped;
+  std::erase_if(steps_, [&](const auto& entry) {
+    if (entry.first.first != job || entry.second.adapt_of != step) return false;
+    dropped.push_back(entry.first.second);
+    return true;
+  });
+  return dropped;
 }
 
 std::vector<std::string> StepRecord::fence_nodes() const {

@@ -34,6 +34,23 @@ struct StepRecord {
   std::vector<std::string> mpi_nodes;
   // The nodes a fence of the step gathers from.
   std::vector<std::string> fence_nodes() const;
+  // ---- MPI expansions (--mall-spawn=mpi, docs/malleable.md "MPI
+  // adaptations"). On the adapting step, while an expansion's window is
+  // open: what MPI_Comm_spawn must start, the node of each new rank in
+  // window order (new ranks old_size, old_size + 1, ...).
+  struct MpiExpansion {
+    std::uint64_t adaptation = 0;
+    int old_size = 0;
+    int new_size = 0;
+    std::vector<std::string> hosts;      // of the new ranks only
+    std::vector<std::string> job_nodes;  // the job's nodes after it
+    bool spawned = false;                // the spawn came (one per expansion)
+  };
+  std::optional<MpiExpansion> expansion;
+  // On the step such a spawn started: the adapting step whose ranks its
+  // processes become. Their exits count in that step, so this record only
+  // keeps the spawn's PMIx namespace (fences, connects) and goes with it.
+  std::int64_t adapt_of = 0;
 };
 
 class StepTable {
@@ -46,11 +63,15 @@ class StepTable {
   StepRecord* find(JobId job, std::int64_t step);
   // The steps MPI_Comm_spawn started from `step` (their `parent`).
   std::vector<std::int64_t> children(JobId job, std::int64_t step) const;
-  // The job's newest step that still runs, or nothing.
+  // The job's newest step that still runs, or nothing (an expansion's
+  // spawned steps are part of the step they grew: not counted).
   std::pair<std::int64_t, StepRecord*> newest(JobId job);
   // One task of the step ended; the record goes once none is left, and then
   // the client to tell is returned ("" when none attached).
   std::optional<std::string> task_exited(JobId job, std::int64_t step);
+  // The records of the steps MPI expansions of `step` spawned (adapt_of),
+  // removed; their ids. For when `step` ended.
+  std::vector<std::int64_t> drop_adapted(JobId job, std::int64_t step);
   // A step an agent runs (after a restart of the engine, which forgot it):
   // its processes on `node` join the step's record, created when missing
   // (with no client until one attaches). False when that node was known.

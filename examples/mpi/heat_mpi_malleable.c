@@ -7,16 +7,24 @@
  *
  *   heat_mpi_malleable [--nx N] [--ny N] [--iters N] [--out FILE] [--sleep-ms MS]
  *                      [--probe-every K] [--plan PLAN] [--host HOST]
+ *                      [--hold ITER:N] [--window-ms MS]
  *
  * Who decides the sizes:
  * - under `sched run` (SCHED_AGENT_ENDPOINT set) the scheduler: every K
  *   iterations the processes report MTCT and ask (sched_mall_probe_all),
  *   and an adaptation goes through sched_mall_mpi_adapt_begin / _commit.
- *   This needs the scheduler side that docs/malleable.md lists as missing.
+ *   An expansion needs `sched run --mpi=pmix --mall-spawn=mpi`: the
+ *   processes spawn the new ones on the nodes the scheduler names.
+ *   --hold ITER:N stops computing at iteration ITER (probing on) until N
+ *   adaptations are done, so that a test or benchmark sees them whatever the
+ *   machine's speed; --window-ms MS waits that long in each window (tests
+ *   of failures during an adaptation). Neither changes the grid.
  * - elsewhere (mpirun, mpiexec) the plan: "ITER:SIZE[:R+R...],..." resizes
  *   to SIZE after iteration ITER; a shrink's leaving ranks are the R listed
  *   (default: the highest). The new processes of an expansion go on --host
- *   (default: the launcher's choice). This is what the tests run. */
+ *   (default: the launcher's choice). This is what the tests run.
+ * Under sched, --host (up to 64 new processes) replaces the nodes the
+ * scheduler names: a spawn elsewhere is refused (a test of that check). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -41,6 +49,7 @@ typedef struct {
   const char* host;
   resize_step plan[MAX_PLAN];
   int plan_steps;
+  long hold_iter, hold_adaptations, window_ms;
 } options;
 
 /* This process's part: rows [begin, begin + rows) of the grid, with a halo
@@ -50,6 +59,7 @@ typedef struct {
   int rank, size;
   long iter, begin, rows;
   double *cur, *next;
+  long adaptations; /* done so far (a spawned process learns the count) */
 } state;
 
 static void fail(const char* what, int rc) {
@@ -65,10 +75,10 @@ static void* xcalloc(size_t count, size_t size) {
 }
 
 static void usage(void) {
-  fprintf(
-      stderr,
-      "usage: heat_mpi_malleable [--nx N] [--ny N] [--iters N] [--out FILE] [--sleep-ms MS]\n"
-      "                          [--probe-every K] [--plan ITER:SIZE[:R+R...],...] [--host H]\n");
+  fprintf(stderr,
+          "usage: heat_mpi_malleable [--nx N] [--ny N] [--iters N] [--out FILE] [--sleep-ms MS]\n"
+          "                          [--probe-every K] [--plan ITER:SIZE[:R+R...],...] [--host H]\n"
+          "                          [--hold ITER:N] [--window-ms MS]\n");
   exit(2);
 }
 
@@ -102,7 +112,7 @@ static void parse_plan(options* o, const char* text) {
 }
 
 static options parse_options(int argc, char** argv) {
-  options o = {256, 256, 4000, 0, 10, NULL, NULL, {{0, 0, 0}}, 0};
+  options o = {256, 256, 4000, 0, 10, NULL, NULL, {{0, 0, 0}}, 0, 0, 0, 0};
   const struct {
     const char* name;
     long* value;
@@ -111,7 +121,8 @@ static options parse_options(int argc, char** argv) {
                {"--ny", &o.ny, 3},
                {"--iters", &o.iters, 0},
                {"--sleep-ms", &o.sleep_ms, 0},
-               {"--probe-every", &o.probe_every, 1}};
+               {"--probe-every", &o.probe_every, 1},
+               {"--window-ms", &o.window_ms, 0}};
   if (argc % 2 != 1) usage();
   for (int i = 1; i + 1 < argc; i += 2) {
     int ok = 1;
@@ -121,7 +132,13 @@ static options parse_options(int argc, char** argv) {
       o.host = argv[i + 1];
     else if (strcmp(argv[i], "--plan") == 0)
       parse_plan(&o, argv[i + 1]);
-    else
+    else if (strcmp(argv[i], "--hold") == 0) {
+      char* end = NULL;
+      o.hold_iter = parse_long(argv[i + 1], 1, &end);
+      if (*end != ':') usage();
+      o.hold_adaptations = parse_long(end + 1, 1, &end);
+      if (*end) usage();
+    } else
       ok = 0;
     for (size_t f = 0; f < sizeof flags / sizeof flags[0] && !ok; ++f) {
       if (strcmp(argv[i], flags[f].name) != 0) continue;
@@ -183,7 +200,8 @@ static int planned_resize(state* s, const options* o, const resize_step* step, c
     const int rc = sched_mall_mpi_expand(s->work, step->size, hosts, NULL, args, &next);
     free(hosts);
     if (rc != SCHED_MALL_OK) fail("expand", rc);
-    MPI_Bcast(&s->iter, 1, MPI_LONG, 0, next); /* the new processes pick up here */
+    long progress[2] = {s->iter, s->adaptations + 1}; /* the new processes pick up here */
+    MPI_Bcast(progress, 2, MPI_LONG, 0, next);
     double* moved = move_rows(s, o, next, old_size, old_rank, step->size, old_rank);
     release(&s->work);
     adopt(s, o, next, moved);
@@ -212,10 +230,19 @@ static int planned_resize(state* s, const options* o, const resize_step* step, c
 /* An adaptation the scheduler decided; returns 0 when this process left. */
 static int sched_resize(state* s, const options* o, sched_mall* m, char** args) {
   sched_mall_mpi_adaptation a;
-  int rc = sched_mall_mpi_adapt_begin(m, s->work, NULL, NULL, args, &a);
+  /* --host overrides the scheduler's placement (the spawn is then refused
+   * unless it names the very nodes: what the tests check). */
+  const char* hosts[64]; /* --host: up to 64 new processes */
+  const int n_hosts = (int)(sizeof hosts / sizeof hosts[0]);
+  for (int i = 0; i < n_hosts; ++i) hosts[i] = o->host;
+  int rc = sched_mall_mpi_adapt_begin(m, s->work, o->host ? hosts : NULL, NULL, args, &a);
   if (rc == SCHED_MALL_EABORTED) return 1; /* rolled back: nothing changed */
   if (rc != SCHED_MALL_OK) fail("adapt_begin", rc);
-  if (a.base.new_size > a.base.old_size) MPI_Bcast(&s->iter, 1, MPI_LONG, 0, a.window);
+  sleep_ms(o->window_ms);
+  if (a.base.new_size > a.base.old_size) {
+    long progress[2] = {s->iter, s->adaptations + 1}; /* this one counts */
+    MPI_Bcast(progress, 2, MPI_LONG, 0, a.window);
+  }
   double* moved =
       move_rows(s, o, a.window, a.base.old_size, a.base.old_rank, a.base.new_size, a.base.new_rank);
   MPI_Comm next = MPI_COMM_NULL;
@@ -243,7 +270,10 @@ static void join(state* s, const options* o, sched_mall* m) {
     rc = sched_mall_mpi_join(&merged, &old_size);
   }
   if (rc != SCHED_MALL_OK) fail("join", rc);
-  MPI_Bcast(&s->iter, 1, MPI_LONG, 0, merged);
+  long progress[2] = {0, 0};
+  MPI_Bcast(progress, 2, MPI_LONG, 0, merged);
+  s->iter = progress[0];
+  s->adaptations = progress[1];
   int rank = 0, size = 0;
   MPI_Comm_rank(merged, &rank);
   MPI_Comm_size(merged, &size);
@@ -334,7 +364,7 @@ int main(int argc, char** argv) {
   }
   int spawned = 0, rc = sched_mall_mpi_spawned(&spawned);
   if (rc != SCHED_MALL_OK) fail("spawned", rc);
-  state s = {MPI_COMM_WORLD, 0, 1, 0, 0, 0, NULL, NULL};
+  state s = {MPI_COMM_WORLD, 0, 1, 0, 0, 0, NULL, NULL, 0};
   if (spawned) {
     join(&s, &o, m);
   } else {
@@ -353,17 +383,24 @@ int main(int argc, char** argv) {
       fprintf(stderr, "heat_mpi_malleable: %d ranks but only %ld rows\n", s.size, o.ny);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  int adaptations = 0, here = 1;
+  int here = 1;
   double phase_start = MPI_Wtime(), compute_s = 0;
   while (here && s.iter < o.iters) {
-    const double t0 = MPI_Wtime();
-    iterate(&s, &o);
-    compute_s += MPI_Wtime() - t0;
-    sleep_ms(o.sleep_ms);
-    if (m && s.iter % o.probe_every == 0 && s.iter < o.iters) {
+    /* --hold: every process has the same iteration and count, so all
+     * hold (and probe) together. */
+    const int holding = m && s.iter == o.hold_iter && s.adaptations < o.hold_adaptations;
+    if (!holding) {
+      const double t0 = MPI_Wtime();
+      iterate(&s, &o);
+      compute_s += MPI_Wtime() - t0;
+    }
+    sleep_ms(holding && o.sleep_ms < 10 ? 10 : o.sleep_ms);
+    if (m && (holding || s.iter % o.probe_every == 0) && s.iter < o.iters) {
       /* Time in the loop outside the stencil counts as communication. */
-      const double total = MPI_Wtime() - phase_start;
-      sched_mall_report_phase(m, total > compute_s ? total - compute_s : 0, compute_s);
+      if (!holding) { /* a hold computes nothing: no phase to report */
+        const double total = MPI_Wtime() - phase_start;
+        sched_mall_report_phase(m, total > compute_s ? total - compute_s : 0, compute_s);
+      }
       phase_start = MPI_Wtime();
       compute_s = 0;
       int pending = 0;
@@ -373,7 +410,7 @@ int main(int argc, char** argv) {
         const double t = MPI_Wtime();
         const int from = s.size;
         here = sched_resize(&s, &o, m, args);
-        ++adaptations;
+        ++s.adaptations;
         report_resize(&s, from, MPI_Wtime() - t, here);
       }
     }
@@ -382,13 +419,13 @@ int main(int argc, char** argv) {
       const double t = MPI_Wtime();
       const int from = s.size;
       here = planned_resize(&s, &o, &o.plan[k], args);
-      ++adaptations;
+      ++s.adaptations;
       report_resize(&s, from, MPI_Wtime() - t, here);
       break;
     }
   }
   int result = 0;
-  if (here) result = write_grid(&s, &o, adaptations, MPI_Wtime() - started);
+  if (here) result = write_grid(&s, &o, (int)s.adaptations, MPI_Wtime() - started);
   release(&s.work);
   free(s.cur);
   free(s.next);

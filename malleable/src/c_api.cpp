@@ -127,6 +127,30 @@ int sched_mall_cores(const sched_mall* m, int* node_cores, int* job_cores) {
   return SCHED_MALL_OK;
 }
 
+int sched_mall_adapt_host(const sched_mall* m, int window_rank, const char** host) {
+  if (!m) return SCHED_MALL_EINVAL;
+  auto* mutable_m = const_cast<sched_mall*>(m);
+  return guarded(mutable_m->error, [&] {
+    if (!host) throw Failure(SCHED_MALL_EINVAL, "sched_mall_adapt_host: host is NULL");
+    const std::string* node = m->session->adapt_host(window_rank);
+    *host = node ? node->c_str() : nullptr;
+  });
+}
+
+const char* sched_mall_endpoint(const sched_mall* m) {
+  return m ? m->session->endpoint().c_str() : "";
+}
+
+int sched_mall_adapt_set_endpoint(sched_mall* m, int window_rank, const char* endpoint) {
+  if (!m) return SCHED_MALL_EINVAL;
+  return guarded(m->error, [&] {
+    if (!endpoint || !*endpoint) {
+      throw Failure(SCHED_MALL_EINVAL, "sched_mall_adapt_set_endpoint: no endpoint");
+    }
+    m->session->adapt_set_endpoint(window_rank, endpoint);
+  });
+}
+
 int sched_mall_adapt_commit(sched_mall* m) {
   if (!m) return SCHED_MALL_EINVAL;
   return guarded(m->error, [&] { m->session->adapt_commit(); });

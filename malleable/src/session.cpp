@@ -197,6 +197,24 @@ int Session::adapt_window_rank(int new_rank) const {
                                        std::to_string(window_->plan.new_size - 1));
 }
 
+const std::string* Session::adapt_host(int window_rank) const {
+  if (!window_) throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation window is open");
+  const auto window = static_cast<int>(window_->plan.old_ranks.size());
+  if (window_rank < 0 || window_rank >= window) {
+    throw Failure(SCHED_MALL_EINVAL, "window rank " + std::to_string(window_rank) +
+                                         " is not one of 0.." + std::to_string(window - 1));
+  }
+  const auto& hosts = window_->plan.hosts;
+  if (!hosts || hosts->size() != window_->plan.old_ranks.size()) return nullptr;
+  return &(*hosts)[static_cast<std::size_t>(window_rank)];
+}
+
+void Session::adapt_set_endpoint(int window_rank, const std::string& endpoint) {
+  (void)adapt_host(window_rank);  // the same checks
+  window_->plan.endpoints[static_cast<std::size_t>(window_rank)] = endpoint;
+  exchange_.set_peer(window_rank, endpoint);
+}
+
 void Session::adapt_commit() {
   if (!window_) throw Failure(SCHED_MALL_ENOTPENDING, "no adaptation has begun");
   proto::ProcAdaptCommit commit;

@@ -36,6 +36,11 @@ class Session {
   bool probe_all();
   sched_mall_adaptation adapt_begin();
   int adapt_window_rank(int new_rank) const;
+  // MPI expansions: the node of a window rank (null: not said); this
+  // process's endpoint; a spawned process's endpoint, learnt late.
+  const std::string* adapt_host(int window_rank) const;
+  const std::string& endpoint() const { return exchange_.endpoint(); }
+  void adapt_set_endpoint(int window_rank, const std::string& endpoint);
   void adapt_commit();
 
   // Evolving requests: the handle's number for the request, and its answer

@@ -502,7 +502,8 @@ void Agent::on_local(JobId job, const std::string& peer, const proto::Envelope& 
     check_own_job(job, init.job);
     // And only as a process of a step of it that runs here.
     const bool runs_here = std::any_of(step_tasks_.begin(), step_tasks_.end(), [&](const auto& e) {
-      return e.second.job == init.job && e.second.step == init.step && e.second.rank == init.rank;
+      return e.second.job == init.job && e.second.lib_step() == init.step &&
+             e.second.lib_rank() == init.rank;
     });
     if (!runs_here) {
       throw proto::ProtoError(proto::code::kInvalid,
@@ -513,7 +514,7 @@ void Agent::on_local(JobId job, const std::string& peer, const proto::Envelope& 
     proto::ProcInitReply reply;
     reply.status = "existing";
     for (const auto& [task, step] : step_tasks_) {
-      if (step.job == init.job && step.step == init.step) reply.size = step.tasks;
+      if (step.job == init.job && step.lib_step() == init.step) reply.size = step.tasks;
     }
     if (auto it = adapting_.find(init.job); it != adapting_.end() &&
                                             it->second.begin.step == init.step &&
@@ -783,8 +784,33 @@ void Agent::on_kill(const proto::JobKill& kill) {
 }
 
 void Agent::on_step(const proto::StepLaunch& launch) {
-  for (const auto& [rank, error] : launch_ranks(launch, true)) {
+  // An MPI expansion's new processes join their step at the commit: until
+  // then a failure is the adaptation's (and the spawn's, through PMIx).
+  const bool expansion = launch.mall_step.has_value();
+  if (expansion) {
+    const auto it = adapting_.find(launch.job);
+    const bool awaited = it != adapting_.end() && it->second.begin.step == *launch.mall_step &&
+                         it->second.open && launch.mall_ranks &&
+                         launch.mall_ranks->size() == launch.ranks.size() &&
+                         std::all_of(launch.mall_ranks->begin(), launch.mall_ranks->end(),
+                                     [&](int r) { return it->second.joining.count(r) > 0; });
+    if (!awaited) {
+      const std::string why = "no open expansion of step " + std::to_string(*launch.mall_step) +
+                              " waits for these processes on " + options_.node_name;
+      spdlog::warn("job {}: spawned step {} refused: {}", launch.job, launch.step, why);
+      for (int rank : launch.ranks) pmi_launch_failed(launch, rank, why);
+      return;
+    }
+  }
+  for (const auto& [rank, error] : launch_ranks(launch, !expansion)) {
     pmi_launch_failed(launch, rank, error);
+    if (expansion) {
+      const std::uint64_t adaptation = adapting_.at(launch.job).begin.adaptation;
+      adapt_drop(launch.job, "a spawned process could not start");
+      adapt_report(proto::type::kAdaptFailed, launch.job, adaptation,
+                   "rank " + std::to_string(rank) + " of the spawn could not start: " + error);
+      return;
+    }
     proto::StepExited exited;
     exited.job = launch.job;
     exited.step = launch.step;
@@ -843,6 +869,14 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
       for (const auto& [name, value] : step_task_environment(launch, rank, local)) {
         set_env(step.env, name, value);
       }
+      if (launch.mall_step) {
+        // The malleable library sees the adaptation's rank of the grown
+        // step; MPI its own (PMIx) rank.
+        set_env(step.env, "SCHED_STEP_ID", std::to_string(*launch.mall_step));
+        set_env(step.env, "SCHED_PROCID",
+                std::to_string((*launch.mall_ranks)[static_cast<std::size_t>(local)]));
+        set_env(step.env, "SCHED_NTASKS", std::to_string(launch.mall_size.value_or(launch.tasks)));
+      }
       step.cpus = bound_cpus(launch, local);
       // --mpi: the rank's PMI connection; the agent closes the child's end
       // once the child has its own copy (or could not start).
@@ -855,8 +889,13 @@ std::vector<std::pair<int, std::string>> Agent::launch_ranks(const proto::StepLa
       } close_after{step.pmi_fd};
       const TaskId task = tasks_.launch_step(step);
       step_launches_.try_emplace({launch.job, launch.step}, launch);
-      step_tasks_[task] =
-          StepTask{launch.job, launch.step, rank, launch.tasks, joined, Clock::now()};
+      StepTask started{launch.job, launch.step, rank, launch.tasks, joined, Clock::now()};
+      if (launch.mall_step) {
+        started.mall_step = *launch.mall_step;
+        started.mall_rank = (*launch.mall_ranks)[static_cast<std::size_t>(local)];
+        started.tasks = launch.mall_size.value_or(launch.tasks);
+      }
+      step_tasks_[task] = started;
       record_task(launch.job, task);
       power_estimates_[launch.job] = launch.power_w;
     } catch (const std::exception& e) {
@@ -906,7 +945,7 @@ void Agent::report_exits() {
           })) {
         step_launches_.erase({ended.job, ended.step});
       }
-      adapt_task_exited(ended.job, ended.step, ended.rank, exit.status);
+      adapt_task_exited(ended.job, ended.lib_step(), ended.lib_rank(), exit.status);
       std::string message = exit.error;
       pmi_task_exited(ended.job, ended.step, ended.rank, exit.status, message);
       // A process an expansion started and that never joined is not the
@@ -914,9 +953,9 @@ void Agent::report_exits() {
       if (!ended.joined) continue;
       proto::StepExited exited;
       exited.job = ended.job;
-      exited.step = ended.step;
+      exited.step = ended.lib_step();  // an MPI expansion's process counts in the grown step
       exited.node = options_.node_name;
-      exited.rank = ended.rank;
+      exited.rank = ended.lib_rank();
       exited.status = exit.status;
       exited.message = message;
       send(proto::type::kStepExited, exited);

@@ -275,6 +275,14 @@ class Agent {
     int tasks = 0;                // of the whole step
     bool joined = true;           // false: an expansion's new process before its commit
     Clock::time_point started{};  // when it was launched
+    // A process an MPI expansion spawned (--mall-spawn=mpi): `step` and
+    // `rank` are its PMIx namespace's, and for the malleable library (its
+    // proc.* messages, the adaptations, its exit) it is rank `mall_rank` of
+    // step `mall_step`.
+    std::int64_t mall_step = 0;
+    int mall_rank = -1;
+    std::int64_t lib_step() const { return mall_step != 0 ? mall_step : step; }
+    int lib_rank() const { return mall_step != 0 ? mall_rank : rank; }
   };
   std::map<TaskId, StepTask> step_tasks_;
   // How each step with processes here was launched (command, environment),
@@ -291,14 +299,24 @@ class Agent {
   struct LocalAdaptation {
     proto::AdaptBegin begin;  // without its launch
     std::set<int> expected;   // window ranks of the processes here
-    std::set<int> joining;    // of them, those this adaptation started
+    std::set<int> joining;    // those this adaptation started (in `expected` unless
+                              // spawned by the program: MPI expansions)
     std::map<int, std::pair<std::string, std::uint64_t>> waiting;  // rank → proc.adapt_begin
     std::set<int> committed;
     bool ready_sent = false;
     bool open = false;
     std::vector<std::string> endpoints;  // from adapt.go, by window rank
+    // Every window rank that takes part here: the old processes and the new.
+    std::set<int> members() const {
+      std::set<int> all = expected;
+      all.insert(joining.begin(), joining.end());
+      return all;
+    }
   };
   std::map<JobId, LocalAdaptation> adapting_;
+  // Answers a process's proc.adapt_begin with the open window's plan.
+  void adapt_answer(const LocalAdaptation& here, int rank, const std::string& peer,
+                    std::uint64_t seq);
   // A step process that has not initialised the library this long after its
   // start is taken not to use it (an adaptation then fails at once); a
   // younger one is waited for.

@@ -8,6 +8,13 @@
 //   proc.adapt_commit from each → adapt.complete to the engine
 //   adapt.abort   waiting processes get "aborted", new ones are killed
 //
+// An MPI expansion (adapt.begin's mall_spawn "mpi") starts nothing here: the
+// program spawns its new processes once the window is open; schedd relays
+// the spawn to the added nodes as a step whose processes are this
+// adaptation's new ranks (StepTask::mall_step). ready counts the old
+// processes only; a new one's proc.adapt_begin is answered at once, and
+// its commit counts like the others'.
+//
 // A process of the step that has not initialised the library is waited for
 // while it is young (it may be starting); an older one does not use the
 // library and cannot take part: the adaptation fails at once (adapt.failed)
@@ -19,7 +26,6 @@
 #include "sched/proto/transport.hpp"
 
 namespace sched::agent {
-
 void Agent::adapt_report(std::string_view type, JobId job, std::uint64_t adaptation,
                          const std::string& message) {
   proto::AdaptReport report;
@@ -50,19 +56,30 @@ void Agent::on_adapt_begin(const proto::AdaptBegin& begin) {
   // The step's processes here take part under their current rank, which is
   // their window rank (old ranks keep their numbers in the window).
   for (const auto& [task, step] : step_tasks_) {
-    if (step.job != begin.job || step.step != begin.step || !step.joined) continue;
-    if (step.rank < 0 || step.rank >= window) {
-      return fail("rank " + std::to_string(step.rank) + " is outside the window");
+    if (step.job != begin.job || step.lib_step() != begin.step || !step.joined) continue;
+    const int rank = step.lib_rank();
+    if (rank < 0 || rank >= window) {
+      return fail("rank " + std::to_string(rank) + " is outside the window");
     }
-    if (!library_.count({begin.job, begin.step, step.rank}) &&
+    if (!library_.count({begin.job, begin.step, rank}) &&
         Clock::now() - step.started > kLibraryInitGrace) {
-      return fail("rank " + std::to_string(step.rank) + " (pid " +
+      return fail("rank " + std::to_string(rank) + " (pid " +
                   std::to_string(tasks_.pid(task).value_or(0)) +
                   ") has not initialised the malleable library");
     }
-    here.expected.insert(step.rank);
+    here.expected.insert(rank);
   }
-  if (begin.launch) {
+  if (begin.mall_spawn.value_or("") == "mpi") {
+    // The new ranks placed here come by the program's spawn, later.
+    if (!begin.hosts || begin.hosts->size() != begin.old_ranks.size()) {
+      return fail("an MPI expansion without the node of each window rank");
+    }
+    for (int w = 0; w < window; ++w) {
+      const auto i = static_cast<std::size_t>(w);
+      if (begin.old_ranks[i] < 0 && (*begin.hosts)[i] == options_.node_name) here.joining.insert(w);
+    }
+    adapting_[begin.job] = here;
+  } else if (begin.launch) {
     // Set up first, so that proc.init of a process started now finds it.
     for (int rank : begin.launch->ranks) here.joining.insert(rank);
     here.expected.insert(here.joining.begin(), here.joining.end());
@@ -78,7 +95,7 @@ void Agent::on_adapt_begin(const proto::AdaptBegin& begin) {
   }
   spdlog::info("job {}: adaptation {} ({} {} -> {}), {} processes here", begin.job,
                begin.adaptation, begin.op, begin.old_size, begin.new_size,
-               adapting_[begin.job].expected.size());
+               adapting_[begin.job].members().size());
   const proto::ProcAdaptNotice notice{begin.job, begin.adaptation};
   for (int rank : adapting_[begin.job].expected) {
     if (auto it = library_.find({begin.job, begin.step, rank}); it != library_.end()) {
@@ -113,7 +130,7 @@ void Agent::on_proc_adapt_begin(const std::string& peer, const proto::Envelope& 
                                                        std::to_string(body.step) + " is under way");
   }
   LocalAdaptation& here = it->second;
-  if (!here.expected.count(body.rank)) {
+  if (!here.members().count(body.rank)) {
     throw proto::ProtoError(proto::code::kInvalid, "rank " + std::to_string(body.rank) +
                                                        " takes no part in this adaptation on " +
                                                        options_.node_name);
@@ -122,8 +139,35 @@ void Agent::on_proc_adapt_begin(const std::string& peer, const proto::Envelope& 
     throw proto::ProtoError(proto::code::kInvalid, "rank " + std::to_string(body.rank) +
                                                        " has not initialised the library");
   }
+  if (here.open) {
+    // A process an MPI expansion spawned: the window it joins is open.
+    adapt_answer(here, body.rank, peer, message.seq);
+    return;
+  }
   here.waiting[body.rank] = {peer, message.seq};
   adapt_send_ready(body.job);
+}
+
+void Agent::adapt_answer(const LocalAdaptation& here, int rank, const std::string& peer,
+                         std::uint64_t seq) {
+  proto::ProcAdaptBeginReply reply;
+  reply.adaptation = here.begin.adaptation;
+  reply.old_size = here.begin.old_size;
+  reply.new_size = here.begin.new_size;
+  reply.old_ranks = here.begin.old_ranks;
+  reply.new_ranks = here.begin.new_ranks;
+  reply.endpoints = here.endpoints;
+  reply.hosts = here.begin.hosts;
+  // A job resized by cores (issue 20 item 2): the cores the processes have now.
+  reply.old_cores = here.begin.old_cores;
+  reply.new_cores = here.begin.new_cores;
+  if (here.begin.core_ids) {
+    const auto mine = here.begin.core_ids->find(options_.node_name);
+    if (mine != here.begin.core_ids->end())
+      reply.node_cores = static_cast<int>(mine->second.size());
+  }
+  reply.window_rank = rank;
+  send_local(peer, proto::encode_reply(proto::type::kProcAdaptBegin, seq, reply));
 }
 
 void Agent::on_adapt_go(const proto::AdaptGo& go) {
@@ -142,28 +186,10 @@ void Agent::on_adapt_go(const proto::AdaptGo& go) {
   }
   here.open = true;
   here.endpoints = go.endpoints;
-  proto::ProcAdaptBeginReply reply;
-  reply.adaptation = go.adaptation;
-  reply.old_size = here.begin.old_size;
-  reply.new_size = here.begin.new_size;
-  reply.old_ranks = here.begin.old_ranks;
-  reply.new_ranks = here.begin.new_ranks;
-  reply.endpoints = go.endpoints;
-  // A job resized by cores (issue 20 item 2): the cores the processes have now.
-  reply.old_cores = here.begin.old_cores;
-  reply.new_cores = here.begin.new_cores;
-  if (here.begin.core_ids) {
-    const auto mine = here.begin.core_ids->find(options_.node_name);
-    if (mine != here.begin.core_ids->end())
-      reply.node_cores = static_cast<int>(mine->second.size());
-  }
-  for (const auto& [rank, waiter] : here.waiting) {
-    reply.window_rank = rank;
-    send_local(waiter.first,
-               proto::encode_reply(proto::type::kProcAdaptBegin, waiter.second, reply));
-  }
+  for (const auto& [rank, waiter] : here.waiting)
+    adapt_answer(here, rank, waiter.first, waiter.second);
   here.waiting.clear();  // answered; from now on only commits count
-  if (here.expected.empty()) adapt_finish(go.job);
+  if (here.members().empty()) adapt_finish(go.job);
 }
 
 void Agent::on_proc_adapt_commit(const std::string& peer, const proto::Envelope& message) {
@@ -175,14 +201,15 @@ void Agent::on_proc_adapt_commit(const std::string& peer, const proto::Envelope&
                                 std::to_string(body.job) + " has no open window here");
   }
   LocalAdaptation& here = it->second;
-  if (!here.expected.count(body.window_rank)) {
+  const std::set<int> all = here.members();
+  if (!all.count(body.window_rank)) {
     throw proto::ProtoError(
         proto::code::kInvalid,
         "window rank " + std::to_string(body.window_rank) + " takes no part here");
   }
   here.committed.insert(body.window_rank);
   send_local(peer, proto::encode_reply(message.type, message.seq, proto::Empty{}));
-  if (here.committed.size() == here.expected.size()) adapt_finish(body.job);
+  if (here.committed.size() == all.size()) adapt_finish(body.job);
 }
 
 void Agent::adapt_finish(JobId job) {
@@ -192,13 +219,13 @@ void Agent::adapt_finish(JobId job) {
   // The step's processes here take their new ranks; leavers keep the old
   // one for their exit report.
   for (auto& [task, step] : step_tasks_) {
-    if (step.job != job || step.step != begin.step) continue;
-    const int rank = step.rank;
+    if (step.job != job || step.lib_step() != begin.step) continue;
+    const int rank = step.lib_rank();
     if (rank < 0 || rank >= static_cast<int>(begin.new_ranks.size())) continue;
     const int renumbered = begin.new_ranks[static_cast<std::size_t>(rank)];
     step.joined = true;
     if (renumbered < 0) continue;
-    step.rank = renumbered;
+    (step.mall_step != 0 ? step.mall_rank : step.rank) = renumbered;
     step.tasks = begin.new_size;
   }
   std::map<std::tuple<JobId, std::int64_t, int>, LibraryProcess> renamed;
@@ -235,7 +262,7 @@ void Agent::adapt_drop(JobId job, const std::string& why) {
       "adaptation " + std::to_string(here.begin.adaptation) + " withdrawn: " + why;
   const proto::ProcAdaptNotice notice{job, here.begin.adaptation};
   // Once the window is open the processes are past telling (the job fails).
-  for (int rank : here.open ? std::set<int>{} : here.expected) {
+  for (int rank : here.open ? std::set<int>{} : here.members()) {
     if (auto waiter = here.waiting.find(rank); waiter != here.waiting.end()) {
       send_local(waiter->second.first,
                  proto::encode_error(proto::type::kProcAdaptBegin, waiter->second.second,
@@ -246,7 +273,7 @@ void Agent::adapt_drop(JobId job, const std::string& why) {
   }
   // The processes it started never joined the step.
   for (auto& [task, step] : step_tasks_) {
-    if (step.job == job && step.step == here.begin.step && !step.joined) {
+    if (step.job == job && step.lib_step() == here.begin.step && !step.joined) {
       tasks_.kill(task, std::chrono::seconds(1));
     }
   }
@@ -256,7 +283,7 @@ void Agent::adapt_task_exited(JobId job, std::int64_t step, int rank, int status
   auto it = adapting_.find(job);
   if (it == adapting_.end() || it->second.begin.step != step) return;
   const LocalAdaptation& here = it->second;
-  if (!here.expected.count(rank) || here.committed.count(rank)) return;
+  if (!here.members().count(rank) || here.committed.count(rank)) return;
   const std::uint64_t adaptation = here.begin.adaptation;
   const std::string why = "rank " + std::to_string(rank) + " ended (status " +
                           std::to_string(status) + ") before committing";

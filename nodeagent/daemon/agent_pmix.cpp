@@ -149,8 +149,32 @@ std::string info_string(const pmix_info_t& info) {
   return info.value.type == PMIX_STRING && info.value.data.string ? info.value.data.string : "";
 }
 
+// The host text of one app of a spawn (PMIX_HOST / PMIX_ADD_HOST).
+std::string app_hosts(const pmix_app_t& app) {
+  std::string hosts;
+  for (std::size_t i = 0; i < app.ninfo; ++i) {
+    const pmix_info_t& info = app.info[i];
+    if (PMIX_CHECK_KEY(&info, PMIX_HOST) || PMIX_CHECK_KEY(&info, PMIX_ADD_HOST)) {
+      const std::string text = info_string(info);
+      if (!text.empty()) hosts += (hosts.empty() ? "" : ",") + text;
+    }
+  }
+  return hosts;
+}
+
+std::vector<std::string> app_argv(const pmix_app_t& app) {
+  std::vector<std::string> argv{app.cmd};
+  for (char** arg = app.argv; arg && *arg; ++arg) {
+    if (arg != app.argv) argv.push_back(*arg);  // argv[0] is the command's name
+  }
+  return argv;
+}
+
 // MPI_Comm_spawn: what to start goes to the agent's loop, which asks
-// schedd; spawn_done answers. One app only (not MPI_Comm_spawn_multiple).
+// schedd; spawn_done answers. MPI_Comm_spawn_multiple's apps are one step
+// when they run one command with one host each (how the malleable MPI
+// layer places an expansion, sched/malleable_mpi.h): each app's processes
+// go on its host ("n3:2,n4:1"); other mixes are not supported.
 pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t[], size_t,
                        const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
                        void* cbdata) {
@@ -158,15 +182,27 @@ pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t[], size_t,
   if (!active || !proc || !active->find_step(proc->nspace, event.job, event.step)) {
     return PMIX_ERR_NOT_FOUND;
   }
-  if (napps != 1 || !apps[0].cmd) return PMIX_ERR_NOT_SUPPORTED;
+  if (napps < 1 || !apps[0].cmd) return PMIX_ERR_NOT_SUPPORTED;
   const pmix_app_t& app = apps[0];
   event.kind = PmixEvent::Kind::Spawn;
   event.rank = static_cast<int>(proc->rank);
   proto::PmixSpawn& spawn = event.spawn;
   spawn.tasks = app.maxprocs;
-  spawn.argv.push_back(app.cmd);
-  for (char** arg = app.argv; arg && *arg; ++arg) {
-    if (arg != app.argv) spawn.argv.push_back(*arg);  // argv[0] is the command's name
+  spawn.argv = app_argv(app);
+  spawn.hosts = app_hosts(app);
+  if (napps > 1) {
+    spawn.hosts.clear();
+    spawn.tasks = 0;
+    for (std::size_t a = 0; a < napps; ++a) {
+      const std::string host = apps[a].cmd ? app_hosts(apps[a]) : "";
+      if (!apps[a].cmd || app_argv(apps[a]) != spawn.argv || host.empty() ||
+          host.find_first_of(",:") != std::string::npos || apps[a].maxprocs < 1) {
+        return PMIX_ERR_NOT_SUPPORTED;
+      }
+      spawn.hosts +=
+          (spawn.hosts.empty() ? "" : ",") + host + ":" + std::to_string(apps[a].maxprocs);
+      spawn.tasks += apps[a].maxprocs;
+    }
   }
   for (char** var = app.env; var && *var; ++var) {
     const std::string pair(*var);
@@ -177,10 +213,7 @@ pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t[], size_t,
   if (app.cwd) spawn.workdir = app.cwd;
   for (std::size_t i = 0; i < app.ninfo; ++i) {
     const pmix_info_t& info = app.info[i];
-    if (PMIX_CHECK_KEY(&info, PMIX_HOST) || PMIX_CHECK_KEY(&info, PMIX_ADD_HOST)) {
-      const std::string hosts = info_string(info);
-      if (!hosts.empty()) spawn.hosts += (spawn.hosts.empty() ? "" : ",") + hosts;
-    } else if (PMIX_CHECK_KEY(&info, PMIX_WDIR) && !info_string(info).empty()) {
+    if (PMIX_CHECK_KEY(&info, PMIX_WDIR) && !info_string(info).empty()) {
       spawn.workdir = info_string(info);
     }
   }

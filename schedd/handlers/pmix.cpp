@@ -41,6 +41,35 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
+// The node of each child of a spawn that an open MPI expansion of step
+// `grown` waits for: the expansion's, which the spawn must name (or leave to
+// it). Throws ProtoError saying how the spawn differs.
+std::vector<std::string> expansion_hosts(const proto::PmixSpawn& body, std::int64_t grown,
+                                         const StepRecord::MpiExpansion& expansion) {
+  const std::string what =
+      "expansion " + std::to_string(expansion.adaptation) + " of step " + std::to_string(grown) +
+      " adds " + std::to_string(expansion.hosts.size()) + " processes on " + join(expansion.hosts);
+  if (body.tasks != static_cast<int>(expansion.hosts.size())) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "MPI_Comm_spawn of " + std::to_string(body.tasks) +
+                                " processes does not match the expansion under way: " + what);
+  }
+  if (body.hosts.empty()) return expansion.hosts;
+  std::vector<std::string> per_child;
+  try {
+    per_child = tasks::spawn_hosts(body.hosts, body.tasks);
+  } catch (const std::invalid_argument& e) {
+    throw proto::ProtoError(proto::code::kInvalid, e.what());
+  }
+  if (per_child != expansion.hosts) {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "MPI_Comm_spawn on hosts " + join(per_child) +
+                                " does not match the expansion under way: " + what +
+                                " (pass the hosts sched_mall_mpi_adapt_begin is given)");
+  }
+  return per_child;
+}
+
 // The checks of docs/protocol.md §6 and the new step's launch; throws
 // ProtoError with the reason the MPI call gets.
 std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepRecord& parent,
@@ -69,8 +98,18 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
   }
   const std::vector<std::string> job_nodes = convert::node_names(job, daemon.engine.cluster());
   std::vector<std::string> per_child;
+  // The step this spawn may grow: the spawner's, or the one its step's
+  // processes joined when an earlier expansion spawned them.
+  const std::int64_t grown_id = parent.adapt_of != 0 ? parent.adapt_of : body.step;
+  StepRecord* grown = parent.adapt_of != 0 ? daemon.steps.find(job.id, grown_id) : &parent;
+  const bool expansion = grown && grown->expansion && !grown->expansion->spawned;
+  if (expansion) {
+    per_child = expansion_hosts(body, grown_id, *grown->expansion);
+  }
   try {
-    if (body.hosts.empty()) {
+    if (expansion) {
+      // Checked above: the expansion's own nodes.
+    } else if (body.hosts.empty()) {
       // No host: over the job's nodes, as `sched run -n` would.
       const int count = std::min(static_cast<int>(job_nodes.size()), body.tasks);
       per_child = tasks::spawn_hosts(
@@ -82,7 +121,7 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
     throw proto::ProtoError(proto::code::kInvalid, e.what());
   }
   for (const std::string& node : per_child) {
-    if (std::find(job_nodes.begin(), job_nodes.end(), node) == job_nodes.end()) {
+    if (!expansion && std::find(job_nodes.begin(), job_nodes.end(), node) == job_nodes.end()) {
       throw proto::ProtoError(proto::code::kInvalid, "host " + node + " is not a node of job " +
                                                          std::to_string(job.id) + " (" +
                                                          join(job_nodes) + ")");
@@ -107,6 +146,19 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
   record.launch = parent.launch;
   proto::StepLaunch& launch = record.launch;
   launch.step = daemon.steps.next_id(job.id);
+  launch.mall_step.reset();
+  launch.mall_ranks.reset();
+  launch.mall_size.reset();
+  if (expansion) {
+    // Its processes are the expansion's new ranks of the grown step, which
+    // counts their exits: this record keeps their PMIx namespace only.
+    record.adapt_of = grown_id;
+    record.remaining = 0;
+    launch.mall_step = grown_id;
+    launch.mall_size = grown->expansion->new_size;
+    launch.job_nodes = grown->expansion->job_nodes;  // the added nodes are the job's
+    grown->expansion->spawned = true;
+  }
   launch.argv = body.argv;
   for (const auto& [key, value] : body.env) launch.env[key] = value;
   if (!body.workdir.empty()) launch.workdir = body.workdir;
@@ -123,6 +175,13 @@ std::int64_t spawn_step(const Message& m, const proto::PmixSpawn& body, StepReco
   }
   for (const auto& [node, ranks] : record.layout) {
     launch.ranks = ranks;
+    if (expansion) {
+      // Child i is window rank old_size + i: the merge puts the spawned
+      // processes after the old ones, in their MPI rank order.
+      std::vector<int> mall_ranks;
+      for (int rank : ranks) mall_ranks.push_back(grown->expansion->old_size + rank);
+      launch.mall_ranks = std::move(mall_ranks);
+    }
     daemon.agents.send(node, proto::type::kStepLaunch, launch);
   }
   const std::int64_t step = launch.step;

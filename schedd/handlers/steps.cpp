@@ -91,6 +91,18 @@ void step_run(const Message& m) {
     throw proto::ProtoError(proto::code::kInvalid,
                             "mpi '" + mpi + "' is not pmi2, pmi1, pmix or none");
   }
+  // ---- who starts an expansion's processes (docs/malleable.md "MPI
+  // adaptations"): the program through MPI_Comm_spawn needs the step's PMIx
+  // servers to relay it.
+  const std::string mall_spawn = body.mall_spawn.value_or("sched");
+  if (mall_spawn != "sched" && mall_spawn != "mpi") {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "mall_spawn '" + mall_spawn + "' is not mpi or sched");
+  }
+  if (mall_spawn == "mpi" && mpi != "pmix") {
+    throw proto::ProtoError(proto::code::kInvalid,
+                            "--mall-spawn=mpi needs --mpi=pmix (the step's mpi is " + mpi + ")");
+  }
   const std::vector<std::string> step_nodes =
       body.nodelist ? *body.nodelist
                     : std::vector<std::string>(job_nodes.begin(), job_nodes.begin() + nodes);
@@ -123,6 +135,7 @@ void step_run(const Message& m) {
   launch.distribution = std::string(tasks::to_string(*distribution));
   launch.cpu_bind = std::string(tasks::to_string(*cpu_bind));
   if (mpi != "none") launch.mpi = mpi;
+  if (mall_spawn == "mpi") launch.mall_spawn = mall_spawn;
   if (!job->cores.empty()) launch.core_ids = convert::core_ids(*job, daemon.engine.cluster());
   const auto by_node = tasks::tasks_by_node(tasks::place_tasks(tasks, nodes, *distribution), nodes);
   for (int i = 0; i < nodes; ++i) {
@@ -191,8 +204,13 @@ void step_exited(const Message& m) {
   }
   auto done = daemon.steps.task_exited(body.job, body.step);
   if (done) {
-    daemon.pmi_fences.drop(body.job, body.step);  // an MPI step's, when it ended
-    pmix_step_ended(daemon, body.job, body.step);
+    // An MPI step's, when it ended, and those of the spawns that grew it.
+    std::vector<std::int64_t> ended = daemon.steps.drop_adapted(body.job, body.step);
+    ended.push_back(body.step);
+    for (std::int64_t id : ended) {
+      daemon.pmi_fences.drop(body.job, id);
+      pmix_step_ended(daemon, body.job, id);
+    }
   }
   if (done && !done->empty()) {
     daemon.outbox.post(

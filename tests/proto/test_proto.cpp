@@ -111,6 +111,41 @@ TEST(Proto, OptionalFieldsMayBeAbsentAndNestedListsRoundTrip) {
   EXPECT_FALSE(back.jobs[1].start_time);
 }
 
+// An MPI expansion's fields (issue 16, docs/protocol.md §8): additive, so
+// a message without them still reads, and with them round-trips.
+TEST(Proto, AnMpiExpansionsFieldsRoundTripAndMayBeAbsent) {
+  AdaptBegin begin;
+  begin.job = 3;
+  begin.op = "expand";
+  begin.old_ranks = {0, 1, -1, -1};
+  begin.new_ranks = {0, 1, 2, 3};
+  begin.mall_spawn = "mpi";
+  begin.hosts = std::vector<std::string>{"n1", "n2", "n3", "n4"};
+  std::string bytes = encode_request(type::kAdaptBegin, 1, begin);
+  const auto back = decode(bytes.data(), bytes.size()).body_as<AdaptBegin>();
+  EXPECT_EQ(back.mall_spawn, "mpi");
+  EXPECT_EQ(back.hosts, begin.hosts);
+  EXPECT_FALSE(back.launch);
+
+  StepLaunch launch;
+  launch.step = 4;
+  launch.ranks = {0, 1};
+  launch.mall_step = 1;
+  launch.mall_ranks = std::vector<int>{2, 3};
+  launch.mall_size = 4;
+  bytes = encode_request(type::kStepLaunch, 2, launch);
+  const auto children = decode(bytes.data(), bytes.size()).body_as<StepLaunch>();
+  EXPECT_EQ(children.mall_step, 1);
+  EXPECT_EQ(children.mall_ranks, launch.mall_ranks);
+  EXPECT_EQ(children.mall_size, 4);
+  EXPECT_FALSE(children.mall_spawn);
+
+  bytes = encode_request(type::kStepLaunch, 3, StepLaunch{});
+  const auto plain = decode(bytes.data(), bytes.size()).body_as<StepLaunch>();
+  EXPECT_FALSE(plain.mall_step);
+  EXPECT_FALSE(plain.mall_ranks);
+}
+
 TEST(Proto, GarbageIsABadMessage) {
   const std::string garbage = "\xc1\xc1 this is not msgpack";
   EXPECT_EQ(error_code_of(garbage).substr(0, 11), "bad_message");

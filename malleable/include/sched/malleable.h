@@ -165,6 +165,25 @@ SCHED_MALL_API int sched_mall_adapt_window_rank(const sched_mall* m, int new_ran
  * after adapt_commit when it shrinks). Both 0 before any adaptation by cores
  * (a job of whole nodes, or one not resized yet). Either pointer may be NULL. */
 SCHED_MALL_API int sched_mall_cores(const sched_mall* m, int* node_cores, int* job_cores);
+/* ---- MPI expansions (a step run with `sched run --mall-spawn=mpi`): the
+ * program spawns the new processes itself once the window is open (the MPI
+ * layer, sched/malleable_mpi.h, does it with these).
+ *
+ * During the window: *host is the node where window rank window_rank runs
+ * or must be spawned, NULL when the scheduler does not say (its agents
+ * start the new processes). SCHED_MALL_ENOTPENDING outside a window,
+ * SCHED_MALL_EINVAL for a rank outside it. */
+SCHED_MALL_API int sched_mall_adapt_host(const sched_mall* m, int window_rank, const char** host);
+
+/* Where this process receives its peers' data (valid while m lives). */
+SCHED_MALL_API const char* sched_mall_endpoint(const sched_mall* m);
+
+/* During the window: window rank window_rank receives at endpoint. The
+ * processes a program spawned start after the window opened, so the others
+ * learn their endpoints from the program (the MPI layer: over the merged
+ * communicator). SCHED_MALL_ENOTPENDING outside a window. */
+SCHED_MALL_API int sched_mall_adapt_set_endpoint(sched_mall* m, int window_rank,
+                                                 const char* endpoint);
 
 /* Leaves the window: the data is where the new process set needs it.
  * SCHED_MALL_ENOTPENDING when no window is open. */

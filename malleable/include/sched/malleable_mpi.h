@@ -158,6 +158,11 @@ typedef struct {
  * sched_mall_adapt_begin, then for an expansion sched_mall_mpi_expand of
  * comm with hosts, command and argv as there (window = next = the merged
  * communicator), for a shrink window = comm. Collective over comm.
+ * hosts NULL: the nodes the scheduler names for the new ranks
+ * (sched_mall_adapt_host; a step run with `sched run --mall-spawn=mpi`),
+ * else the launcher's choice. An expansion also tells the session every
+ * process's data endpoint over the merged communicator
+ * (sched_mall_adapt_set_endpoint), as sched_mall_mpi_adapt_join does.
  * SCHED_MALL_EABORTED (nothing changed) as sched_mall_adapt_begin;
  * SCHED_MALL_EPROTO when the session's sizes do not match comm's. */
 SCHED_MALL_API int sched_mall_mpi_adapt_begin(sched_mall* m, MPI_Comm comm,

@@ -313,9 +313,23 @@ struct StepLaunch {
   // ---- invasive partitions (issue 20 item 2): as in job.launch, the job's
   // cores by node name; each agent confines the tasks to its own.
   std::optional<std::map<std::string, std::vector<int>>> core_ids;
+  // ---- MPI expansion (issue 16, docs/malleable.md "MPI adaptations"):
+  // "mpi" when the application spawns an expansion's processes itself
+  // (`sched run --mall-spawn=mpi`); absent: the agents start them.
+  std::optional<std::string> mall_spawn;
+  // The children of such a spawn: for the malleable library they are ranks
+  // `mall_ranks` (parallel to `ranks`, which are their MPI ranks) of step
+  // `mall_step`, then `mall_size` processes large.
+  std::optional<std::int64_t> mall_step;
+  std::optional<std::vector<int>> mall_ranks;
+  std::optional<int> mall_size;
   template <class V>
   void fields(V& v) {
     v("core_ids", core_ids);
+    v("mall_spawn", mall_spawn);
+    v("mall_step", mall_step);
+    v("mall_ranks", mall_ranks);
+    v("mall_size", mall_size);
     v("mpi", mpi);
     v("pmix_parent", pmix_parent);
     v("cpus_per_task", cpus_per_task);
@@ -421,6 +435,12 @@ struct AdaptBegin {
   std::optional<std::map<std::string, std::vector<int>>> core_ids;
   std::optional<int> old_cores;
   std::optional<int> new_cores;
+  // "mpi" (a step run with --mall-spawn=mpi, expand only): no launch; the
+  // application spawns the new processes on `hosts`, the node of each
+  // window rank (new ones included), and the agents of added nodes take
+  // the spawn's children as them.
+  std::optional<std::string> mall_spawn;
+  std::optional<std::vector<std::string>> hosts;
   template <class V>
   void fields(V& v) {
     v("job", job);
@@ -436,6 +456,8 @@ struct AdaptBegin {
     v("core_ids", core_ids);
     v("old_cores", old_cores);
     v("new_cores", new_cores);
+    v("mall_spawn", mall_spawn);
+    v("hosts", hosts);
   }
 };
 

@@ -945,9 +945,14 @@ struct StepRun {
   // -w (issue 16, mpirun's launcher agent): these of the job's nodes, in
   // this order; absent: the job's first `nodes`.
   std::optional<std::vector<std::string>> nodelist;
+  // --mall-spawn: "mpi" (with mpi "pmix") when the program spawns an
+  // expansion's processes itself (MPI_Comm_spawn); absent or "sched": the
+  // agents start them.
+  std::optional<std::string> mall_spawn;
   template <class V>
   void fields(V& v) {
     v("mpi", mpi);
+    v("mall_spawn", mall_spawn);
     v("nodelist", nodelist);
     v("tasks_per_node", tasks_per_node);
     v("cpus_per_task", cpus_per_task);

@@ -121,6 +121,9 @@ struct ProcAdaptBeginReply {
   std::optional<int> old_cores;
   std::optional<int> new_cores;
   std::optional<int> node_cores;
+  // The node of each window rank, when the application starts the new
+  // processes itself (--mall-spawn=mpi): what it passes as MPI's "host".
+  std::optional<std::vector<std::string>> hosts;
   template <class V>
   void fields(V& v) {
     v("adaptation", adaptation);
@@ -133,6 +136,7 @@ struct ProcAdaptBeginReply {
     v("old_cores", old_cores);
     v("new_cores", new_cores);
     v("node_cores", node_cores);
+    v("hosts", hosts);
   }
 };
 
