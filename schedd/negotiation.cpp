@@ -11,6 +11,9 @@
 namespace sched::daemon {
 namespace {
 
+// The routing id of schedd's own iScheduler (its DEALER).
+constexpr std::string_view kOwnScheduler = "schedd-ischeduler";
+
 negotiation::HypervisorLimits limits(const DaemonConfig::NegotiationConfig& c) {
   negotiation::HypervisorLimits l;
   l.max_attempts = c.max_attempts;
@@ -95,6 +98,7 @@ Negotiation::Negotiation(zmq::context_t& context, Engine& engine, Setup setup, S
         "schedd/" + name);
     dealer_.emplace(context, zmq::socket_type::dealer);
     dealer_->set(zmq::sockopt::linger, 0);
+    dealer_->set(zmq::sockopt::routing_id, std::string(kOwnScheduler));
     dealer_->connect(endpoint_);
   }
   policy_ =
@@ -136,6 +140,18 @@ void Negotiation::turn(double now) {
 void Negotiation::receive(double now) {
   while (auto m = proto::receive_routed(router_)) {
     std::string bytes(static_cast<const char*>(m->payload.data()), m->payload.size());
+    if (internal() && m->peer != kOwnScheduler) {
+      // The iHypervisor serves one iScheduler, here schedd's own: another
+      // would end its session. Not answered; logged once.
+      if (!stranger_logged_) {
+        spdlog::warn(
+            "partition {}: a peer other than schedd's iScheduler spoke at {}; ignored "
+            "(scheduler = \"external\" lets another batch system's iScheduler in)",
+            setup_.partition, endpoint_);
+        stranger_logged_ = true;
+      }
+      continue;
+    }
     if (!peer_.empty() && m->peer != peer_) {
       // Another iScheduler speaks: the one before is gone (§6); its open
       // transaction is abandoned and the newcomer initialises its own.
@@ -164,6 +180,7 @@ void Negotiation::take_outcomes() {
     ++start_refusals_;
     model_.end(o.job);
     hypervisor_.side().set_running(model_.job_ids());
+    seen_version_ = ~std::uint64_t{0};  // the engine's truth again (the job may run after all)
     if (internal()) scheduler_->withdraw(o.job);
     fed_.erase(o.job);
     spdlog::error("partition {}: the engine refused the agreed start of job {}: {}",
@@ -173,6 +190,9 @@ void Negotiation::take_outcomes() {
 }
 
 void Negotiation::follow_engine(double now) {
+  // Jobs and nodes change only with events that move the state version.
+  if (engine_.state_version() == seen_version_) return;
+  seen_version_ = engine_.state_version();
   const auto index = engine_.partition_index(setup_.partition);
   if (!index) return;
   const Cluster& cluster = engine_.cluster();

@@ -106,7 +106,9 @@ class Negotiation {
   // Jobs handed to the internal iScheduler and still pending in the engine.
   std::set<JobId> fed_;
   std::uint64_t seen_passes_ = 0;
-  bool started_ = false;  // PROTOCOL_INIT sent
+  std::uint64_t seen_version_ = ~std::uint64_t{0};  // the engine's state, as last followed
+  bool started_ = false;                            // PROTOCOL_INIT sent
+  bool stranger_logged_ = false;
   std::int64_t start_refusals_ = 0;
   std::optional<proto::NegoStatus> last_status_;
 };

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -280,6 +281,29 @@ TEST_F(NegotiatedPartition, AnUrgentJobStartsAndABrokenPolicyEditKeepsTheLastGoo
   const auto info = negotiation();
   EXPECT_EQ(info.value("hypervisor_policy", ""), "socket_pack") << info.dump();
   EXPECT_GE(info.value("agreed", 0), 1) << info.dump();
+}
+
+TEST_F(NegotiatedPartition, AfterARestartTheModelIsRebuiltFromTheJournal) {
+  start();
+  const std::int64_t a = pinned_job("a");
+  ASSERT_TRUE(cluster_->wait_state(a, "RUNNING", kLong)) << cluster_->logs();
+  const int a_core = cluster_->job(a).core_ids->at("c1").at(0);
+  cluster_->kill_schedd(SIGKILL);
+  cluster_->start_schedd();
+  // a runs on (its agent owns up to it); a new job is negotiated onto the
+  // other core only: the iHypervisor's model has a's core busy.
+  ASSERT_TRUE(cluster_->wait_state(a, "RUNNING", kLong)) << cluster_->logs();
+  const std::int64_t b = pinned_job("b");
+  ASSERT_TRUE(cluster_->wait_state(b, "RUNNING", kLong)) << cluster_->logs();
+  const auto b_info = cluster_->job(b);
+  ASSERT_TRUE(b_info.core_ids);
+  EXPECT_EQ(b_info.core_ids->at("c1"), std::vector<int>{1 - a_core});
+  const auto info = negotiation();
+  EXPECT_EQ(info.value("cores_busy", 0), 2) << info.dump();
+  EXPECT_EQ(info.value("start_refusals", -1), 0) << info.dump();
+  std::ofstream(work_ / "release") << "go\n";
+  EXPECT_TRUE(cluster_->wait_state(a, "COMPLETED", kLong)) << cluster_->logs();
+  EXPECT_TRUE(cluster_->wait_state(b, "COMPLETED", kLong)) << cluster_->logs();
 }
 
 TEST_F(NegotiatedPartition, AnotherBatchSystemsISchedulerNegotiatesWithSchedd) {

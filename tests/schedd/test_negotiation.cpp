@@ -146,6 +146,8 @@ TEST_F(NegotiationGlue, AnAgreedStartTheEngineRefusesStartsNothing) {
   EXPECT_EQ(enactor.count(Kind::Start, a), 1);
   EXPECT_TRUE(seen("nego.refused"));
   EXPECT_EQ(glue->info().start_refusals, 1);
+  // The model still has a's cores busy: it follows the engine, not the refusal.
+  EXPECT_EQ(glue->info().cores_busy, 2);
 }
 
 TEST(NegotiationConfig, TheTableIsReadAndChecked) {
