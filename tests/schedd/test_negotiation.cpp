@@ -150,6 +150,27 @@ TEST_F(NegotiationGlue, AnAgreedStartTheEngineRefusesStartsNothing) {
   EXPECT_EQ(glue->info().cores_busy, 2);
 }
 
+TEST_F(NegotiationGlue, TheModelFollowsADrainAndACancelledJobLeavesTheQueue) {
+  ASSERT_TRUE(turn_until([&] { return glue->info().peer == "ready"; }));
+  EXPECT_EQ(glue->info().cores_total, 16);
+  // A drained node leaves the offers.
+  ASSERT_TRUE(engine->set_node_draining("n3", true, "maintenance").ok());
+  ASSERT_TRUE(turn_until([&] { return glue->info().cores_total == 8; }));
+  const JobId a = submit(cores_job(8));
+  ASSERT_TRUE(turn_until([&] { return state(a) == JobState::Starting; }));
+  EXPECT_EQ(job(a).cores.at(0).node, *engine->cluster().find("n2"));
+  // No room: the next job waits in the iScheduler's queue until cancelled.
+  const JobId b = submit(cores_job(4));
+  ASSERT_TRUE(turn_until([&] { return glue->info().queued == 1; }));
+  ASSERT_TRUE(engine->cancel(b).ok());
+  ASSERT_TRUE(turn_until([&] { return glue->info().queued == 0; }));
+  // The drain lifted: b is gone, nothing else starts.
+  ASSERT_TRUE(engine->set_node_draining("n3", false).ok());
+  ASSERT_TRUE(turn_until([&] { return glue->info().cores_total == 16; }));
+  EXPECT_EQ(enactor.count(Kind::Start), 1);
+  EXPECT_EQ(state(b), JobState::Cancelled);
+}
+
 TEST(NegotiationConfig, TheTableIsReadAndChecked) {
   luatest::TempDir dir;
   const DaemonConfig c = load_config(dir.write("ok.toml", R"(
