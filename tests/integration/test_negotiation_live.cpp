@@ -336,6 +336,20 @@ TEST_F(NegotiatedPartition, AnotherBatchSystemsISchedulerNegotiatesWithSchedd) {
             "Cpus_allowed_list:\t" + std::to_string(got.core_ids->at("c1")[0]) + "\n");
   std::ofstream(work_ / "release") << "go\n";
   EXPECT_TRUE(cluster_->wait_state(job, "COMPLETED", kLong)) << cluster_->logs();
+
+  // Another iScheduler (a new connection) takes over: the first one's
+  // session ends (nego.peer_gone) and the newcomer's agreement starts a job.
+  const std::int64_t next = submitted({"-p", "inv", "--cores=1", "--wrap", "true"});
+  Process second({"/usr/bin/python3",
+                  SCHED_TEST_DATA_DIR "/../negotiation/client/schedd_scheduler.py", endpoint,
+                  std::to_string(next), "1"});
+  std::string out;
+  while (auto line = second.read_line(kLong)) out += *line;
+  const auto done = second.wait(kLong);
+  ASSERT_TRUE(done && WIFEXITED(*done) && WEXITSTATUS(*done) == 0) << out << "\n"
+                                                                   << cluster_->logs();
+  EXPECT_TRUE(cluster_->wait_state(next, "COMPLETED", kLong)) << cluster_->logs();
+  EXPECT_TRUE(events_->until(has("nego.peer_gone"))) << events_->dump();
 }
 
 }  // namespace
