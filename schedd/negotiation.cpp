@@ -265,7 +265,10 @@ void Negotiation::feed_scheduler(double now) {
   std::set<JobId> waiting;
   for (const NegotiationPolicy::Offered& job : policy_->offered()) {
     waiting.insert(job.job);
-    if (fed_.contains(job.job) || starting_.contains(job.job) || model_.has(job.job)) continue;
+    if (starting_.contains(job.job) || model_.has(job.job)) continue;
+    // Fed before, but the iScheduler let it go without its start (an
+    // agreement the iHypervisor could not carry out): fed again.
+    if (fed_.contains(job.job) && scheduler_->holds(job.job)) continue;
     fed_.insert(job.job);
     const invasive::PendingJob pending{job.job, job.cores, job.submit};
     if (job.urgent) {

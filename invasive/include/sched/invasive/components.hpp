@@ -128,6 +128,9 @@ class SchedulerComponent {
   // was refused): forgotten wherever it waits here, so it is never mapped
   // again; the owner may submit it anew.
   void withdraw(std::int64_t job);
+  // Whether the job is here: queued, asked as urgent, or handed to the
+  // iHypervisor in an agreement it has not yet confirmed.
+  bool holds(std::int64_t job) const;
 
   negotiation::SchedulerSide& side() { return side_; }
   const negotiation::SchedulerSide& side() const { return side_; }
