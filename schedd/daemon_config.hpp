@@ -140,6 +140,7 @@ struct DaemonConfig {
     int max_attempts = 3;
     double timeout_s = 10;
     double status_interval_s = 30;
+    bool operator==(const NegotiationConfig&) const = default;
   };
   struct PartitionConfig {
     PartitionSpec spec;

@@ -663,7 +663,8 @@ void Daemon::reload_partitions(const DaemonConfig& fresh, std::vector<std::strin
   for (std::size_t i = 0; same_set && i < now.size(); ++i) {
     same_set = now[i].spec.name == then[i].spec.name && now[i].spec.nodes == then[i].spec.nodes &&
                now[i].spec.is_default == then[i].spec.is_default &&
-               now[i].policy == then[i].policy && now[i].params == then[i].params;
+               now[i].policy == then[i].policy && now[i].params == then[i].params &&
+               now[i].negotiation == then[i].negotiation;  // issue 20: read at start only
   }
   if (!same_set) {
     restart.emplace_back("partitions");
