@@ -10,6 +10,7 @@ void add_admin_commands(CLI::App& app) {
   add_stats_command(app);
   add_acct_command(app);
   add_partition_command(app);
+  add_negotiation_command(app);
 }
 
 }  // namespace sched::cli

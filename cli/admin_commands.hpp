@@ -19,5 +19,7 @@ void add_acct_command(CLI::App& app);
 void add_partition_command(CLI::App& app);
 // Whether schedd has partitions configured (the listings' PARTITION columns).
 bool partitions_configured();
+// ---- issue 20 items 3, 5 (negotiation_command.cpp)
+void add_negotiation_command(CLI::App& app);
 
 }  // namespace sched::cli

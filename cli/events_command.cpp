@@ -113,6 +113,10 @@ class Printer {
       print(event);
       return;
     }
+    if (event.seq == 0) {  // live only (nego.*, docs/protocol.md §9.6b): never in the journal
+      if (!done() && wanted(event)) print(event);
+      return;
+    }
     if (event.seq <= last_) return;  // already printed from the journal
     if (event.seq > last_ + 1) replay(event.seq - 1);
     if (!done() && event.seq > last_) emit(event);
@@ -136,10 +140,13 @@ class Printer {
  private:
   void emit(const proto::EventMsg& event) {
     last_ = event.seq;
-    // The subscription takes every topic so that gaps show; the filter is here.
+    if (wanted(event)) print(event);
+  }
+  // The subscription takes every topic so that gaps show; the filter is here.
+  bool wanted(const proto::EventMsg& event) const {
     bool wanted = args_.topics.empty();
     for (const auto& topic : args_.topics) wanted = wanted || event.topic.rfind(topic, 0) == 0;
-    if (wanted) print(event);
+    return wanted;
   }
   void print(const proto::EventMsg& event) {
     std::cout << to_json(event).dump() << std::endl;  // flushed: a pipe's reader sees it now

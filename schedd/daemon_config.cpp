@@ -122,6 +122,31 @@ Reader limit_time(double& out, const std::string& file) {
   };
 }
 
+// [partitions.NAME.negotiation] (issue 20 items 3, 5).
+DaemonConfig::NegotiationConfig read_negotiation(const toml::table& table, const std::string& key,
+                                                 const std::string& file) {
+  DaemonConfig::NegotiationConfig n;
+  read_table(table, key, file,
+             {{"hypervisor_policy", text(n.hypervisor_policy, file)},
+              {"scheduler_policy", text(n.scheduler_policy, file)},
+              {"endpoint", text(n.endpoint, file)},
+              {"scheduler",
+               [&](const toml::node& v, const std::string& vkey) {
+                 const auto s = v.value<std::string>();
+                 if (!s || (*s != "internal" && *s != "external")) {
+                   fail(file, vkey, "expected \"internal\" or \"external\"");
+                 }
+                 n.scheduler = *s;
+               }},
+              {"max_attempts", count(n.max_attempts, file)},
+              {"timeout_s", number(n.timeout_s, file, 0.001)},
+              {"status_interval_s", number(n.status_interval_s, file, 0)}});
+  if (n.max_attempts < 1) fail(file, key + ".max_attempts", "must be at least 1");
+  if (n.hypervisor_policy.empty()) fail(file, key + ".hypervisor_policy", "must name a policy");
+  if (n.scheduler_policy.empty()) fail(file, key + ".scheduler_policy", "must name a policy");
+  return n;
+}
+
 // [partitions.NAME] tables (issue 20 item 1).
 void read_partitions(const toml::table& table, const std::string& file, DaemonConfig& c) {
   for (const auto& [name, node] : table) {
@@ -185,7 +210,20 @@ void read_partitions(const toml::table& table, const std::string& file, DaemonCo
                 {"default_time", limit_time(l.default_time_s, file)},
                 {"max_nodes", count(l.max_nodes, file)},
                 {"users", names(l.users, file)},
-                {"groups", names(l.groups, file)}});
+                {"groups", names(l.groups, file)},
+                {"negotiation", [&](const toml::node& v, const std::string& vkey) {
+                   if (!v.is_table()) fail(file, vkey, "expected a table");
+                   p.negotiation = read_negotiation(*v.as_table(), vkey, file);
+                 }}});
+    if (p.negotiation) {
+      if (p.spec.kind != PartitionKind::Cores) {
+        fail(file, key + ".negotiation", "only a partition of kind = \"cores\" is negotiated");
+      }
+      if (!p.policy.empty()) {
+        fail(file, key + ".policy",
+             "a negotiated partition is scheduled by its negotiation, not by a policy");
+      }
+    }
     for (auto& [pn, value] : own) p.params[pn] = std::move(value);
     c.partitions.push_back(std::move(p));
   }

@@ -125,10 +125,31 @@ struct DaemonConfig {
   // ---- partitions (issue 20 item 1; docs/admin.md "Partitions"):
   // [partitions.NAME], in name order. None: one implicit partition, "batch",
   // with every node and the [scheduler] policy.
+  // [partitions.NAME.negotiation] (issue 20 items 3, 5; docs/admin.md
+  // "Negotiated partitions"): a cores partition scheduled by the negotiation
+  // protocol (docs/negotiation.md), schedd running both sides.
+  struct NegotiationConfig {
+    // The iHypervisor's and the iScheduler's Lua policies (names in
+    // policy_dir, or files), hot-reloaded.
+    std::string hypervisor_policy = "negotiation/socket_pack";
+    std::string scheduler_policy = "negotiation/wait_first";
+    // Where the iHypervisor's ROUTER listens; "": ipc://STATE_DIR/nego-NAME.sock.
+    std::string endpoint;
+    // internal: schedd's own iScheduler schedules the partition; external:
+    // another batch system's iScheduler connects to the endpoint.
+    std::string scheduler = "internal";
+    // PROTOCOL_INIT (docs/negotiation.md §3): attempts per transaction, the
+    // timeout of an answer, the STATUS_REPORT interval (0: none).
+    int max_attempts = 3;
+    double timeout_s = 10;
+    double status_interval_s = 30;
+    bool operator==(const NegotiationConfig&) const = default;
+  };
   struct PartitionConfig {
     PartitionSpec spec;
     std::string policy;   // its own policy (a name in policy_dir, or a file); "": [scheduler]'s
     PolicyParams params;  // [scheduler.params] with [partitions.NAME.params] over them
+    std::optional<NegotiationConfig> negotiation;  // present: the partition is negotiated
   };
   std::vector<PartitionConfig> partitions;
 };

@@ -35,7 +35,8 @@ DaemonParts Daemon::parts() {
                      pmi_fences_,
                      pmix_,
                      resizes_,
-                     sessions_};
+                     sessions_,
+                     negotiations_};
 }
 
 void Daemon::drain_clients() {

@@ -203,6 +203,7 @@ Daemon::Daemon(DaemonConfig config)
     engine_.publish(policy_error_event(*policy_->last_failure(), why));
   }
   load_partition_policies(options);
+  start_negotiations();
   commit();
   started_at_ = clock_.now();
   next_tick_ = started_at_;
@@ -294,9 +295,10 @@ Daemon::~Daemon() {
 }
 
 void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
-  zmq::pollitem_t items[] = {{clients_.handle(), 0, ZMQ_POLLIN, 0},
-                             {agents_socket_.handle(), 0, ZMQ_POLLIN, 0},
-                             {zap_->socket().handle(), 0, ZMQ_POLLIN, 0}};
+  std::vector<zmq::pollitem_t> items = {{clients_.handle(), 0, ZMQ_POLLIN, 0},
+                                        {agents_socket_.handle(), 0, ZMQ_POLLIN, 0},
+                                        {zap_->socket().handle(), 0, ZMQ_POLLIN, 0}};
+  for (auto& n : negotiations_) n->add_poll_items(items);  // issue 20
   while (!stop.load()) {
     const double now = clock_.now();
     double next = std::min(next_tick_, next_policy_check_);
@@ -306,7 +308,7 @@ void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
     if (next_time_limit_) next = std::min(next, *next_time_limit_);
     const long wait_ms = std::clamp(static_cast<long>(std::ceil((next - now) * 1000)), 0L, 100L);
     try {
-      zmq::poll(items, 3, std::chrono::milliseconds(wait_ms));
+      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(wait_ms));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;  // a signal: check `stop`
       throw;
@@ -323,6 +325,11 @@ void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
       if (items[1].revents & ZMQ_POLLIN) drain_agents();
       if (items[0].revents & ZMQ_POLLIN) drain_clients();
       on_timers(clock_.now());
+      // The negotiations' messages and agreed starts before the passes, the
+      // passes' outcomes and queues after them (issue 20).
+      for (auto& n : negotiations_) n->turn(clock_.now());
+      settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
+      for (auto& n : negotiations_) n->turn(clock_.now());
       settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
       commit();
       publish_http();
@@ -396,6 +403,7 @@ void Daemon::on_timers(double now) {
     for (auto& [name, host] : partition_policies_) {  // issue 20
       if (host->reload_if_changed()) policy_versions_->note(*host, "schedd", "reload", now);
     }
+    for (auto& n : negotiations_) n->reload_policies();  // issue 20 items 3, 5
     if (auto error = agent_keys_->reload_if_changed()) {
       spdlog::error("{} (the keys read before stay)", *error);
     }
@@ -669,7 +677,8 @@ void Daemon::reload_partitions(const DaemonConfig& fresh, std::vector<std::strin
   for (std::size_t i = 0; same_set && i < now.size(); ++i) {
     same_set = now[i].spec.name == then[i].spec.name && now[i].spec.nodes == then[i].spec.nodes &&
                now[i].spec.is_default == then[i].spec.is_default &&
-               now[i].policy == then[i].policy && now[i].params == then[i].params;
+               now[i].policy == then[i].policy && now[i].params == then[i].params &&
+               now[i].negotiation == then[i].negotiation;  // issue 20: read at start only
   }
   if (!same_set) {
     restart.emplace_back("partitions");
@@ -798,6 +807,82 @@ void Daemon::publish_http() {
   figures.messages = messages_;
   figures.bad_messages = bad_messages_;
   http_->publish(engine_, figures, now);
+}
+
+// ---- issue 20 items 3, 5: negotiated partitions
+
+void Daemon::start_negotiations() {
+  Negotiation::Sinks sinks;
+  sinks.event = [this](const std::string& partition, const NegoEvent& event) {
+    publish_nego(partition, event);
+  };
+  sinks.reload = [this](const std::string& partition, bool ok, const std::string& message) {
+    Event event;
+    event.type = ok ? EventType::PolicyReloaded : EventType::PolicyError;
+    event.partition = partition;
+    event.message =
+        (ok ? "negotiation policy reloaded: " : "negotiation policy not reloaded: ") + message;
+    engine_.publish(std::move(event));
+  };
+  for (const auto& p : config_.partitions) {
+    if (!p.negotiation) continue;
+    Negotiation::Setup setup;
+    setup.partition = p.spec.name;
+    setup.config = *p.negotiation;
+    // A file, or a name under the policy folder ("negotiation/socket_pack").
+    const auto resolve = [&](const std::string& name, const char* key) {
+      std::error_code ec;
+      std::optional<std::string> path;
+      for (const std::filesystem::path& candidate :
+           {std::filesystem::path(name),
+            std::filesystem::path(config_.policy_dir) / (name + ".lua"),
+            std::filesystem::path(config_.policy_dir) / name}) {
+        if (!path && std::filesystem::is_regular_file(candidate, ec)) path = candidate.string();
+      }
+      if (!path) {
+        throw std::runtime_error("partition " + p.spec.name + ": " + key + ": no policy " + name +
+                                 " (neither a file nor " + config_.policy_dir + "/" + name +
+                                 ".lua)");
+      }
+      return *path;
+    };
+    setup.hypervisor_path = resolve(setup.config.hypervisor_policy, "hypervisor_policy");
+    if (setup.config.scheduler == "internal") {
+      setup.scheduler_path = resolve(setup.config.scheduler_policy, "scheduler_policy");
+    }
+    setup.endpoint = setup.config.endpoint.empty()
+                         ? "ipc://" + config_.state_dir + "/nego-" + p.spec.name + ".sock"
+                         : setup.config.endpoint;
+    auto n = std::make_unique<Negotiation>(context_, engine_, std::move(setup), sinks);
+    if (const Status status = engine_.set_partition_policy(p.spec.name, n->policy());
+        !status.ok()) {
+      throw std::runtime_error("partition " + p.spec.name + ": " + status.message());
+    }
+    spdlog::info("partition {}: negotiated, iHypervisor at {} ({} iScheduler)", p.spec.name,
+                 n->endpoint(), p.negotiation->scheduler);
+    negotiations_.push_back(std::move(n));
+  }
+}
+
+void Daemon::publish_nego(const std::string& partition, const NegoEvent& event) {
+  NegoEventMsg msg;
+  msg.event.seq = 0;
+  msg.event.time = clock_.now();
+  msg.event.topic = event.topic;
+  msg.event.partition = partition;
+  if (event.job != 0) msg.event.job = event.job;
+  if (!event.code.empty()) msg.event.code = event.code;
+  if (!event.reason.empty()) msg.event.reason = event.reason;
+  if (!event.message.empty()) msg.event.message = event.message;
+  msg.txn = event.txn;
+  msg.attempt = event.attempt;
+  spdlog::debug("event={} partition={} txn={} attempt={} job={} code={} reason={} message={}",
+                event.topic, partition, event.txn, event.attempt, event.job, log_value(event.code),
+                log_value(event.reason), log_value(event.message));
+  if (http_) http_->on_nego_event(partition, event.topic);
+  const std::string body = proto::encode_body(msg);
+  events_.send(zmq::buffer(event.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  events_.send(zmq::buffer(body), zmq::send_flags::dontwait);
 }
 
 }  // namespace sched::daemon

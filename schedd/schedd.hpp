@@ -30,6 +30,7 @@
 #include "handlers/route_table.hpp"
 #include "http/front.hpp"
 #include "live_enactor.hpp"
+#include "negotiation.hpp"
 #include "outbox.hpp"
 #include "resize_requests.hpp"
 #include "sched/engine.hpp"
@@ -186,6 +187,12 @@ class Daemon : private EventSink {
   // on this thread; serves from its own (http/published.hpp).
   std::unique_ptr<http::Front> http_;
   void publish_http();
+  // ---- issue 20 items 3, 5: the negotiated partitions (schedd/negotiation.hpp),
+  // made after the partitions' policies; each one's pass is its negotiation's.
+  std::vector<std::unique_ptr<Negotiation>> negotiations_;
+  void start_negotiations();
+  // A nego.* event: logged and published live (not journaled).
+  void publish_nego(const std::string& partition, const NegoEvent& event);
 };
 
 }  // namespace sched::daemon

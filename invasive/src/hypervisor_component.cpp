@@ -207,6 +207,11 @@ void HypervisorComponent::urgent(const proto::NegoUrgent& request, double now) {
   proto::NegoUrgentResponse answer;
   answer.job = request.job;
   const Topology& topo = partition_.topology();
+  if (topo.nodes.empty()) {
+    answer.reason = "no node in the partition";
+    side_.answer_urgent(answer, now);
+    return;
+  }
   if (request.cores > topo.cores_per_node()) {
     answer.reason = "more cores than a node holds";
     side_.answer_urgent(answer, now);
@@ -242,7 +247,7 @@ void HypervisorComponent::urgent(const proto::NegoUrgent& request, double now) {
   int have = 0;
   for (int c = 0; c < topo.cores_per_node(); ++c) have += partition_.is_idle(node, c);
   for (const PartitionJob* j : on_node) {
-    if (have >= request.cores) break;
+    if (have >= request.cores || !suspend_allowed_) break;
     victims.push_back(j->job);
     have += j->cores();
   }
@@ -273,7 +278,8 @@ void HypervisorComponent::urgent(const proto::NegoUrgent& request, double now) {
   }
   std::sort(placement.cores.begin(), placement.cores.end());
   if (static_cast<int>(placement.cores.size()) < request.cores) {
-    answer.reason = "not enough cores on any node";
+    answer.reason = suspend_allowed_ ? "not enough cores on any node"
+                                     : "not enough free cores on any node (no suspending here)";
   } else if (auto error = partition_.start(request.job, {placement}, now, true)) {
     answer.reason = *error;
   } else {

@@ -37,6 +37,18 @@ void SchedulerComponent::tick(double now) {
 
 std::vector<std::string> SchedulerComponent::take_outgoing() { return side_.take_outgoing(); }
 
+bool SchedulerComponent::holds(std::int64_t job) const {
+  return urgent_asked_.contains(job) || handed_.contains(job) ||
+         std::any_of(pending_.begin(), pending_.end(),
+                     [&](const PendingJob& j) { return j.job == job; });
+}
+
+void SchedulerComponent::withdraw(std::int64_t job) {
+  std::erase_if(pending_, [&](const PendingJob& j) { return j.job == job; });
+  urgent_asked_.erase(job);
+  handed_.erase(job);
+}
+
 void SchedulerComponent::ask_if_waiting(double now) {
   if (side_.ready() && !side_.interested() && side_.phase() == Phase::None && !pending_.empty()) {
     side_.request_offer(static_cast<std::int64_t>(pending_.size()), now);

@@ -15,6 +15,7 @@
 #include "authorized_agents.hpp"
 #include "daemon_config.hpp"
 #include "live_enactor.hpp"
+#include "negotiation.hpp"
 #include "outbox.hpp"
 #include "pmi_fences.hpp"
 #include "pmix_exchange.hpp"
@@ -77,6 +78,8 @@ struct DaemonParts {
   ResizeRequests& resizes;
   // ---- issue 15: client sessions (docs/security.md §2.1)
   auth::Sessions& sessions;
+  // ---- issue 20 items 3, 5: the negotiated partitions
+  const std::vector<std::unique_ptr<Negotiation>>& negotiations;
 };
 
 // One message received on a socket.

@@ -84,6 +84,8 @@ void events_replay(const Message& m);
 // ---- issue 20 item 1: partitions.cpp
 void partition_list(const Message& m);
 void partition_update(const Message& m);
+// ---- issue 20 items 3, 5: the negotiated partitions (negotiation.cpp)
+void negotiation_info(const Message& m);
 
 // Whether `job` (null: no such job) is not over and holds node `index`:
 // what an agent runs of it on that node belongs there (defined in agents.cpp).

@@ -4,6 +4,7 @@
 #include "handlers/route_table.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/negotiation_info.hpp"
 #include "sched/proto/pmi_messages.hpp"
 #include "sched/proto/pmix_messages.hpp"
 #include "sched/proto/session.hpp"
@@ -43,7 +44,9 @@ RouteTable client_routes() {
       .add(type::kJobResize, handlers::job_resize)
       // ---- issue 20 item 1
       .add(type::kPartitionList, handlers::partition_list)
-      .add(type::kPartitionUpdate, handlers::partition_update);
+      .add(type::kPartitionUpdate, handlers::partition_update)
+      // ---- issue 20 items 3, 5
+      .add(type::kNegotiationInfo, handlers::negotiation_info);
   return routes;
 }
 

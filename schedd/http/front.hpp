@@ -25,6 +25,11 @@ class Front {
   // ---- the daemon thread
   // `partitioned`: partitions are configured (Engine::partitioned).
   void on_event(const Event& event, const Job* job, bool partitioned);
+  // A nego.* event (issue 20): counted by partition and topic.
+  void on_nego_event(const std::string& partition, const std::string& topic) {
+    metrics_.on_nego_event(partition, topic);
+    dirty_ = true;
+  }
   // After a loop turn: new snapshots when something changed and
   // kMinIntervalS has passed since the last, or kMaxIntervalS in any case
   // (uptime, power). Cheap when nothing is due.

@@ -163,6 +163,13 @@ std::string Metrics::render(const Engine& engine, const DaemonFigures& daemon) c
                it == adaptations_.end() ? 0 : static_cast<double>(it->second));
     }
   }
+  if (!nego_.empty()) {  // issue 20: only where a partition is negotiated
+    w.family("sched_negotiation_events_total", MetricType::Counter,
+             "nego.* events since schedd started, by partition and topic");
+    for (const auto& [key, n] : nego_) {
+      w.sample({{"partition", key.first}, {"topic", key.second}}, static_cast<double>(n));
+    }
+  }
   w.family("sched_adaptations_in_progress", MetricType::Gauge, "Jobs adapting now");
   w.sample({}, static_cast<double>(adapting_.size()));
   w.family("sched_adaptation_duration_seconds", MetricType::Histogram,

@@ -28,6 +28,10 @@ class Metrics {
   Metrics();
   // `partition`: the event's job's partition label (event_wire.hpp).
   void on_event(const Event& event, const std::string& partition);
+  // A nego.* event of a negotiated partition (issue 20; not an engine event).
+  void on_nego_event(const std::string& partition, const std::string& topic) {
+    ++nego_[{partition, topic}];
+  }
   std::string render(const Engine& engine, const DaemonFigures& daemon) const;
 
  private:
@@ -41,6 +45,7 @@ class Metrics {
   // (end state, partition), since schedd started
   std::map<std::pair<std::string, std::string>, std::uint64_t> ended_;
   std::map<JobId, Adapting> adapting_;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> nego_;  // (partition, topic)
 };
 
 }  // namespace sched::daemon::http

@@ -10,6 +10,7 @@
 #include "handlers/route_table.hpp"
 #include "sched/proto/agent_messages.hpp"
 #include "sched/proto/client_messages.hpp"
+#include "sched/proto/negotiation_info.hpp"
 #include "sched/proto/pmi_messages.hpp"
 #include "sched/proto/pmix_messages.hpp"
 #include "sched/proto/session.hpp"
@@ -41,10 +42,10 @@ TEST(RouteTable, ClientSocketRoutesEveryRequest) {
         type::kJobHold, type::kJobRelease, type::kJobRequeue,
         // ---- issue 22
         type::kPolicyCheck, type::kPolicySet, type::kPolicyHistory, type::kPolicyRollback,
-        type::kPolicySnapshot, type::kEventsReplay,    // ---- issue 19
-        type::kJobResize,                              // ---- issue 17
-        type::kPartitionList, type::kPartitionUpdate,  // ---- issue 20
-        type::kSessionOpen}) {                         // ---- issue 15
+        type::kPolicySnapshot, type::kEventsReplay,     // ---- issue 19
+        type::kJobResize,                               // ---- issue 17
+        type::kPartitionList, type::kPartitionUpdate,   // ---- issue 20
+        type::kNegotiationInfo, type::kSessionOpen}) {  // ---- issue 15
     expected.emplace_back(t);
   }
   std::sort(expected.begin(), expected.end());

@@ -66,8 +66,13 @@ class HypervisorComponent {
   void tick(double now);
   std::vector<std::string> take_outgoing();
   std::vector<JobEvent> take_job_events();
+  // Whether an urgent job may suspend running ones (true by default). Off
+  // when the owner cannot suspend (schedd's cores partitions, until the
+  // engine can): an urgent job then starts on free cores or is refused.
+  void set_suspend_allowed(bool allowed) { suspend_allowed_ = allowed; }
 
   negotiation::HypervisorSide& side() { return side_; }
+  const negotiation::HypervisorSide& side() const { return side_; }
   const NegotiationStats& stats() const { return stats_; }
 
  private:
@@ -93,6 +98,7 @@ class HypervisorComponent {
   int attempt_agreed_ = 0;  // the attempt whose mapping was accepted
   std::int64_t finished_ = 0;
   double first_time_ = -1;
+  bool suspend_allowed_ = true;
 };
 
 struct SchedulerStats {
@@ -118,8 +124,16 @@ class SchedulerComponent {
   void receive(const std::string& bytes, double now);
   void tick(double now);
   std::vector<std::string> take_outgoing();
+  // The job left the owner's queue (cancelled, held, or its agreed start
+  // was refused): forgotten wherever it waits here, so it is never mapped
+  // again; the owner may submit it anew.
+  void withdraw(std::int64_t job);
+  // Whether the job is here: queued, asked as urgent, or handed to the
+  // iHypervisor in an agreement it has not yet confirmed.
+  bool holds(std::int64_t job) const;
 
   negotiation::SchedulerSide& side() { return side_; }
+  const negotiation::SchedulerSide& side() const { return side_; }
   const std::vector<PendingJob>& pending() const { return pending_; }
   const SchedulerStats& stats() const { return stats_; }
   const std::optional<proto::NegoStatus>& last_report() const { return report_; }
