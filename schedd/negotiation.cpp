@@ -81,9 +81,6 @@ Negotiation::Negotiation(zmq::context_t& context, Engine& engine, Setup setup, S
     throw std::runtime_error("partition " + name + ": hypervisor_policy " + setup_.hypervisor_path +
                              ": " + hpolicy_->host().last_error().value_or("does not load"));
   }
-  // Suspending a cores job is not the engine's yet: an urgent job starts
-  // on free cores or waits (docs/admin.md "Negotiated partitions").
-  hypervisor_.set_suspend_allowed(false);
   router_.set(zmq::sockopt::linger, 0);
   endpoint_ = bind_router(router_, setup_.endpoint, name);
   if (setup_.config.scheduler == "internal") {
@@ -173,6 +170,19 @@ void Negotiation::receive(double now) {
 
 void Negotiation::take_outcomes() {
   for (const NegotiationPolicy::Outcome& o : policy_->take_outcomes()) {
+    if (o.kind != NegotiationPolicy::Kind::Start) {
+      resuming_.erase(o.job);
+      if (!o.refused) continue;
+      // The model follows the engine again (follow_engine): a job the engine
+      // did not suspend runs on in it, one it did not resume stays suspended.
+      seen_version_ = ~std::uint64_t{0};
+      const bool suspend = o.kind == NegotiationPolicy::Kind::Suspend;
+      spdlog::error("partition {}: the engine refused to {} job {}: {}", setup_.partition,
+                    suspend ? "suspend" : "resume", o.job, *o.refused);
+      emit({"nego.refused", 0, 0, o.job, "engine", *o.refused,
+            suspend ? "the suspension was refused" : "the resumption was refused"});
+      continue;
+    }
     starting_.erase(o.job);
     if (!o.refused) continue;
     // The engine refused the agreed start: the job is not started (twice or
@@ -229,6 +239,25 @@ void Negotiation::follow_engine(double now) {
       placements.back().cores.push_back(c);
     }
   }
+  // Suspended jobs hold no core in the engine but keep their core set, to
+  // resume on: the model keeps those cores from offers meanwhile.
+  std::map<JobId, std::vector<proto::NegoPlacement>> suspended;
+  for (const Job* job : engine_.suspended_jobs()) {
+    if (job->spec.partition != setup_.partition || job->cores.empty()) continue;
+    auto& placements = suspended[job->id];
+    for (const NodeCores& nc : job->cores) {
+      const std::string& name = cluster.node(nc.node).name;
+      if (std::find(topo.nodes.begin(), topo.nodes.end(), name) == topo.nodes.end()) continue;
+      placements.push_back({job->id, name, {}});
+      for (int c : nc.cores) {
+        if (c < topo.cores_per_node()) placements.back().cores.push_back(c);
+      }
+    }
+  }
+  const auto add_suspended = [&](JobId job, const std::vector<proto::NegoPlacement>& placement) {
+    if (model_.start(job, placement, now, true)) return;  // its cores are gone from the model
+    model_.suspend(job);
+  };
   const invasive::Topology& was = model_.topology();
   bool changed = false;
   if (topo.nodes != was.nodes || topo.sockets_per_node != was.sockets_per_node ||
@@ -236,15 +265,31 @@ void Negotiation::follow_engine(double now) {
     model_ = invasive::Partition(topo);
     for (const auto& [job, placement] : held) (void)model_.start(job, placement, now);
     for (const auto& [job, placement] : starting_) (void)model_.start(job, placement, now);
+    for (const auto& [job, placement] : suspended) add_suspended(job, placement);
     changed = true;
   } else {
     for (JobId job : model_.job_ids()) {
-      if (held.contains(job) || starting_.contains(job)) continue;
+      if (held.contains(job) || starting_.contains(job) || resuming_.contains(job)) continue;
+      if (suspended.contains(job)) {
+        if (!model_.jobs().at(job).suspended) {
+          model_.suspend(job);  // the engine did not resume it (refused): it waits again
+          changed = true;
+        }
+        continue;
+      }
       hypervisor_.job_ended(job, now);  // ended, cancelled, failed, its node lost
       changed = true;
     }
+    for (const auto& [job, placement] : suspended) {
+      if (model_.has(job)) continue;
+      add_suspended(job, placement);  // suspended before the model knew it
+      changed = true;
+    }
     for (const auto& [job, placement] : held) {
-      if (model_.has(job) && model_.jobs().at(job).placement == placement) continue;
+      if (model_.has(job) && !model_.jobs().at(job).suspended &&
+          model_.jobs().at(job).placement == placement) {
+        continue;
+      }
       if (model_.has(job)) model_.end(job);  // its cores changed (a resize)
       if (auto error = model_.start(job, placement, now)) {
         spdlog::warn("partition {}: job {} is not in the negotiation's model: {}", setup_.partition,
@@ -292,11 +337,15 @@ void Negotiation::feed_scheduler(double now) {
 void Negotiation::take_job_events() {
   bool starts = false;
   for (const invasive::JobEvent& e : hypervisor_.take_job_events()) {
-    if (e.kind != invasive::JobEvent::Kind::Started) {
-      spdlog::error(
-          "partition {}: the iHypervisor suspended or resumed job {}, which this "
-          "partition cannot do",
-          setup_.partition, e.job);
+    if (e.kind == invasive::JobEvent::Kind::Suspended) {
+      policy_->add_suspend(e.job);  // for an urgent job, whose start follows
+      starts = true;
+      continue;
+    }
+    if (e.kind == invasive::JobEvent::Kind::Resumed) {
+      resuming_.insert(e.job);  // its cores are free again in the model
+      policy_->add_resume(e.job);
+      starts = true;
       continue;
     }
     CoreSet set;

@@ -103,6 +103,8 @@ class Negotiation {
 
   // Agreed jobs the engine has not yet started, with their cores.
   std::map<JobId, std::vector<proto::NegoPlacement>> starting_;
+  // Suspended jobs the iHypervisor resumed that the engine has not yet.
+  std::set<JobId> resuming_;
   // Jobs handed to the internal iScheduler and still pending in the engine.
   std::set<JobId> fed_;
   std::uint64_t seen_passes_ = 0;

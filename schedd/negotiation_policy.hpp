@@ -2,9 +2,11 @@
 // docs/admin.md "Negotiated partitions"): a C++ policy that runs the
 // partition's passes. It decides nothing itself: in each live pass it
 // notes the jobs the engine offers (they feed the iScheduler) and issues
-// the starts the negotiation agreed, each on its agreed cores, each checked
-// by the engine as any policy's start is (docs/design.md §2: the engine
-// stays the authority; a refused start is reported, never retried).
+// what the iHypervisor decided: the suspensions an urgent job needs, the
+// starts the negotiation agreed (each on its agreed cores), and the
+// resumptions of suspended jobs whose cores are free again, in that order,
+// each checked by the engine as any policy's action is (docs/design.md §2:
+// the engine stays the authority; a refused one is reported, never retried).
 #pragma once
 
 #include <optional>
@@ -30,9 +32,11 @@ class NegotiationPolicy : public Policy {
     JobId job = 0;
     CoreSet cores;
   };
+  enum class Kind { Suspend, Start, Resume };
   struct Outcome {
     JobId job = 0;
-    std::optional<std::string> refused;  // the engine's refusal; nothing: started
+    std::optional<std::string> refused;  // the engine's refusal; nothing: done
+    Kind kind = Kind::Start;
   };
 
   explicit NegotiationPolicy(std::string name) : name_(std::move(name)) {}
@@ -42,6 +46,8 @@ class NegotiationPolicy : public Policy {
 
   // The glue's side (schedd/negotiation.hpp), between passes.
   void add_start(Start start) { starts_.push_back(std::move(start)); }
+  void add_suspend(JobId job) { suspends_.push_back(job); }
+  void add_resume(JobId job) { resumes_.push_back(job); }
   bool has_starts() const { return !starts_.empty(); }
   std::vector<Outcome> take_outcomes() { return std::exchange(outcomes_, {}); }
   // The partition's queue as of the last live pass (priority order), and
@@ -51,7 +57,9 @@ class NegotiationPolicy : public Policy {
 
  private:
   std::string name_;
+  std::vector<JobId> suspends_;
   std::vector<Start> starts_;
+  std::vector<JobId> resumes_;
   std::vector<Outcome> outcomes_;
   std::vector<Offered> offered_;
   std::uint64_t passes_ = 0;

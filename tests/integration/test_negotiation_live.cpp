@@ -9,6 +9,7 @@
 // spec) can take the iScheduler's place at schedd's endpoint.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -281,6 +282,48 @@ TEST_F(NegotiatedPartition, AnUrgentJobStartsAndABrokenPolicyEditKeepsTheLastGoo
   const auto info = negotiation();
   EXPECT_EQ(info.value("hypervisor_policy", ""), "socket_pack") << info.dump();
   EXPECT_GE(info.value("agreed", 0), 1) << info.dump();
+}
+
+// URGENT_JOB on a full node: the iHypervisor suspends the running job, the
+// partition's pass suspends it and starts the urgent job on the cores it
+// freed; once the urgent job ends the suspended one resumes on its own
+// cores (read back from /proc by its script after the resumption) and ends.
+TEST_F(NegotiatedPartition, AnUrgentJobSuspendsAJobThatResumesOnItsCoresAfterward) {
+  start();
+  ASSERT_TRUE(events_->until(has("nego.status"))) << events_->dump() << cluster_->logs();
+  const std::int64_t a = submitted(
+      {"-p", "inv", "--cores=2", "--wrap",
+       "while [ ! -e go_a ]; do sleep 0.1; done; grep Cpus_allowed_list /proc/self/status > "
+       "a.cpus"});
+  ASSERT_TRUE(cluster_->wait_state(a, "RUNNING", kLong)) << cluster_->logs();
+  const std::vector<int> a_cores = cluster_->job(a).core_ids.value().at("c1");
+  ASSERT_EQ(a_cores.size(), 2u);
+
+  const std::int64_t u = submitted({"-p", "inv", "--cores=1", "--urgent", "--wrap",
+                                    "grep Cpus_allowed_list /proc/self/status > u.cpus; "
+                                    "while [ ! -e go_u ]; do sleep 0.1; done"});
+  ASSERT_TRUE(cluster_->wait_state(u, "RUNNING", kLong)) << cluster_->logs();
+  EXPECT_TRUE(cluster_->wait_state(a, "SUSPENDED", kLong)) << cluster_->logs();
+  EXPECT_TRUE(events_->until(has("nego.urgent", "started"))) << events_->dump();
+  const auto u_info = cluster_->job(u);
+  ASSERT_TRUE(u_info.core_ids);
+  ASSERT_EQ(u_info.core_ids->at("c1").size(), 1u);
+  const int u_core = u_info.core_ids->at("c1")[0];
+  EXPECT_NE(std::find(a_cores.begin(), a_cores.end(), u_core), a_cores.end())
+      << "the urgent job runs on a core the suspended job gave up";
+  ASSERT_TRUE(wait_line(work_ / "u.cpus")) << cluster_->logs();
+  EXPECT_EQ(slurp(work_ / "u.cpus"), "Cpus_allowed_list:\t" + std::to_string(u_core) + "\n");
+
+  // The urgent job ends: a resumes on the very cores it had, and ends.
+  std::ofstream(work_ / "go_u") << "go\n";
+  ASSERT_TRUE(cluster_->wait_state(u, "COMPLETED", kLong)) << cluster_->logs();
+  ASSERT_TRUE(cluster_->wait_state(a, "RUNNING", kLong)) << cluster_->logs();
+  EXPECT_EQ(cluster_->job(a).core_ids.value().at("c1"), a_cores);
+  std::ofstream(work_ / "go_a") << "go\n";
+  ASSERT_TRUE(cluster_->wait_state(a, "COMPLETED", kLong)) << cluster_->logs();
+  ASSERT_TRUE(wait_line(work_ / "a.cpus"));
+  EXPECT_EQ(slurp(work_ / "a.cpus"), "Cpus_allowed_list:\t" + std::to_string(a_cores.front()) +
+                                         "-" + std::to_string(a_cores.back()) + "\n");
 }
 
 TEST_F(NegotiatedPartition, AfterARestartTheModelIsRebuiltFromTheJournal) {
