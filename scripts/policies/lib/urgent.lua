@@ -110,12 +110,12 @@ local function plan_stops(running, shrunk, need)
   return plan, freed
 end
 
--- Serves one urgent job that does not fit; whether it started.
-local function make_room(ctx, job, mode)
-  local least = moldable.least(job)
-  local need = least - ctx.nodes_idle
+-- Frees `need` (nodes or cores, as the planners count) by shrinking first
+-- and stopping (suspend, or requeue) for the rest, and carries it out;
+-- false, with nothing done, when even both cannot free enough.
+local function free_by(ctx, need, mode, plan_shrinks_of, plan_stops_of)
   local running = ctx.running
-  local shrinks, freed = plan_shrinks(running, need)
+  local shrinks, freed = plan_shrinks_of(running, need)
   local shrunk = {}
   for _, step in ipairs(shrinks) do
     shrunk[step.job.id] = true
@@ -123,7 +123,7 @@ local function make_room(ctx, job, mode)
   local stops = {}
   if freed < need then
     local stopped
-    stops, stopped = plan_stops(running, shrunk, need - freed)
+    stops, stopped = plan_stops_of(running, shrunk, need - freed)
     if freed + stopped < need then
       return false
     end
@@ -137,6 +137,15 @@ local function make_room(ctx, job, mode)
     else
       ctx:suspend(victim)
     end
+  end
+  return true
+end
+
+-- Serves one urgent job that does not fit; whether it started.
+local function make_room(ctx, job, mode)
+  local least = moldable.least(job)
+  if not free_by(ctx, least - ctx.nodes_idle, mode, plan_shrinks, plan_stops) then
+    return false
   end
   return (ctx:start(job, moldable.size(job, ctx.nodes_idle) or least))
 end
@@ -200,35 +209,13 @@ end
 -- Serves one urgent job of an invasive partition that does not fit; whether
 -- it started (in this pass).
 local function make_room_cores(ctx, job, mode)
-  local running = ctx.running
-  for _, other in ipairs(running) do
+  for _, other in ipairs(ctx.running) do
     if other.adapting or other.state == "COMPLETING" then
       return false  -- a shrink or a stop under way may be giving back what it needs
     end
   end
-  local need = job.cores - free_cores(ctx)
-  local shrinks, freed = plan_core_shrinks(running, need)
-  local shrunk = {}
-  for _, step in ipairs(shrinks) do
-    shrunk[step.job.id] = true
-  end
-  local stops = {}
-  if freed < need then
-    local stopped
-    stops, stopped = plan_core_stops(running, shrunk, need - freed)
-    if freed + stopped < need then
-      return false
-    end
-  end
-  for _, step in ipairs(shrinks) do
-    ctx:shrink(step.job, step.to)
-  end
-  for _, victim in ipairs(stops) do
-    if mode == "requeue" then
-      ctx:preempt(victim, "requeue")
-    else
-      ctx:suspend(victim)
-    end
+  if not free_by(ctx, job.cores - free_cores(ctx), mode, plan_core_shrinks, plan_core_stops) then
+    return false
   end
   return (ctx:start(job))
 end
