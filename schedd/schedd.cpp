@@ -327,9 +327,11 @@ void Daemon::run(const std::atomic<bool>& stop, std::atomic<bool>* reload) {
       on_timers(clock_.now());
       // The negotiations' messages and agreed starts before the passes, the
       // passes' outcomes and queues after them (issue 20).
-      for (auto& n : negotiations_) n->turn(clock_.now());
-      settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
-      for (auto& n : negotiations_) n->turn(clock_.now());
+      if (!negotiations_.empty()) {
+        for (auto& n : negotiations_) n->turn(clock_.now());
+        settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
+        for (auto& n : negotiations_) n->turn(clock_.now());
+      }
       settle(engine_, enactor_.results(), kMaxSettleRounds, "schedd");
       commit();
       publish_http();
@@ -831,14 +833,7 @@ void Daemon::start_negotiations() {
     setup.config = *p.negotiation;
     // A file, or a name under the policy folder ("negotiation/socket_pack").
     const auto resolve = [&](const std::string& name, const char* key) {
-      std::error_code ec;
-      std::optional<std::string> path;
-      for (const std::filesystem::path& candidate :
-           {std::filesystem::path(name),
-            std::filesystem::path(config_.policy_dir) / (name + ".lua"),
-            std::filesystem::path(config_.policy_dir) / name}) {
-        if (!path && std::filesystem::is_regular_file(candidate, ec)) path = candidate.string();
-      }
+      const std::optional<std::string> path = resolve_policy_path(name, config_.policy_dir);
       if (!path) {
         throw std::runtime_error("partition " + p.spec.name + ": " + key + ": no policy " + name +
                                  " (neither a file nor " + config_.policy_dir + "/" + name +

@@ -21,7 +21,11 @@ std::optional<std::string> resolve_policy_path(const std::string& name_or_path,
   std::error_code ec;
   if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".lua")) {
     if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
-    return std::nullopt;
+    // A relative name without .lua may still name one in a subfolder of the
+    // policy folder ("negotiation/socket_pack").
+    if (name_or_path.ends_with(".lua") || fs::path(name_or_path).is_absolute()) {
+      return std::nullopt;
+    }
   }
   const fs::path candidate = fs::path(policy_dir) / (name_or_path + ".lua");
   if (fs::is_regular_file(candidate, ec)) return candidate.string();

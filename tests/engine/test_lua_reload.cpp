@@ -331,6 +331,8 @@ TEST(LuaReloadHost, ResolvePolicyPathTakesNamesAndPaths) {
   EXPECT_FALSE(resolve_policy_path("absent", folder));
   EXPECT_FALSE(resolve_policy_path(folder + "/absent.lua", folder));
   EXPECT_TRUE(resolve_policy_path("fcfs", SCHED_SOURCE_POLICY_DIR));
+  EXPECT_EQ(resolve_policy_path("negotiation/socket_pack", SCHED_SOURCE_POLICY_DIR),
+            std::string(SCHED_SOURCE_POLICY_DIR) + "/negotiation/socket_pack.lua");
   EXPECT_TRUE(resolve_policy_path("easy_backfill", SCHED_SOURCE_POLICY_DIR));
 }
 

@@ -23,7 +23,8 @@
 namespace sched {
 
 // Resolves `--policy NAME|PATH`: a path to an existing file, or NAME.lua in
-// the policy folder. Returns nothing when neither exists.
+// the policy folder (NAME may name a subfolder: "negotiation/socket_pack").
+// Returns nothing when neither exists.
 std::optional<std::string> resolve_policy_path(const std::string& name_or_path,
                                                const std::string& policy_dir);
 // The policy folder: $SCHED_POLICY_DIR, else the source tree's scripts/policies.
