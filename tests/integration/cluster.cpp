@@ -35,6 +35,25 @@ LocalCluster::LocalCluster(ClusterOptions options)
   std::filesystem::permissions(dir_.path(), std::filesystem::perms::owner_all |
                                                 std::filesystem::perms::group_exec |
                                                 std::filesystem::perms::others_exec);
+  schedd_key_ = proto::curve::write_key_pair(keys_dir(), "schedd");
+  std::ofstream(authorized_agents_file()) << "# agent keys of the test cluster\n";
+  config_path_ = dir_.str() + "/sched.toml";
+  // The ports are picked before schedd binds them, so a test running beside
+  // this one may take one in between: then pick again.
+  for (int attempt = 1;; ++attempt) {
+    write_config();
+    try {
+      start_schedd();
+      return;
+    } catch (const std::runtime_error& error) {
+      const bool port_taken =
+          std::string(error.what()).find("Address already in use") != std::string::npos;
+      if (!port_taken || attempt == 5) throw;
+    }
+  }
+}
+
+void LocalCluster::write_config() {
   const auto endpoint = [] { return "tcp://127.0.0.1:" + std::to_string(proto::free_tcp_port()); };
   client_endpoint_ = endpoint();
   agent_endpoint_ = endpoint();
@@ -42,9 +61,6 @@ LocalCluster::LocalCluster(ClusterOptions options)
   const auto bound = [&](const std::string& endpoint) {
     return "tcp://" + options_.bind_host + endpoint.substr(endpoint.rfind(':'));
   };
-  schedd_key_ = proto::curve::write_key_pair(keys_dir(), "schedd");
-  std::ofstream(authorized_agents_file()) << "# agent keys of the test cluster\n";
-  config_path_ = dir_.str() + "/sched.toml";
   std::ofstream config(config_path_);
   config << "[server]\nclient_endpoint = \"" << bound(client_endpoint_) << "\"\nagent_endpoint = \""
          << agent_endpoint_ << "\"\nevent_endpoint = \"" << bound(event_endpoint_)
@@ -72,8 +88,6 @@ LocalCluster::LocalCluster(ClusterOptions options)
   config << "\n[security]\nsecret_key_file = \"" << keys_dir()
          << "/schedd.key\"\nauthorized_agents_file = \"" << authorized_agents_file() << "\"\n"
          << options_.extra_config;
-  config.close();
-  start_schedd();
 }
 
 LocalCluster::~LocalCluster() {

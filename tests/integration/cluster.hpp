@@ -98,6 +98,9 @@ class LocalCluster {
   std::string logs() const;  // schedd's and the agents' stderr, for failure messages
 
  private:
+  // Picks the endpoints and writes sched.toml.
+  void write_config();
+
   ClusterOptions options_;
   TempDir dir_;
   std::string state_dir_;
