@@ -7,6 +7,7 @@
 // Read-only by contract; the common ways of changing it are refused
 // (lua_ctx.cpp).
 #include <algorithm>
+#include <tuple>
 
 #include "lua_runtime.hpp"
 #include "sched/pass_context.hpp"
@@ -103,11 +104,14 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   net.clear();
   for (const auto& change : changes) {
     if (partition >= 0 && change.partition != partition) continue;  // another partition's
-    deltas.push_back(Delta{
-        change.key, change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr});
+    deltas.push_back(Delta{change.key,
+                           change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr,
+                           deltas.size()});
   }
-  std::stable_sort(deltas.begin(), deltas.end(),
-                   [](const Delta& a, const Delta& b) { return a.key < b.key; });
+  // Stable by key, without the temporary buffer std::stable_sort allocates.
+  std::sort(deltas.begin(), deltas.end(), [](const Delta& a, const Delta& b) {
+    return std::tie(a.key, a.order) < std::tie(b.key, b.order);
+  });
   for (std::size_t i = 0; i < deltas.size();) {
     std::size_t j = i;
     int count = 0;
@@ -115,8 +119,8 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
       count += deltas[j].job ? 1 : -1;
       ++j;
     }
-    if (count > 0) net.push_back(Delta{deltas[i].key, deltas[j - 1].job});
-    if (count < 0) net.push_back(Delta{deltas[i].key, nullptr});
+    if (count > 0) net.push_back(Delta{deltas[i].key, deltas[j - 1].job, 0});
+    if (count < 0) net.push_back(Delta{deltas[i].key, nullptr, 0});
     i = j;
   }
   if (net.empty()) return;

@@ -209,10 +209,12 @@ void LuaRuntime::open_sandbox() {
   lua_setfield(L_, -2, "__tostring");
   ref_refusal_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
-  // ctx: fields are set per pass; methods and lazy lists come from __index.
+  // ctx: the methods are its own fields; others are set per pass; the lazy
+  // lists come from __index.
+  lua_createtable(L_, 0, 32);
+  add_ctx_methods(L_);
   lua_newtable(L_);
-  lua_newtable(L_);
-  push_ctx_methods(L_);
+  push_ctx_index(L_);
   lua_setfield(L_, -2, "__index");
   lua_setmetatable(L_, -2);
   ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -375,6 +377,9 @@ void push_params(lua_State* L, const PolicyParams& params) {
   }
 }
 
+// The fields of ctx its __index sets on first read in a pass.
+constexpr const char* kCtxLazyFields[] = {"power", "pending", "running", "suspended"};
+
 int schedule_trampoline(lua_State* L) {
   auto* args = static_cast<TrampolineArgs*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
@@ -384,43 +389,70 @@ int schedule_trampoline(lua_State* L) {
 
 }  // namespace
 
+void LuaRuntime::note_ctx_lazy_field(std::string_view key) {
+  for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
+    if (key == kCtxLazyFields[i]) ctx_lazy_set_ |= 1u << i;
+  }
+}
+
 void LuaRuntime::set_pass_fields(PassContext& ctx) {
+  // ctx is read-only to the policy: a field keeps its value from the last
+  // pass unless it changed. now and nodes_idle change nearly every pass.
+  CtxShadow& last = ctx_shadow_;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_ctx_);
   lua_pushnumber(L_, ctx.now());
   lua_setfield(L_, -2, "now");
-  const std::string_view reason = to_string(ctx.reason());
-  lua_pushlstring(L_, reason.data(), reason.size());
-  lua_setfield(L_, -2, "reason");
-  lua_pushinteger(L_, ctx.nodes_total());
-  lua_setfield(L_, -2, "nodes_total");
   lua_pushinteger(L_, ctx.nodes_idle());
   lua_setfield(L_, -2, "nodes_idle");
-  lua_pushboolean(L_, ctx.dry());
-  lua_setfield(L_, -2, "dry");
+  if (!last.valid || last.reason != static_cast<int>(ctx.reason())) {
+    const std::string_view reason = to_string(ctx.reason());
+    lua_pushlstring(L_, reason.data(), reason.size());
+    lua_setfield(L_, -2, "reason");
+  }
+  if (!last.valid || last.nodes_total != ctx.nodes_total()) {
+    lua_pushinteger(L_, ctx.nodes_total());
+    lua_setfield(L_, -2, "nodes_total");
+  }
+  if (!last.valid || last.dry != ctx.dry()) {
+    lua_pushboolean(L_, ctx.dry());
+    lua_setfield(L_, -2, "dry");
+  }
   // The partition whose pass this is (issue 20 item 1); nil without partitions.
-  if (ctx.partition() >= 0) {
-    lua_pushlstring(L_, ctx.partition_name().data(), ctx.partition_name().size());
-  } else {
-    lua_pushnil(L_);
+  if (!last.valid || last.partition != ctx.partition()) {
+    if (ctx.partition() >= 0) {
+      lua_pushlstring(L_, ctx.partition_name().data(), ctx.partition_name().size());
+    } else {
+      lua_pushnil(L_);
+    }
+    lua_setfield(L_, -2, "partition");
   }
-  lua_setfield(L_, -2, "partition");
-  if (const auto first = ctx.appended()) {
-    lua_pushinteger(L_, static_cast<lua_Integer>(*first) + 1);
-  } else {
-    lua_pushnil(L_);
+  const auto first = ctx.appended();
+  if (!last.valid || first || last.appended) {
+    if (first) {
+      lua_pushinteger(L_, static_cast<lua_Integer>(*first) + 1);
+    } else {
+      lua_pushnil(L_);
+    }
+    lua_setfield(L_, -2, "appended");
   }
-  lua_setfield(L_, -2, "appended");
-  lua_pushnil(L_);  // built on first read: summing node power costs
-  lua_setfield(L_, -2, "power");
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);
-  lua_setfield(L_, -2, "params");
-  // The lists are built when the policy first reads them.
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "pending");
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "running");
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "suspended");
+  if (!last.valid) {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);
+    lua_setfield(L_, -2, "params");
+  }
+  // The lists and ctx.power are built when the policy first reads them
+  // (ctx's __index); those of the last pass are cleared.
+  for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
+    if (last.valid && (ctx_lazy_set_ & (1u << i)) == 0) continue;
+    lua_pushnil(L_);
+    lua_setfield(L_, -2, kCtxLazyFields[i]);
+  }
+  ctx_lazy_set_ = 0;
+  last = CtxShadow{true,
+                   static_cast<int>(ctx.reason()),
+                   ctx.nodes_total(),
+                   ctx.dry(),
+                   ctx.partition(),
+                   first.has_value()};
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {
