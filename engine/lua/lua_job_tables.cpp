@@ -103,12 +103,15 @@ static_assert(std::size(kJobFields) == k_leader, "one name per JobField, in orde
 // constructor: the table comes sized for them (16 slots) and filled by the
 // VM, several times cheaper than as many lua_rawset calls (issue 15: making
 // the tables was a tenth of a lublin_256 replay). The names are kJobFields'.
+// Its 12 fields leave room for the 3 a start adds (start_time, est_end,
+// elapsed), so that a job's table is not rehashed when it starts (that was
+// half the cost of refreshing it); submit_time, power_min_w and power_max_w,
+// which no policy reads in a loop over the queue, are looked up on read.
 constexpr const char* kJobMaker = R"lua(
-return function(id, kind, nodes, min_nodes, max_nodes, node_constraint, walltime, power_min_w,
-                power_max_w, urgent, submit_time, state, size, priority, adapting)
+return function(id, kind, nodes, min_nodes, max_nodes, node_constraint, walltime, urgent, state,
+                size, priority, adapting)
   return { id = id, kind = kind, nodes = nodes, min_nodes = min_nodes, max_nodes = max_nodes,
-           node_constraint = node_constraint, walltime = walltime, power_min_w = power_min_w,
-           power_max_w = power_max_w, urgent = urgent, submit_time = submit_time, state = state,
+           node_constraint = node_constraint, walltime = walltime, urgent = urgent, state = state,
            size = size, priority = priority, adapting = adapting }
 end
 )lua";
@@ -232,6 +235,12 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
     str(spec.account);
   } else if (key == "qos") {
     str(spec.qos);
+  } else if (key == "submit_time") {
+    lua_pushnumber(L_, job.submit_time);
+  } else if (key == "power_min_w") {
+    lua_pushnumber(L_, spec.power_min_w);
+  } else if (key == "power_max_w") {
+    lua_pushnumber(L_, spec.power_max_w);
   } else if (key == "nice") {
     lua_pushinteger(L_, spec.nice);
   } else if (key == "tasks_per_node") {
@@ -358,15 +367,12 @@ void LuaRuntime::push_job(const Job& job, int jobs) {
     lua_pushinteger(L_, spec.max_nodes);
     push_view(L_, to_string(spec.constraint));
     lua_pushnumber(L_, spec.walltime);
-    lua_pushnumber(L_, spec.power_min_w);
-    lua_pushnumber(L_, spec.power_max_w);
     lua_pushboolean(L_, spec.urgent);
-    lua_pushnumber(L_, job.submit_time);
     push_view(L_, to_string(job.state));
     lua_pushinteger(L_, job.size());
     lua_pushinteger(L_, job.priority);
     lua_pushboolean(L_, job.state == JobState::Adapting);
-    lua_call(L_, 15, 1);
+    lua_call(L_, 12, 1);
     fill_job(-1, job, /*created=*/true);
     lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_);
     lua_setmetatable(L_, -2);
