@@ -158,28 +158,19 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
   table = lua_absindex(L_, table);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_keys_);
   const int keys = lua_gettop(L_);
-  // t[key] = the value at the top of the stack, past the job metatable's
-  // __newindex (which refuses the policy's new fields, not the engine's).
-  const auto set_raw = [&](JobField key) {
-    lua_rawgeti(L_, keys, key);
-    lua_insert(L_, -2);
-    lua_rawset(L_, table);
-  };
-  const auto set_int = [&](JobField key, lua_Integer v) {
-    lua_pushinteger(L_, v);
-    set_raw(key);
-  };
-  const auto set_str = [&](JobField key, std::string_view v) {
-    lua_pushlstring(L_, v.data(), v.size());
-    set_raw(key);
-  };
+  // t[key] = a value, past the job metatable's __newindex (which refuses
+  // the policy's new fields, not the engine's): the key is pushed first, so
+  // that no lua_insert moves the value under it.
+  const auto key_of = [&](JobField key) { lua_rawgeti(L_, keys, key); };
+  const auto set = [&] { lua_rawset(L_, table); };
   const auto set_nil_or_num = [&](JobField key, double v, bool present) {
+    key_of(key);
     if (present) {
       lua_pushnumber(L_, v);
     } else {
       lua_pushnil(L_);
     }
-    set_raw(key);
+    set();
   };
   // A new table (push_job's maker) has the fields every job has, and
   // lacks the optional ones: only those present are written.
@@ -188,11 +179,18 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
     set_nil_or_num(key, v, present);
   };
   if (!created) {
-    set_str(k_state, to_string(job.state));
-    set_int(k_size, job.size());
-    set_int(k_priority, job.priority);
+    key_of(k_state);
+    push_view(L_, to_string(job.state));
+    set();
+    key_of(k_size);
+    lua_pushinteger(L_, job.size());
+    set();
+    key_of(k_priority);
+    lua_pushinteger(L_, job.priority);
+    set();
+    key_of(k_adapting);
     lua_pushboolean(L_, job.state == JobState::Adapting);
-    set_raw(k_adapting);
+    set();
   }
   set_opt(k_start_time, job.start_time, job.start_time >= 0);
   const double est_end = job.est_end();
@@ -206,6 +204,7 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
     lua_pop(L_, 1);  // keys
     return;
   }
+  key_of(k_request);
   if (job.request) {
     lua_createtable(L_, 0, 2);
     lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
@@ -215,11 +214,12 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
   } else {
     lua_pushnil(L_);
   }
-  set_raw(k_request);
+  set();
   if (!created) {
     // A kept allocation is made again on its next read.
+    key_of(k_allocation);
     lua_pushnil(L_);
-    set_raw(k_allocation);
+    set();
   }
   lua_pop(L_, 1);  // keys
 }
