@@ -435,6 +435,13 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
     }
     lua_setfield(L_, -2, "appended");
   }
+  // #ctx.suspended without building the list: a policy that resumes jobs
+  // looks at it every pass, and there is seldom one.
+  const std::size_t suspended = ctx.suspended().size();
+  if (!last.valid || last.suspended != suspended) {
+    lua_pushinteger(L_, static_cast<lua_Integer>(suspended));
+    lua_setfield(L_, -2, "suspended_count");
+  }
   if (!last.valid) {
     lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);
     lua_setfield(L_, -2, "params");
@@ -452,7 +459,8 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
                    ctx.nodes_total(),
                    ctx.dry(),
                    ctx.partition(),
-                   first.has_value()};
+                   first.has_value(),
+                   suspended};
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {

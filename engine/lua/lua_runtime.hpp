@@ -183,6 +183,7 @@ class LuaRuntime {
     bool dry = false;
     int partition = -1;
     bool appended = false;
+    std::size_t suspended = 0;  // ctx.suspended_count
   };
   CtxShadow ctx_shadow_;
   unsigned ctx_lazy_set_ = 0;          // bits of kCtxLazyFields set (note_ctx_lazy_field)
