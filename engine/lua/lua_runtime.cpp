@@ -341,6 +341,7 @@ void LuaRuntime::load_policy() {
   for (const char* optional : {"on_event", "save", "restore"}) {
     lua_getfield(L_, -1, optional);
     const bool bad = !lua_isnil(L_, -1) && !lua_isfunction(L_, -1);
+    if (std::string_view(optional) == "on_event") has_on_event_ = lua_isfunction(L_, -1);
     lua_pop(L_, 1);
     if (bad) {
       lua_pop(L_, 1);
@@ -521,6 +522,8 @@ void LuaRuntime::push_refusal(const Refusal& refusal) {
 // ---------------------------------------------------------------- other calls
 
 std::optional<PolicyFailure> LuaRuntime::run_on_event(const Event& event) {
+  // Most policies have none: no look-up per event (a replay has several per job).
+  if (!has_on_event_) return std::nullopt;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
   lua_getfield(L_, -1, "on_event");
   lua_remove(L_, -2);

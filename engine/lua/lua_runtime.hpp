@@ -151,6 +151,7 @@ class LuaRuntime {
   std::string name_;
   bool time_dependent_ = true;
   bool idle_nodes_only_ = false;  // P.idle_nodes_only
+  bool has_on_event_ = false;     // P.on_event was a function when loaded
   std::uint64_t instruction_limit_;
   std::uint64_t executed_ = 0;
   double time_limit_s_ = 0;  // 0: no time bound
