@@ -44,6 +44,7 @@ std::optional<std::string> job_from_msg(const proto::SnapshotJobMsg& in, bool ru
   }
   job.run.edit().limit_extension = in.limit_extension;
   job.run.edit().mtct = in.mtct;
+  job.run.reset_if_default();  // a waiting job's defaults keep no box
   job.priority = in.priority;
   if (in.hold) {
     if (*in.hold != "user" && *in.hold != "admin") {
