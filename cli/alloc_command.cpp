@@ -191,7 +191,7 @@ void add_alloc_command(CLI::App& app) {
       const std::vector<std::string> command = cmd->remaining();
       JobSpec spec = submission_spec(std::string(kHolderScript), args->options);
       // The holder writes nothing: no sched-<id>.out left behind, as salloc leaves none.
-      if (spec.output.empty()) spec.output = "/dev/null";
+      if (spec.extra->output.empty()) spec.extra.edit().output = "/dev/null";
       if (spec.name.empty()) {
         spec.name = command.empty() ? "interactive"
                                     : std::filesystem::path(command.front()).filename().string();

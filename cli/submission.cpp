@@ -88,8 +88,8 @@ JobSpec submission_spec(const std::string& script, const SubmissionArgs& args) {
   const auto cwd = std::filesystem::current_path();
   spec.workdir =
       spec.workdir.empty() ? cwd.string() : std::filesystem::absolute(spec.workdir).string();
-  spec.output = absolute_from(spec.workdir, spec.output);
-  spec.error = absolute_from(spec.workdir, spec.error);
+  spec.extra.edit().output = absolute_from(spec.workdir, spec.extra->output);
+  spec.extra.edit().error = absolute_from(spec.workdir, spec.extra->error);
   return spec;
 }
 

@@ -87,7 +87,7 @@ void add_submit_command(CLI::App& app) {
         script = read_stdin_script();
       }
       JobSpec spec = submission_spec(script, args->options);
-      if (!words.empty()) spec.args.assign(words.begin() + 1, words.end());
+      if (!words.empty()) spec.extra.edit().args.assign(words.begin() + 1, words.end());
       if (spec.name.empty()) {
         spec.name = !args->wrap.empty()   ? "wrap"
                     : script_path.empty() ? "stdin"

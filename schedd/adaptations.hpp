@@ -80,7 +80,7 @@ class Adaptations {
   // Step 1: the engine's resize of `job`, whose nodes are `job_nodes`;
   // `changed` names the nodes the resize adds or removes.
   // `cores`: a resize by cores. The agents are told the new cores
-  // (job.cores) before adapt.begin when it grows, once it is done when it
+  // (job.run->cores) before adapt.begin when it grows, once it is done when it
   // shrinks, and the old ones again when a growth is rolled back; the window
   // runs even when no process joins or leaves, so that the processes learn
   // their new cores (adapt.begin's core_ids).

@@ -63,7 +63,7 @@ std::string event_log_line(const Event& event, const Job* job) {
       add_number("nodes", event.nodes);
       if (job) {
         add_number("exit", job->exit_status);
-        add("reason", job->end_reason);
+        add("reason", job->run->end_reason);
       }
       break;
     case EventType::JobReserved:

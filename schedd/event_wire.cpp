@@ -26,7 +26,7 @@ proto::EventMsg published_event(const Event& event, const Job* job, bool partiti
                        event.type == EventType::JobCancelled || event.type == EventType::JobTimeout;
     if (ended && job && is_terminal(job->state)) {
       msg.exit_code = job->exit_status;
-      if (!job->end_reason.empty()) msg.reason = job->end_reason;
+      if (!job->run->end_reason.empty()) msg.reason = job->run->end_reason;
     }
   }
   if ((event.type == EventType::NodeUp || event.type == EventType::NodeDown ||

@@ -30,16 +30,16 @@ void LiveEnactor::resize(const Job& job, const Resize& resize) {
   for (NodeIndex n : nodes) changed.push_back(engine_->cluster().node(n).name);
   std::optional<CoreChange> cores;
   if (!resize.cores.empty()) {
-    // Issue 20 item 2: a resize by cores; job.cores are still the old ones.
+    // Issue 20 item 2: a resize by cores; job.run->cores are still the old ones.
     cores.emplace();
     cores->expand = resize.op == Resize::Op::Expand;
     cores->before = convert::core_ids(job, engine_->cluster());
     Job after;
-    after.cores = job.cores;
+    after.run.edit().cores = job.run->cores;
     if (cores->expand) {
-      add_cores(after.cores, resize.cores);
+      add_cores(after.run.edit().cores, resize.cores);
     } else {
-      remove_cores(after.cores, resize.cores);
+      remove_cores(after.run.edit().cores, resize.cores);
     }
     cores->after = convert::core_ids(after, engine_->cluster());
     cores->old_cores = resize.cores_from;

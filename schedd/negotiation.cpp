@@ -243,9 +243,9 @@ void Negotiation::follow_engine(double now) {
   // resume on: the model keeps those cores from offers meanwhile.
   std::map<JobId, std::vector<proto::NegoPlacement>> suspended;
   for (const Job* job : engine_.suspended_jobs()) {
-    if (job->spec.partition != setup_.partition || job->cores.empty()) continue;
+    if (job->spec.partition != setup_.partition || job->run->cores.empty()) continue;
     auto& placements = suspended[job->id];
-    for (const NodeCores& nc : job->cores) {
+    for (const NodeCores& nc : job->run->cores) {
       const std::string& name = cluster.node(nc.node).name;
       if (std::find(topo.nodes.begin(), topo.nodes.end(), name) == topo.nodes.end()) continue;
       placements.push_back({job->id, name, {}});

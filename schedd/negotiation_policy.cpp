@@ -10,7 +10,8 @@ std::optional<PolicyFailure> NegotiationPolicy::schedule(PassContext& ctx) {
   ++passes_;
   offered_.clear();
   for (const Job* job : ctx.pending()) {
-    offered_.push_back({job->id, std::max(1, job->spec.cores), job->submit_time, job->spec.urgent});
+    offered_.push_back(
+        {job->id, std::max(1, job->spec.layout->cores), job->submit_time, job->spec.urgent});
   }
   const auto outcome = [this](JobId job, const Verdict& verdict, Kind kind) {
     outcomes_.push_back(

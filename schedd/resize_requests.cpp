@@ -149,7 +149,7 @@ std::vector<JobId> ResizeRequests::expire(double now) {
 
 void ResizeRequests::dropped_at_restart(const Job& job) {
   Event event = request_event(EventType::ResizeExpired, job.id, job.size(),
-                              job.request ? job.request->nodes : 0, Asker{});
+                              job.run->request ? job.run->request->nodes : 0, Asker{});
   event.reason.clear();
   event.message = "schedd restarted: the request was withdrawn (ask again)";
   out_.push_back({{}, {}, event});

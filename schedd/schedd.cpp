@@ -716,7 +716,8 @@ void Daemon::rebuild_fair_share() {
     for (const StoredJob& stored : page) {
       const Job& job = stored.job;
       if (job.node_seconds > 0) {
-        engine_.record_usage(job.spec.user, job.spec.account, job.node_seconds, job.end_time);
+        engine_.record_usage(job.spec.user, job.spec.extra->account, job.node_seconds,
+                             job.end_time);
         ++jobs;
       }
     }
@@ -779,7 +780,7 @@ void Daemon::recover() {
     }
     // ---- issue 17 item 1: a request's asker is not journaled; the request
     // goes, and resize.expired says so (the application asks again).
-    if (stored.job.request && engine_.withdraw_resize_request(stored.job.id).ok()) {
+    if (stored.job.run->request && engine_.withdraw_resize_request(stored.job.id).ok()) {
       resizes_.dropped_at_restart(stored.job);
     }
     if (stored.job.state == JobState::Pending) {

@@ -144,7 +144,7 @@ void read_enum(const json& object, const char* key, Enum& out, Parse parse) {
 
 std::string encode_spec(const JobSpec& spec) {
   json environment = json::array();
-  for (const auto& [name, value] : spec.environment) {
+  for (const auto& [name, value] : spec.extra->environment) {
     environment.push_back(json::array({text(name), text(value)}));
   }
   json object = {
@@ -159,24 +159,24 @@ std::string encode_spec(const JobSpec& spec) {
       {"urgent", spec.urgent},
       {"command", text(spec.command)},
       {"workdir", text(spec.workdir)},
-      {"output", text(spec.output)},
+      {"output", text(spec.extra->output)},
       {"environment", std::move(environment)},
   };
-  if (spec.mem_bytes != 0) object["mem_bytes"] = spec.mem_bytes;
+  if (spec.extra->mem_bytes != 0) object["mem_bytes"] = spec.extra->mem_bytes;
   // ---- issue 18 item 2: when it may start (absent: the defaults)
-  if (!spec.dependency.empty()) object["dependency"] = text(spec.dependency);
-  if (spec.begin_time > 0) object["begin_time"] = number(spec.begin_time);
+  if (!spec.extra->dependency.empty()) object["dependency"] = text(spec.extra->dependency);
+  if (spec.extra->begin_time > 0) object["begin_time"] = number(spec.extra->begin_time);
   if (spec.hold) object["hold"] = true;
   // Output and arguments (issue 18 item 3): only when set, so that specs
   // without them encode as before.
-  if (!spec.error.empty()) object["error"] = text(spec.error);
-  if (!spec.args.empty()) {
+  if (!spec.extra->error.empty()) object["error"] = text(spec.extra->error);
+  if (!spec.extra->args.empty()) {
     json args = json::array();
-    for (const auto& arg : spec.args) args.push_back(text(arg));
+    for (const auto& arg : spec.extra->args) args.push_back(text(arg));
     object["args"] = std::move(args);
   }
   // ---- priority (issue 18 item 5): only when set, as above
-  if (!spec.account.empty()) object["account"] = text(spec.account);
+  if (!spec.extra->account.empty()) object["account"] = text(spec.extra->account);
   if (!spec.qos.empty()) object["qos"] = text(spec.qos);
   if (spec.nice != 0) object["nice"] = spec.nice;
   // Where it may run (issue 18 item 4), likewise.
@@ -186,32 +186,32 @@ std::string encode_spec(const JobSpec& spec) {
     for (const auto& name : list) out.push_back(text(name));
     object[key] = std::move(out);
   };
-  names("nodelist", spec.nodelist);
-  names("exclude", spec.exclude);
-  if (spec.gpus_per_node != 0) object["gpus_per_node"] = spec.gpus_per_node;
+  names("nodelist", spec.extra->nodelist);
+  names("exclude", spec.extra->exclude);
+  if (spec.extra->gpus_per_node != 0) object["gpus_per_node"] = spec.extra->gpus_per_node;
   // ---- job arrays (issue 18 item 1): only for an array's tasks
-  if (spec.array_job_id != 0) {
-    object["array"] = text(spec.array);
-    object["array_job_id"] = spec.array_job_id;
-    object["array_task_id"] = spec.array_task_id;
-    object["array_throttle"] = spec.array_throttle;
+  if (spec.extra->array_job_id != 0) {
+    object["array"] = text(spec.extra->array);
+    object["array_job_id"] = spec.extra->array_job_id;
+    object["array_task_id"] = spec.extra->array_task_id;
+    object["array_throttle"] = spec.extra->array_throttle;
   }
   // ---- tasks (issue 16 item 1): only when not the defaults, so that
   // older specs decode as before (no migration: the spec is one JSON text)
-  if (spec.ntasks != 0) object["ntasks"] = spec.ntasks;
-  if (spec.nodes_from_tasks) object["nodes_from_tasks"] = true;  // cleared at submission
-  if (spec.cpus_per_task != 1) object["cpus_per_task"] = spec.cpus_per_task;
-  if (spec.distribution != tasks::Distribution::Block) {
-    object["distribution"] = std::string(tasks::to_string(spec.distribution));
+  if (spec.layout->ntasks != 0) object["ntasks"] = spec.layout->ntasks;
+  if (spec.layout->nodes_from_tasks) object["nodes_from_tasks"] = true;  // cleared at submission
+  if (spec.layout->cpus_per_task != 1) object["cpus_per_task"] = spec.layout->cpus_per_task;
+  if (spec.layout->distribution != tasks::Distribution::Block) {
+    object["distribution"] = std::string(tasks::to_string(spec.layout->distribution));
   }
-  if (spec.cpu_bind != tasks::CpuBind::None)
-    object["cpu_bind"] = std::string(tasks::to_string(spec.cpu_bind));
+  if (spec.layout->cpu_bind != tasks::CpuBind::None)
+    object["cpu_bind"] = std::string(tasks::to_string(spec.layout->cpu_bind));
   // ---- partition (issue 20 item 1): absent in older specs (the engine then
   // puts the job in the default partition when it restores it)
   if (!spec.partition.empty()) object["partition"] = text(spec.partition);
-  if (spec.cores != 0) object["cores"] = spec.cores;              // issue 20 item 2: --cores
-  if (spec.min_cores != 0) object["min_cores"] = spec.min_cores;  // --cores MIN-MAX
-  if (spec.max_cores != 0) object["max_cores"] = spec.max_cores;
+  if (spec.layout->cores != 0) object["cores"] = spec.layout->cores;  // issue 20 item 2: --cores
+  if (spec.layout->min_cores != 0) object["min_cores"] = spec.layout->min_cores;  // --cores MIN-MAX
+  if (spec.layout->max_cores != 0) object["max_cores"] = spec.layout->max_cores;
   return object.dump();
 }
 
@@ -228,98 +228,102 @@ void decode_spec(const std::string& source, JobSpec& spec) {
   read(object, "urgent", spec.urgent);
   read(object, "command", spec.command);
   read(object, "workdir", spec.workdir);
-  read(object, "output", spec.output);
-  read(object, "mem_bytes", spec.mem_bytes);
+  read(object, "output", spec.extra.edit().output);
+  read(object, "mem_bytes", spec.extra.edit().mem_bytes);
   // ---- issue 18 item 2
-  read(object, "dependency", spec.dependency);
-  read(object, "begin_time", spec.begin_time);
+  read(object, "dependency", spec.extra.edit().dependency);
+  read(object, "begin_time", spec.extra.edit().begin_time);
   read(object, "hold", spec.hold);
   // ---- job arrays (issue 18 item 1)
-  read(object, "array", spec.array);
+  read(object, "array", spec.extra.edit().array);
   std::uint64_t array_job_id = 0;  // ids are positive
   read(object, "array_job_id", array_job_id);
-  spec.array_job_id = static_cast<JobId>(array_job_id);
-  read(object, "array_task_id", spec.array_task_id);
-  read(object, "array_throttle", spec.array_throttle);
+  spec.extra.edit().array_job_id = static_cast<JobId>(array_job_id);
+  read(object, "array_task_id", spec.extra.edit().array_task_id);
+  read(object, "array_throttle", spec.extra.edit().array_throttle);
   // ---- tasks (issue 16 item 1)
-  read(object, "ntasks", spec.ntasks);
-  read(object, "nodes_from_tasks", spec.nodes_from_tasks);
-  read(object, "cpus_per_task", spec.cpus_per_task);
-  read_enum(object, "distribution", spec.distribution, tasks::parse_distribution);
-  read_enum(object, "cpu_bind", spec.cpu_bind, tasks::parse_cpu_bind);
-  read(object, "partition", spec.partition);  // issue 20 item 1
-  read(object, "cores", spec.cores);          // issue 20 item 2
-  read(object, "min_cores", spec.min_cores);
-  read(object, "max_cores", spec.max_cores);
+  read(object, "ntasks", spec.layout.edit().ntasks);
+  read(object, "nodes_from_tasks", spec.layout.edit().nodes_from_tasks);
+  read(object, "cpus_per_task", spec.layout.edit().cpus_per_task);
+  read_enum(object, "distribution", spec.layout.edit().distribution, tasks::parse_distribution);
+  read_enum(object, "cpu_bind", spec.layout.edit().cpu_bind, tasks::parse_cpu_bind);
+  read(object, "partition", spec.partition);        // issue 20 item 1
+  read(object, "cores", spec.layout.edit().cores);  // issue 20 item 2
+  read(object, "min_cores", spec.layout.edit().min_cores);
+  read(object, "max_cores", spec.layout.edit().max_cores);
   if (auto it = object.find("environment"); it != object.end()) {
     if (!it->is_array()) bad("environment", "an array of [name, value] pairs");
-    spec.environment.clear();
+    spec.extra.edit().environment.clear();
     for (const json& pair : *it) {
       if (!pair.is_array() || pair.size() != 2) bad("environment", "[name, value] pairs");
-      spec.environment.emplace_back(text_of(pair[0], "environment"),
-                                    text_of(pair[1], "environment"));
+      spec.extra.edit().environment.emplace_back(text_of(pair[0], "environment"),
+                                                 text_of(pair[1], "environment"));
     }
   }
   // Output and arguments (issue 18 item 3).
-  if (auto it = object.find("error"); it != object.end()) spec.error = text_of(*it, "error");
+  if (auto it = object.find("error"); it != object.end())
+    spec.extra.edit().error = text_of(*it, "error");
   if (auto it = object.find("args"); it != object.end()) {
     if (!it->is_array()) bad("args", "an array of strings");
-    spec.args.clear();
-    for (const json& arg : *it) spec.args.push_back(text_of(arg, "args"));
+    spec.extra.edit().args.clear();
+    for (const json& arg : *it) spec.extra.edit().args.push_back(text_of(arg, "args"));
   }
   // ---- priority (issue 18 item 5)
-  read(object, "account", spec.account);
+  read(object, "account", spec.extra.edit().account);
   read(object, "qos", spec.qos);
   read(object, "nice", spec.nice);
   // Where it may run (issue 18 item 4).
-  for (auto [key, list] :
-       {std::pair{"nodelist", &spec.nodelist}, std::pair{"exclude", &spec.exclude}}) {
+  for (auto [key, list] : {std::pair{"nodelist", &spec.extra.edit().nodelist},
+                           std::pair{"exclude", &spec.extra.edit().exclude}}) {
     auto it = object.find(key);
     if (it == object.end()) continue;
     if (!it->is_array()) bad(key, "an array of node names");
     list->clear();
     for (const json& name : *it) list->push_back(text_of(name, key));
   }
-  read(object, "gpus_per_node", spec.gpus_per_node);
+  read(object, "gpus_per_node", spec.extra.edit().gpus_per_node);
+  // Written field by field above: a spec that sets none of them keeps no box.
+  spec.extra.reset_if_default();
+  spec.layout.reset_if_default();
 }
 
 std::string encode_progress(const Job& job) {
   json object = {
       {"outcome", to_string(job.outcome)},
-      {"expansions", job.expansions},
-      {"shrinks", job.shrinks},
-      {"gain", job.gain},
-      {"requeues", job.requeues},
-      {"suspensions", job.suspensions},
-      {"suspended_since", number(job.suspended_since)},
-      {"limit_extension", number(job.limit_extension)},
-      {"adapting_since", number(job.adapting_since)},
-      {"resize_held_until", number(job.resize_held_until)},
+      {"expansions", job.run->expansions},
+      {"shrinks", job.run->shrinks},
+      {"gain", job.run->gain},
+      {"requeues", job.run->requeues},
+      {"suspensions", job.run->suspensions},
+      {"suspended_since", number(job.run->suspended_since)},
+      {"limit_extension", number(job.run->limit_extension)},
+      {"adapting_since", number(job.run->adapting_since)},
+      {"resize_held_until", number(job.run->resize_held_until)},
       {"node_seconds", number(job.node_seconds)},
       {"allocation_since", number(job.allocation_since)},
       {"version", job.version},
   };
   // Unset optionals are left out: absent reads back as unset.
-  if (job.mtct) object["mtct"] = number(*job.mtct);
-  if (job.power_w) object["power_w"] = number(*job.power_w);
-  if (job.expected_start) object["expected_start"] = number(*job.expected_start);
-  if (!job.end_reason.empty()) object["end_reason"] = text(job.end_reason);
+  if (job.run->mtct) object["mtct"] = number(*job.run->mtct);
+  if (job.run->power_w) object["power_w"] = number(*job.run->power_w);
+  if (job.run->expected_start) object["expected_start"] = number(*job.run->expected_start);
+  if (!job.run->end_reason.empty()) object["end_reason"] = text(job.run->end_reason);
   // An invasive partition's job: its core ids per node, in the order of the
   // nodes saved with it (issue 20 item 2).
-  if (!job.cores.empty()) {
+  if (!job.run->cores.empty()) {
     nlohmann::json cores = nlohmann::json::array();
-    for (const NodeCores& entry : job.cores) cores.push_back(entry.cores);
+    for (const NodeCores& entry : job.run->cores) cores.push_back(entry.cores);
     object["cores"] = std::move(cores);
   }
-  if (job.max_rss_bytes) object["max_rss_bytes"] = *job.max_rss_bytes;
-  if (job.cpu_s) object["cpu_s"] = number(*job.cpu_s);
+  if (job.run->max_rss_bytes) object["max_rss_bytes"] = *job.run->max_rss_bytes;
+  if (job.run->cpu_s) object["cpu_s"] = number(*job.run->cpu_s);
   // ---- issue 18 item 2: a hold outlives a restart (the dependency's state
   // is worked out again from the jobs it names)
   if (job.hold != HoldKind::None) object["hold"] = job.hold == HoldKind::Admin ? "admin" : "user";
-  if (job.request) {
+  if (job.run->request) {
     object["request"] = {
-        {"op", job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink"},
-        {"nodes", job.request->nodes},
+        {"op", job.run->request->op == ResizeRequest::Op::Expand ? "expand" : "shrink"},
+        {"nodes", job.run->request->nodes},
     };
   }
   return object.dump();
@@ -328,22 +332,22 @@ std::string encode_progress(const Job& job) {
 void decode_progress(const std::string& source, Job& job) {
   const json object = parse_object(source, "progress");
   read_enum(object, "outcome", job.outcome, parse_job_state);
-  read(object, "expansions", job.expansions);
-  read(object, "shrinks", job.shrinks);
-  read(object, "gain", job.gain);
-  read(object, "requeues", job.requeues);
-  read(object, "suspensions", job.suspensions);
-  read(object, "suspended_since", job.suspended_since);
-  read(object, "limit_extension", job.limit_extension);
-  read(object, "adapting_since", job.adapting_since);
-  read(object, "resize_held_until", job.resize_held_until);
+  read(object, "expansions", job.run.edit().expansions);
+  read(object, "shrinks", job.run.edit().shrinks);
+  read(object, "gain", job.run.edit().gain);
+  read(object, "requeues", job.run.edit().requeues);
+  read(object, "suspensions", job.run.edit().suspensions);
+  read(object, "suspended_since", job.run.edit().suspended_since);
+  read(object, "limit_extension", job.run.edit().limit_extension);
+  read(object, "adapting_since", job.run.edit().adapting_since);
+  read(object, "resize_held_until", job.run.edit().resize_held_until);
   read(object, "node_seconds", job.node_seconds);
   read(object, "allocation_since", job.allocation_since);
   read(object, "version", job.version);
-  read(object, "mtct", job.mtct);
-  read(object, "power_w", job.power_w);
-  read(object, "expected_start", job.expected_start);
-  read(object, "end_reason", job.end_reason);
+  read(object, "mtct", job.run.edit().mtct);
+  read(object, "power_w", job.run.edit().power_w);
+  read(object, "expected_start", job.run.edit().expected_start);
+  read(object, "end_reason", job.run.edit().end_reason);
   if (const auto it = object.find("cores"); it != object.end()) {
     if (!it->is_array())
       throw CodecError("job " + std::to_string(job.id) + ": cores is not a list");
@@ -359,11 +363,11 @@ void decode_progress(const std::string& source, Job& job) {
         }
         node_cores.cores.push_back(core.get<int>());
       }
-      job.cores.push_back(std::move(node_cores));
+      job.run.edit().cores.push_back(std::move(node_cores));
     }
   }
-  read(object, "max_rss_bytes", job.max_rss_bytes);
-  read(object, "cpu_s", job.cpu_s);
+  read(object, "max_rss_bytes", job.run.edit().max_rss_bytes);
+  read(object, "cpu_s", job.run.edit().cpu_s);
   // ---- issue 18 item 2
   read_enum(object, "hold", job.hold, [](const std::string& hold) -> std::optional<HoldKind> {
     if (hold == "user") return HoldKind::User;
@@ -379,8 +383,10 @@ void decode_progress(const std::string& source, Job& job) {
       return std::nullopt;
     });
     read(*it, "nodes", request.nodes);
-    job.request = request;
+    job.run.edit().request = request;
   }
+  // Every field is written above: a job that never ran keeps no box.
+  job.run.reset_if_default();
 }
 
 std::string encode_strings(const std::vector<std::string>& strings) {

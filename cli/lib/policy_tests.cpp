@@ -141,7 +141,7 @@ std::optional<std::string> read_job(lua_State* L, Fixture& f, Job& job) {
   const std::string constraint = t.text("constraint", "none");
   job.submit_time = t.number("submit", f.clock.now());
   job.start_time = t.number("started", f.clock.now());
-  if (const double mtct = t.number("mtct", -1); mtct >= 0) job.mtct = mtct;
+  if (const double mtct = t.number("mtct", -1); mtct >= 0) job.run.edit().mtct = mtct;
   if (!t.error.empty()) return t.error;
   const auto parsed_kind = parse_job_kind(kind);
   if (!parsed_kind) return "unknown kind '" + kind + "' (rigid, moldable, malleable, evolving)";

@@ -550,52 +550,52 @@ Submission build_submission(const SubmitOptions& options, std::string command,
     spec.tasks_per_node = (*options.ntasks + spec.nodes - 1) / spec.nodes;
   }
   // ---- tasks (issue 16 item 1)
-  spec.ntasks = options.ntasks.value_or(0);
+  spec.layout.edit().ntasks = options.ntasks.value_or(0);
   if (options.ntasks && options.tasks_per_node) {
     // --ntasks-per-node wins: -n only caps the tasks the nodes run.
     // Both up to kMaxCount: their product needs 64 bits.
-    spec.ntasks = static_cast<int>(std::min<long long>(
+    spec.layout.edit().ntasks = static_cast<int>(std::min<long long>(
         *options.ntasks, static_cast<long long>(spec.nodes) * *options.tasks_per_node));
   }
-  spec.cpus_per_task = options.cpus_per_task.value_or(1);
+  spec.layout.edit().cpus_per_task = options.cpus_per_task.value_or(1);
   if (options.cores) {  // issue 20 item 2: N, or MIN-MAX started at MAX
-    spec.cores = options.cores->max;
+    spec.layout.edit().cores = options.cores->max;
     if (options.cores->min != options.cores->max) {
-      spec.min_cores = options.cores->min;
-      spec.max_cores = options.cores->max;
+      spec.layout.edit().min_cores = options.cores->min;
+      spec.layout.edit().max_cores = options.cores->max;
     }
   }
-  spec.distribution = options.distribution.value_or(tasks::Distribution::Block);
-  spec.cpu_bind = options.cpu_bind.value_or(tasks::CpuBind::None);
+  spec.layout.edit().distribution = options.distribution.value_or(tasks::Distribution::Block);
+  spec.layout.edit().cpu_bind = options.cpu_bind.value_or(tasks::CpuBind::None);
   // -n without -N (nor -w or a range): the engine sizes the job from the
   // cores of the cluster's nodes; one node until then.
-  spec.nodes_from_tasks = options.ntasks && !options.nodes && !options.nodelist &&
-                          !options.min_nodes && !options.max_nodes && !options.tasks_per_node &&
-                          spec.kind == JobKind::Rigid;
+  spec.layout.edit().nodes_from_tasks = options.ntasks && !options.nodes && !options.nodelist &&
+                                        !options.min_nodes && !options.max_nodes &&
+                                        !options.tasks_per_node && spec.kind == JobKind::Rigid;
   spec.walltime = options.walltime.value_or(0);
   spec.power_min_w = options.power_min_w.value_or(0);
   spec.power_max_w = options.power_max_w.value_or(0);
-  spec.mem_bytes = options.mem_bytes.value_or(0);
+  spec.extra.edit().mem_bytes = options.mem_bytes.value_or(0);
   spec.urgent = options.urgent.value_or(false);
   spec.workdir = options.workdir.value_or("");
-  spec.environment = export_environment(options, submitting);
-  spec.output = options.output.value_or("");
-  spec.error = options.error.value_or("");
+  spec.extra.edit().environment = export_environment(options, submitting);
+  spec.extra.edit().output = options.output.value_or("");
+  spec.extra.edit().error = options.error.value_or("");
   spec.command = std::move(command);
   // ---- issue 18 item 4
-  spec.nodelist = options.nodelist.value_or(std::vector<std::string>{});
-  spec.exclude = options.exclude.value_or(std::vector<std::string>{});
-  spec.gpus_per_node = options.gpus.value_or(0);
+  spec.extra.edit().nodelist = options.nodelist.value_or(std::vector<std::string>{});
+  spec.extra.edit().exclude = options.exclude.value_or(std::vector<std::string>{});
+  spec.extra.edit().gpus_per_node = options.gpus.value_or(0);
   // ---- issue 18 item 2
-  spec.dependency = options.dependency.value_or("");
+  spec.extra.edit().dependency = options.dependency.value_or("");
   spec.hold = options.hold.value_or(false);
   // ---- priority (issue 18 item 5)
-  spec.account = options.account.value_or("");
+  spec.extra.edit().account = options.account.value_or("");
   spec.partition = options.partition.value_or("");
   spec.qos = options.qos.value_or("");
   spec.nice = options.nice.value_or(0);
   // ---- job arrays (issue 18 item 1)
-  spec.array = options.array.value_or("");
+  spec.extra.edit().array = options.array.value_or("");
   if (options.begin) {
     const auto begin = parse_begin_time(*options.begin, now);
     if (!begin) {
@@ -603,7 +603,7 @@ Submission build_submission(const SubmitOptions& options, std::string command,
       return out;
     }
     // A time already past is no wait (0 is the engine's "at once").
-    spec.begin_time = *begin > now ? *begin : 0;
+    spec.extra.edit().begin_time = *begin > now ? *begin : 0;
   }
   out.warnings = options.warnings;
   out.error = normalize_spec(spec);

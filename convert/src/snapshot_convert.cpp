@@ -21,9 +21,9 @@ proto::SnapshotJobMsg job_msg(const Job& job, const std::vector<std::string>& no
   out.spec = lean_spec(job.spec);
   out.submit_time = job.submit_time;
   if (job.start_time >= 0) out.start_time = job.start_time;
-  out.limit_extension = job.limit_extension;
+  out.limit_extension = job.run->limit_extension;
   out.nodelist = nodes;
-  out.mtct = job.mtct;
+  out.mtct = job.run->mtct;
   out.priority = job.priority;
   if (job.hold != HoldKind::None) out.hold = job.hold == HoldKind::Admin ? "admin" : "user";
   return out;
@@ -42,8 +42,9 @@ std::optional<std::string> job_from_msg(const proto::SnapshotJobMsg& in, bool ru
     job.state = JobState::Running;
     job.start_time = *in.start_time;
   }
-  job.limit_extension = in.limit_extension;
-  job.mtct = in.mtct;
+  job.run.edit().limit_extension = in.limit_extension;
+  job.run.edit().mtct = in.mtct;
+  job.run.reset_if_default();  // a waiting job's defaults keep no box
   job.priority = in.priority;
   if (in.hold) {
     if (*in.hold != "user" && *in.hold != "admin") {

@@ -33,21 +33,23 @@ void shared_spec_fields(Spec& spec, Msg& msg, Copy copy) {
 // that other jobs' messages stay as they were.
 template <class Msg>
 void task_fields_to_wire(const JobSpec& spec, Msg& out) {
-  if (spec.ntasks != 0) out.ntasks = spec.ntasks;
-  if (spec.cpus_per_task != 1) out.cpus_per_task = spec.cpus_per_task;
-  if (spec.distribution != tasks::Distribution::Block) {
-    out.distribution = std::string(tasks::to_string(spec.distribution));
+  if (spec.layout->ntasks != 0) out.ntasks = spec.layout->ntasks;
+  if (spec.layout->cpus_per_task != 1) out.cpus_per_task = spec.layout->cpus_per_task;
+  if (spec.layout->distribution != tasks::Distribution::Block) {
+    out.distribution = std::string(tasks::to_string(spec.layout->distribution));
   }
   if constexpr (requires { out.cores; }) {
-    if (spec.cores > 0) out.cores = spec.cores;  // issue 20 item 2
+    if (spec.layout->cores > 0) out.cores = spec.layout->cores;  // issue 20 item 2
   }
   if constexpr (requires { out.min_cores; }) {  // a malleable job's bounds by cores
-    if (spec.min_cores > 0 && spec.min_cores != spec.cores) out.min_cores = spec.min_cores;
-    if (spec.max_cores > 0 && spec.max_cores != spec.cores) out.max_cores = spec.max_cores;
+    if (spec.layout->min_cores > 0 && spec.layout->min_cores != spec.layout->cores)
+      out.min_cores = spec.layout->min_cores;
+    if (spec.layout->max_cores > 0 && spec.layout->max_cores != spec.layout->cores)
+      out.max_cores = spec.layout->max_cores;
   }
   if constexpr (requires { out.cpu_bind; }) {
-    if (spec.cpu_bind != tasks::CpuBind::None) {
-      out.cpu_bind = std::string(tasks::to_string(spec.cpu_bind));
+    if (spec.layout->cpu_bind != tasks::CpuBind::None) {
+      out.cpu_bind = std::string(tasks::to_string(spec.layout->cpu_bind));
     }
   }
 }
@@ -59,28 +61,28 @@ proto::JobSpecMsg spec_to_wire(const JobSpec& spec) {
   shared_spec_fields(spec, out, [](const auto& from, auto& to) { to = from; });
   out.kind = std::string(to_string(spec.kind));
   out.node_constraint = std::string(to_string(spec.constraint));
-  for (const auto& [name, value] : spec.environment) out.env[name] = value;
-  if (!spec.output.empty()) out.output = spec.output;
-  if (spec.mem_bytes != 0) out.mem_bytes = static_cast<std::int64_t>(spec.mem_bytes);
+  for (const auto& [name, value] : spec.extra->environment) out.env[name] = value;
+  if (!spec.extra->output.empty()) out.output = spec.extra->output;
+  if (spec.extra->mem_bytes != 0) out.mem_bytes = static_cast<std::int64_t>(spec.extra->mem_bytes);
   if (!spec.partition.empty()) out.partition = spec.partition;  // issue 20 item 1
   // ---- issue 18 item 2
-  if (!spec.dependency.empty()) out.dependency = spec.dependency;
-  if (spec.begin_time > 0) out.begin_time = spec.begin_time;
+  if (!spec.extra->dependency.empty()) out.dependency = spec.extra->dependency;
+  if (spec.extra->begin_time > 0) out.begin_time = spec.extra->begin_time;
   if (spec.hold) out.hold = true;
-  if (!spec.error.empty()) out.error = spec.error;
-  if (!spec.args.empty()) out.args = spec.args;
+  if (!spec.extra->error.empty()) out.error = spec.extra->error;
+  if (!spec.extra->args.empty()) out.args = spec.extra->args;
   // ---- priority (issue 18 item 5)
-  if (!spec.account.empty()) out.account = spec.account;
+  if (!spec.extra->account.empty()) out.account = spec.extra->account;
   if (!spec.qos.empty()) out.qos = spec.qos;
   if (spec.nice != 0) out.nice = spec.nice;
   // ---- issue 18 item 4
-  if (!spec.nodelist.empty()) out.nodelist = spec.nodelist;
-  if (!spec.exclude.empty()) out.exclude = spec.exclude;
-  if (spec.gpus_per_node != 0) out.gpus_per_node = spec.gpus_per_node;
+  if (!spec.extra->nodelist.empty()) out.nodelist = spec.extra->nodelist;
+  if (!spec.extra->exclude.empty()) out.exclude = spec.extra->exclude;
+  if (spec.extra->gpus_per_node != 0) out.gpus_per_node = spec.extra->gpus_per_node;
   // ---- job arrays (issue 18 item 1)
-  if (!spec.array.empty()) out.array = spec.array;
+  if (!spec.extra->array.empty()) out.array = spec.extra->array;
   task_fields_to_wire(spec, out);
-  if (spec.nodes_from_tasks) out.nodes_from_tasks = true;
+  if (spec.layout->nodes_from_tasks) out.nodes_from_tasks = true;
   return out;
 }
 
@@ -216,41 +218,44 @@ std::optional<std::string> spec_from_wire(const proto::JobSpecMsg& in, JobSpec& 
   }
   out = JobSpec{};
   shared_spec_fields(out, in, [](auto& to, const auto& from) { to = from; });
-  out.ntasks = in.ntasks.value_or(0);
-  out.cpus_per_task = in.cpus_per_task.value_or(1);
+  out.layout.edit().ntasks = in.ntasks.value_or(0);
+  out.layout.edit().cpus_per_task = in.cpus_per_task.value_or(1);
   if (in.cores && *in.cores < 1) return "job.cores: must be at least 1";
-  out.cores = in.cores.value_or(0);
+  out.layout.edit().cores = in.cores.value_or(0);
   if ((in.min_cores && *in.min_cores < 1) || (in.max_cores && *in.max_cores < 1)) {
     return "job.min_cores, job.max_cores: must be at least 1";
   }
-  out.min_cores = in.min_cores.value_or(0);
-  out.max_cores = in.max_cores.value_or(0);
-  out.distribution = *distribution;
-  out.cpu_bind = *cpu_bind;
-  out.nodes_from_tasks = in.nodes_from_tasks.value_or(false);
+  out.layout.edit().min_cores = in.min_cores.value_or(0);
+  out.layout.edit().max_cores = in.max_cores.value_or(0);
+  out.layout.edit().distribution = *distribution;
+  out.layout.edit().cpu_bind = *cpu_bind;
+  out.layout.edit().nodes_from_tasks = in.nodes_from_tasks.value_or(false);
   out.kind = *kind;
   out.constraint = *constraint;
-  out.output = in.output.value_or("");
-  out.mem_bytes = static_cast<std::uint64_t>(in.mem_bytes.value_or(0));
+  out.extra.edit().output = in.output.value_or("");
+  out.extra.edit().mem_bytes = static_cast<std::uint64_t>(in.mem_bytes.value_or(0));
   out.partition = in.partition.value_or("");
   // ---- issue 18 item 2 (the engine parses the dependency at submit)
-  out.dependency = in.dependency.value_or("");
-  out.begin_time = in.begin_time.value_or(0);
+  out.extra.edit().dependency = in.dependency.value_or("");
+  out.extra.edit().begin_time = in.begin_time.value_or(0);
   out.hold = in.hold.value_or(false);
-  out.error = in.error.value_or("");
-  out.args = in.args.value_or(std::vector<std::string>{});
+  out.extra.edit().error = in.error.value_or("");
+  out.extra.edit().args = in.args.value_or(std::vector<std::string>{});
   // ---- priority (issue 18 item 5): the engine checks the QOS name and the
   // nice range, schedd who may use a negative nice.
-  out.account = in.account.value_or("");
+  out.extra.edit().account = in.account.value_or("");
   out.qos = in.qos.value_or("");
   out.nice = in.nice.value_or(0);
   // ---- issue 18 item 4 (the engine checks the names against the cluster)
-  out.nodelist = in.nodelist.value_or(std::vector<std::string>{});
-  out.exclude = in.exclude.value_or(std::vector<std::string>{});
-  out.gpus_per_node = in.gpus_per_node.value_or(0);
+  out.extra.edit().nodelist = in.nodelist.value_or(std::vector<std::string>{});
+  out.extra.edit().exclude = in.exclude.value_or(std::vector<std::string>{});
+  out.extra.edit().gpus_per_node = in.gpus_per_node.value_or(0);
   // ---- job arrays (issue 18 item 1)
-  out.array = in.array.value_or("");
-  for (const auto& [name, value] : in.env) out.environment.emplace_back(name, value);
+  out.extra.edit().array = in.array.value_or("");
+  for (const auto& [name, value] : in.env) out.extra.edit().environment.emplace_back(name, value);
+  // Every field is written above: a spec that sets none of the rare ones keeps no box.
+  out.extra.reset_if_default();
+  out.layout.reset_if_default();
   return std::nullopt;
 }
 
@@ -262,7 +267,7 @@ std::vector<std::string> node_names(const Job& job, const Cluster& cluster) {
 
 std::map<std::string, std::vector<int>> core_ids(const Job& job, const Cluster& cluster) {
   std::map<std::string, std::vector<int>> ids;
-  for (const NodeCores& nc : job.cores) ids[cluster.node(nc.node).name] = nc.cores;
+  for (const NodeCores& nc : job.run->cores) ids[cluster.node(nc.node).name] = nc.cores;
   return ids;
 }
 
@@ -275,25 +280,27 @@ proto::JobLaunch job_launch(const Job& job, const Cluster& cluster) {
   launch.workdir = job.spec.workdir;
   launch.output = output_path(job, cluster.node(job.allocation.front()).name);
   launch.error = error_path(job, cluster.node(job.allocation.front()).name);
-  if (!job.spec.args.empty()) launch.args = job.spec.args;
-  for (const auto& [name, value] : job.spec.environment) launch.env[name] = value;
+  if (!job.spec.extra->args.empty()) launch.args = job.spec.extra->args;
+  for (const auto& [name, value] : job.spec.extra->environment) launch.env[name] = value;
   launch.nodes = node_names(job, cluster);
   launch.tasks_per_node = job.spec.tasks_per_node;
   launch.power_w = power_estimate(job.spec);
   launch.array = array_task_msg(job.spec);  // ---- job arrays (issue 18 item 1)
-  if (job.spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
-  if (job.spec.gpus_per_node > 0) launch.gpus = job.spec.gpus_per_node;
+  if (job.spec.extra->mem_bytes != 0)
+    launch.mem_bytes = static_cast<std::int64_t>(job.spec.extra->mem_bytes);
+  if (job.spec.extra->gpus_per_node > 0) launch.gpus = job.spec.extra->gpus_per_node;
   task_fields_to_wire(job.spec, launch);
-  if (!job.cores.empty()) launch.core_ids = core_ids(job, cluster);
+  if (!job.run->cores.empty()) launch.core_ids = core_ids(job, cluster);
   return launch;
 }
 
 std::optional<proto::ArrayTaskMsg> array_task_msg(const JobSpec& spec) {
-  if (spec.array_job_id == 0) return std::nullopt;
+  if (spec.extra->array_job_id == 0) return std::nullopt;
   proto::ArrayTaskMsg array;
-  array.job_id = spec.array_job_id;
-  array.task_id = spec.array_task_id;
-  if (auto parsed = parse_job_array(spec.array, std::numeric_limits<int>::max()); parsed.ok()) {
+  array.job_id = spec.extra->array_job_id;
+  array.task_id = spec.extra->array_task_id;
+  if (auto parsed = parse_job_array(spec.extra->array, std::numeric_limits<int>::max());
+      parsed.ok()) {
     array.count = parsed->count();
     array.min = parsed->min();
     array.max = parsed->max();
@@ -317,9 +324,9 @@ OutputNames output_names(const Job& job, const std::string& leader) {
   names.user = job.spec.user;
   names.node = leader;
   // ---- job arrays (issue 18 item 1)
-  if (job.spec.array_job_id != 0) {
-    names.array_master = job.spec.array_job_id;
-    names.array_index = static_cast<std::uint32_t>(job.spec.array_task_id);
+  if (job.spec.extra->array_job_id != 0) {
+    names.array_master = job.spec.extra->array_job_id;
+    names.array_index = static_cast<std::uint32_t>(job.spec.extra->array_task_id);
   }
   return names;
 }
@@ -327,8 +334,8 @@ OutputNames output_names(const Job& job, const std::string& leader) {
 }  // namespace
 
 std::string output_path(const Job& job, const std::string& leader) {
-  if (!job.spec.output.empty()) {
-    return expand_output_pattern(job.spec.output, output_names(job, leader));
+  if (!job.spec.extra->output.empty()) {
+    return expand_output_pattern(job.spec.extra->output, output_names(job, leader));
   }
   std::string dir = job.spec.workdir.empty() ? "." : job.spec.workdir;
   if (dir.back() != '/') dir += '/';
@@ -336,8 +343,8 @@ std::string output_path(const Job& job, const std::string& leader) {
 }
 
 std::optional<std::string> error_path(const Job& job, const std::string& leader) {
-  if (job.spec.error.empty()) return std::nullopt;
-  return expand_output_pattern(job.spec.error, output_names(job, leader));
+  if (job.spec.extra->error.empty()) return std::nullopt;
+  return expand_output_pattern(job.spec.extra->error, output_names(job, leader));
 }
 
 namespace {
@@ -362,25 +369,27 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
   if (job.start_time >= 0) info.start_time = job.start_time;
   if (job.end_time >= 0) info.end_time = job.end_time;
   if (job.est_end() >= 0 && !is_terminal(job.state)) info.est_end = job.est_end();
-  if (job.state == JobState::Pending) info.expected_start = job.expected_start;
+  if (job.state == JobState::Pending) info.expected_start = job.run->expected_start;
   if (is_terminal(job.state) && job.state != JobState::Cancelled)
     info.exit_status = job.exit_status;
   if (job.state == JobState::Cancelled && job.start_time >= 0) info.exit_status = job.exit_status;
-  info.expansions = job.expansions;
-  info.shrinks = job.shrinks;
-  info.requeues = job.requeues;
-  info.mtct = job.mtct;
-  info.power_w = job.power_w;
+  info.expansions = job.run->expansions;
+  info.shrinks = job.run->shrinks;
+  info.requeues = job.run->requeues;
+  info.mtct = job.run->mtct;
+  info.power_w = job.run->power_w;
   if (job.spec.power_min_w > 0) info.power_min_w = job.spec.power_min_w;
   if (job.spec.power_max_w > 0) info.power_max_w = job.spec.power_max_w;
   info.workdir = job.spec.workdir;
   info.output = output_path(job, leader);
   info.error = error_path(job, leader);
-  if (job.spec.mem_bytes != 0) info.mem_bytes = static_cast<std::int64_t>(job.spec.mem_bytes);
-  if (job.max_rss_bytes) info.max_rss_bytes = static_cast<std::int64_t>(*job.max_rss_bytes);
-  info.cpu_s = job.cpu_s;
+  if (job.spec.extra->mem_bytes != 0)
+    info.mem_bytes = static_cast<std::int64_t>(job.spec.extra->mem_bytes);
+  if (job.run->max_rss_bytes)
+    info.max_rss_bytes = static_cast<std::int64_t>(*job.run->max_rss_bytes);
+  info.cpu_s = job.run->cpu_s;
   if (is_terminal(job.state)) {
-    info.reason = job.end_reason;
+    info.reason = job.run->end_reason;
     // A signal says enough by itself (the engine records no words for it).
     if (info.reason.empty() && job.state == JobState::Failed && job.exit_status < 0) {
       const int sig = -job.exit_status;
@@ -390,10 +399,10 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
     }
   }
   // ---- issue 18 item 2
-  if (!job.spec.dependency.empty()) info.dependency = job.spec.dependency;
-  if (job.spec.begin_time > 0) info.begin_time = job.spec.begin_time;
+  if (!job.spec.extra->dependency.empty()) info.dependency = job.spec.extra->dependency;
+  if (job.spec.extra->begin_time > 0) info.begin_time = job.spec.extra->begin_time;
   // ---- priority (issue 18 item 5)
-  if (!job.spec.account.empty()) info.account = job.spec.account;
+  if (!job.spec.extra->account.empty()) info.account = job.spec.extra->account;
   if (!job.spec.qos.empty()) info.qos = job.spec.qos;
   if (job.spec.nice != 0) info.nice = job.spec.nice;
   if (job.state == JobState::Pending) {
@@ -402,14 +411,14 @@ proto::JobInfo common_info(const Job& job, const std::string& leader) {
                                              job.weighted.jobsize, job.weighted.qos};
   }
   // ---- issue 18 item 4
-  if (!job.spec.nodelist.empty()) info.req_nodelist = job.spec.nodelist;
-  if (!job.spec.exclude.empty()) info.exc_nodelist = job.spec.exclude;
-  if (job.spec.gpus_per_node > 0) info.gpus_per_node = job.spec.gpus_per_node;
+  if (!job.spec.extra->nodelist.empty()) info.req_nodelist = job.spec.extra->nodelist;
+  if (!job.spec.extra->exclude.empty()) info.exc_nodelist = job.spec.extra->exclude;
+  if (job.spec.extra->gpus_per_node > 0) info.gpus_per_node = job.spec.extra->gpus_per_node;
   // ---- job arrays (issue 18 item 1)
-  if (job.spec.array_job_id != 0) {
-    info.array_job_id = job.spec.array_job_id;
-    info.array_task_id = job.spec.array_task_id;
-    info.array = job.spec.array;
+  if (job.spec.extra->array_job_id != 0) {
+    info.array_job_id = job.spec.extra->array_job_id;
+    info.array_task_id = job.spec.extra->array_task_id;
+    info.array = job.spec.extra->array;
   }
   task_fields_to_wire(job.spec, info);
   return info;
@@ -421,11 +430,11 @@ proto::JobInfo job_info(const Job& job, const Cluster& cluster, int pending_rank
   proto::JobInfo info = common_info(
       job, job.allocation.empty() ? std::string() : cluster.node(job.allocation.front()).name);
   info.nodelist = node_names(job, cluster);
-  if (!job.cores.empty()) info.core_ids = core_ids(job, cluster);
+  if (!job.run->cores.empty()) info.core_ids = core_ids(job, cluster);
   if (job.state == JobState::Pending) {
     // Slurm's reasons: the head waits for nodes, the others for their turn.
     info.reason = pending_rank == 0 ? "Resources" : "Priority";
-    if (job.requeues > 0 && pending_rank != 0) info.reason = "Requeued";
+    if (job.run->requeues > 0 && pending_rank != 0) info.reason = "Requeued";
     // Not offered to the policy at all: held, or waiting for a dependency or its begin time.
     if (const std::string_view why = waiting_reason(job); !why.empty()) info.reason = why;
   }

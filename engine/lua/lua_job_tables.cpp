@@ -195,21 +195,22 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
   set_opt(k_start_time, job.start_time, job.start_time >= 0);
   const double est_end = job.est_end();
   set_opt(k_est_end, est_end, est_end >= 0);
-  set_opt(k_mtct, job.mtct.value_or(0), job.mtct.has_value());
-  set_opt(k_power_w, job.power_w.value_or(0), job.power_w.has_value());
-  set_opt(k_expected_start, job.expected_start.value_or(0), job.expected_start.has_value());
+  set_opt(k_mtct, job.run->mtct.value_or(0), job.run->mtct.has_value());
+  set_opt(k_power_w, job.run->power_w.value_or(0), job.run->power_w.has_value());
+  set_opt(k_expected_start, job.run->expected_start.value_or(0),
+          job.run->expected_start.has_value());
   // elapsed moves with the clock: set here and on every push into ctx.running.
   set_opt(k_elapsed, pass_ ? pass_->now() - job.start_time : 0, job.start_time >= 0 && pass_);
-  if (created && !job.request) {
+  if (created && !job.run->request) {
     lua_pop(L_, 1);  // keys
     return;
   }
   key_of(k_request);
-  if (job.request) {
+  if (job.run->request) {
     lua_createtable(L_, 0, 2);
-    lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
+    lua_pushstring(L_, job.run->request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
     lua_setfield(L_, -2, "op");
-    lua_pushinteger(L_, job.request->nodes);
+    lua_pushinteger(L_, job.run->request->nodes);
     lua_setfield(L_, -2, "nodes");
   } else {
     lua_pushnil(L_);
@@ -232,7 +233,7 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
   } else if (key == "user") {
     str(spec.user);
   } else if (key == "account") {
-    str(spec.account);
+    str(spec.extra->account);
   } else if (key == "qos") {
     str(spec.qos);
   } else if (key == "submit_time") {
@@ -246,29 +247,29 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
   } else if (key == "tasks_per_node") {
     lua_pushinteger(L_, spec.tasks_per_node);
   } else if (key == "expansions") {
-    lua_pushinteger(L_, job.expansions);
+    lua_pushinteger(L_, job.run->expansions);
   } else if (key == "shrinks") {
-    lua_pushinteger(L_, job.shrinks);
+    lua_pushinteger(L_, job.run->shrinks);
   } else if (key == "gain") {
-    lua_pushinteger(L_, job.gain);
+    lua_pushinteger(L_, job.run->gain);
   } else if (key == "cores") {
     // Invasive partitions (issue 20 item 2): the cores it asks for; nil
     // for a job of whole nodes.
-    if (spec.cores <= 0) return false;
-    lua_pushinteger(L_, spec.cores);
+    if (spec.layout->cores <= 0) return false;
+    lua_pushinteger(L_, spec.layout->cores);
   } else if (key == "min_cores" || key == "max_cores") {
     // A malleable job there is resized by cores within these bounds.
-    if (spec.cores <= 0) return false;
-    lua_pushinteger(L_, key == "min_cores" ? spec.min_cores : spec.max_cores);
+    if (spec.layout->cores <= 0) return false;
+    lua_pushinteger(L_, key == "min_cores" ? spec.layout->min_cores : spec.layout->max_cores);
   } else if (key == "core_count") {
     // How many cores it holds (a suspended job: the ones it resumes on).
-    if (job.cores.empty()) return false;
-    lua_pushinteger(L_, core_count(job.cores));
+    if (job.run->cores.empty()) return false;
+    lua_pushinteger(L_, core_count(job.run->cores));
   } else if (key == "core_set") {
     // The cores it holds: {node name = {core ids}}; nil when none.
-    if (job.cores.empty() || !cluster_) return false;
-    lua_createtable(L_, 0, static_cast<int>(job.cores.size()));
-    for (const NodeCores& nc : job.cores) {
+    if (job.run->cores.empty() || !cluster_) return false;
+    lua_createtable(L_, 0, static_cast<int>(job.run->cores.size()));
+    for (const NodeCores& nc : job.run->cores) {
       lua_createtable(L_, static_cast<int>(nc.cores.size()), 0);
       for (std::size_t i = 0; i < nc.cores.size(); ++i) {
         lua_pushinteger(L_, nc.cores[i]);
@@ -277,8 +278,8 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
       lua_setfield(L_, -2, cluster_->node(nc.node).name.c_str());
     }
   } else if (key == "resize_held_until") {
-    if (job.resize_held_until < 0) return false;
-    lua_pushnumber(L_, job.resize_held_until);
+    if (job.run->resize_held_until < 0) return false;
+    lua_pushnumber(L_, job.run->resize_held_until);
   } else if (key == "allocation" || key == "leader") {
     if (!cluster_) return false;
     if (key == "leader") {

@@ -90,7 +90,8 @@ std::vector<const Job*> Engine::suspended_jobs() const {
   for (JobId id : suspended_) out.push_back(find_job(id));
   std::sort(out.begin(), out.end(), [](const Job* a, const Job* b) {
     if (a->priority != b->priority) return a->priority > b->priority;
-    if (a->suspended_since != b->suspended_since) return a->suspended_since < b->suspended_since;
+    if (a->run->suspended_since != b->run->suspended_since)
+      return a->run->suspended_since < b->run->suspended_since;
     return a->id < b->id;
   });
   return out;
@@ -110,8 +111,8 @@ double Engine::cluster_power_w() const {
     const Job* job = last;
     if (!job || job->state == JobState::Starting) {
       watts += config_.idle_w_per_node;
-    } else if (job->power_w) {
-      watts += *job->power_w;
+    } else if (job->run->power_w) {
+      watts += *job->run->power_w;
     } else if (job->spec.power_max_w > 0) {
       watts += (job->spec.power_min_w + job->spec.power_max_w) / 2;
     } else {
@@ -138,7 +139,7 @@ void Engine::emit(Event event) {
     case EventType::PolicyReverted:   // set_policy already counted the change
     case EventType::AuthDenied:       // a refused peer changed nothing
     case EventType::PowerViolation:   // an observation of what changed before
-    case EventType::ResizeRequested:  // schedd's record; job.request and a grant's
+    case EventType::ResizeRequested:  // schedd's record; job.run->request and a grant's
     case EventType::ResizePending:    // adaptation are the engine's changes
     case EventType::ResizeGranted:
     case EventType::ResizeRefused:
@@ -182,7 +183,7 @@ void Engine::transition(Job& job, JobState to, EventType type, std::string messa
   event.message = std::move(message);
   emit(std::move(event));
   if (from == JobState::Pending && to != JobState::Pending) forget_pending(job);
-  if (is_terminal(to) && job.spec.array_job_id != 0) array_task_ended(job);
+  if (is_terminal(to) && job.spec.extra->array_job_id != 0) array_task_ended(job);
   on_state_change(job);  // the jobs that wait for this one
 }
 
@@ -213,30 +214,30 @@ int smallest_cores(const Cluster& cluster) {
 std::optional<std::string> fit_tasks(JobSpec& spec, const Cluster& cluster) {
   // Neither -n nor -c: nothing to check, and no walk over every node per
   // submission (a tenth of a replay's submit cost on 256 nodes).
-  if (spec.ntasks == 0 && spec.cpus_per_task == 1) return std::nullopt;
+  if (spec.layout->ntasks == 0 && spec.layout->cpus_per_task == 1) return std::nullopt;
   const int cores = smallest_cores(cluster);
   if (cores == 0) return std::nullopt;  // no nodes: the size check says so
-  if (spec.cpus_per_task > cores) {
-    return "--cpus-per-task=" + std::to_string(spec.cpus_per_task) + " is more than the " +
+  if (spec.layout->cpus_per_task > cores) {
+    return "--cpus-per-task=" + std::to_string(spec.layout->cpus_per_task) + " is more than the " +
            std::to_string(cores) + " cores of the cluster's nodes";
   }
-  if (spec.nodes_from_tasks && spec.ntasks > 0 && spec.kind == JobKind::Rigid) {
-    spec.nodes_from_tasks = false;
+  if (spec.layout->nodes_from_tasks && spec.layout->ntasks > 0 && spec.kind == JobKind::Rigid) {
+    spec.layout.edit().nodes_from_tasks = false;
     spec.nodes = spec.min_nodes = spec.max_nodes =
-        tasks::nodes_for_tasks(spec.ntasks, spec.cpus_per_task, cores);
-    spec.tasks_per_node =
-        static_cast<int>((static_cast<long long>(spec.ntasks) + spec.nodes - 1) / spec.nodes);
+        tasks::nodes_for_tasks(spec.layout->ntasks, spec.layout->cpus_per_task, cores);
+    spec.tasks_per_node = static_cast<int>(
+        (static_cast<long long>(spec.layout->ntasks) + spec.nodes - 1) / spec.nodes);
     return std::nullopt;
   }
   const int fewest = spec.min_nodes > 0 ? std::min(spec.min_nodes, spec.nodes) : spec.nodes;
   if (fewest <= 0) return std::nullopt;  // normalize_spec refuses it
-  const long long per_node = spec.ntasks > 0
-                                 ? (static_cast<long long>(spec.ntasks) + fewest - 1) / fewest
-                                 : spec.tasks_per_node;
+  const long long per_node =
+      spec.layout->ntasks > 0 ? (static_cast<long long>(spec.layout->ntasks) + fewest - 1) / fewest
+                              : spec.tasks_per_node;
   // In 64 bits: the counts come from the wire too.
-  const long long needed = static_cast<long long>(per_node) * spec.cpus_per_task;
+  const long long needed = static_cast<long long>(per_node) * spec.layout->cpus_per_task;
   if (needed > cores) {
-    return std::to_string(per_node) + " tasks × " + std::to_string(spec.cpus_per_task) +
+    return std::to_string(per_node) + " tasks × " + std::to_string(spec.layout->cpus_per_task) +
            " cpus on a node need " + std::to_string(needed) + " cores; the cluster's nodes have " +
            std::to_string(cores);
   }
@@ -262,9 +263,9 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   if (requested_id != 0 && (jobs_.count(requested_id) || forgotten_.count(requested_id))) {
     return Status::conflict("job id " + std::to_string(requested_id) + " is already taken");
   }
-  if (!spec.dependency.empty()) {
+  if (!spec.extra->dependency.empty()) {
     // sbatch's words for a dependency it cannot take.
-    auto parsed = parse_dependency(spec.dependency);
+    auto parsed = parse_dependency(spec.extra->dependency);
     if (!parsed.ok())
       return Status::invalid("Job dependency problem: " + parsed.status().message());
     for (JobId target : parsed.value().jobs()) {
@@ -273,7 +274,7 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
         return Status::invalid("Job dependency problem: no job " + std::to_string(target));
       }
     }
-    spec.dependency = to_string(parsed.value());
+    spec.extra.edit().dependency = to_string(parsed.value());
   }
   // ---- partition (issue 20 item 1): the default one when none is named.
   if (spec.partition.empty()) {
@@ -296,20 +297,20 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
     return Status::invalid("Invalid qos specification: " + spec.qos);  // sbatch's words
   }
   // ---- job arrays (issue 18 item 1): one job per index, consecutive ids.
-  if (!spec.array.empty()) {
+  if (!spec.extra->array.empty()) {
     if (requested_id != 0) return Status::invalid("an array's task ids are not chosen");
-    auto array = parse_job_array(spec.array, config_.max_array_size);
+    auto array = parse_job_array(spec.extra->array, config_.max_array_size);
     if (!array.ok()) return array.status();
     const JobId first = last_id_ + 1;
-    spec.array_job_id = first;
-    spec.array_throttle = array->throttle;
+    spec.extra.edit().array_job_id = first;
+    spec.extra.edit().array_throttle = array->throttle;
     ArrayState& state = arrays_[first];
     state.first = first;
     state.count = array->count();
     state.throttle = array->throttle;
     for (int index : array->indices) {
       JobSpec task = spec;
-      task.array_task_id = index;
+      task.extra.edit().array_task_id = index;
       add_submitted(std::move(task), last_id_ + 1);
     }
     return first;
@@ -390,9 +391,9 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   // partition's count stays right.
   CoreSet cores;
   if (by_cores && held && saved.state != JobState::Suspended &&
-      saved.cores.size() == allocation.size()) {
+      saved.run->cores.size() == allocation.size()) {
     for (std::size_t i = 0; i < allocation.size(); ++i) {
-      cores.push_back({allocation[i], saved.cores[i].cores});
+      cores.push_back({allocation[i], saved.run->cores[i].cores});
     }
     if (cores_.check(cores)) {
       spdlog::warn("job {}: its journaled cores are taken; it gets as many others there", saved.id);
@@ -400,10 +401,10 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     }
   }
   if (by_cores && held && saved.state != JobState::Suspended && cores.empty()) {
-    auto placed = place_cores(cores_, std::max(saved.spec.cores, 1), allocation);
+    auto placed = place_cores(cores_, std::max(saved.spec.layout->cores, 1), allocation);
     if (!placed) {
       return Status::conflict("job " + std::to_string(saved.id) + ": its nodes have not " +
-                              std::to_string(saved.spec.cores) + " free cores");
+                              std::to_string(saved.spec.layout->cores) + " free cores");
     }
     cores = std::move(*placed);
     // In the journaled order: its leader stays first.
@@ -417,7 +418,8 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
   auto job = std::make_unique<Job>(saved);
   Job& ref = *job;
   ref.version = 1;
-  ref.cores.clear();  // set below from `cores` (the saved entries name no node index)
+  if (!ref.run->cores.empty())
+    ref.run.edit().cores.clear();  // set below from `cores` (the saved entries name no node index)
   // Its partition as journaled; one that is no longer configured gives way
   // to the default (the job is kept, not lost).
   if (const auto partition = partition_index(ref.spec.partition)) {
@@ -433,7 +435,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     ref.partition = default_partition_;
   }
   ref.allocation.clear();
-  ref.adapting_since = -1;
+  if (ref.run->adapting_since != -1) ref.run.edit().adapting_since = -1;
   jobs_.emplace(ref.id, std::move(job));
   last_id_ = std::max(last_id_, ref.id);
   ++active_;
@@ -453,18 +455,18 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       // suspended before the restart counts from its saved start.
       ref.state = JobState::Suspended;
       // A job of an invasive partition resumes on its journaled cores.
-      if (by_cores && saved.cores.size() == allocation.size()) {
+      if (by_cores && saved.run->cores.size() == allocation.size()) {
         for (std::size_t i = 0; i < allocation.size(); ++i) {
-          ref.cores.push_back({allocation[i], saved.cores[i].cores});
+          ref.run.edit().cores.push_back({allocation[i], saved.run->cores[i].cores});
         }
       }
-      if (ref.suspended_since < 0) ref.suspended_since = clock_.now();
+      if (ref.run->suspended_since < 0) ref.run.edit().suspended_since = clock_.now();
       suspended_.insert(ref.id);
     } else {
       // Whatever it was doing (starting, adapting, completing) when the engine
       // stopped, its agents now say whether it runs.
       ref.state = JobState::Running;
-      ref.suspended_since = -1;
+      if (ref.run->suspended_since != -1) ref.run.edit().suspended_since = -1;
       if (!cores.empty()) {
         hold_cores(ref, cores);
       } else {
@@ -472,7 +474,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       }
       running_.emplace(ref.start_time, ref.id);
     }
-    if (ref.spec.array_job_id != 0) admit_array_task(ref, true);
+    if (ref.spec.extra->array_job_id != 0) admit_array_task(ref, true);
   }
   ++state_version_;
   if (!held) refresh_eligibility(ref);  // kill_invalid_depend
@@ -516,9 +518,10 @@ void Engine::job_ended(JobId id, int exit_status, const JobEndReport& report) {
   Job* job = job_mut(id);
   if (!job || is_terminal(job->state) || job->state == JobState::Pending) return;
   job->exit_status = exit_status;
-  if (!report.reason.empty()) job->end_reason = report.reason;
-  job->max_rss_bytes = report.max_rss_bytes;
-  job->cpu_s = report.cpu_s;
+  if (!report.reason.empty()) job->run.edit().end_reason = report.reason;
+  if (report.max_rss_bytes != job->run->max_rss_bytes)
+    job->run.edit().max_rss_bytes = report.max_rss_bytes;
+  if (report.cpu_s != job->run->cpu_s) job->run.edit().cpu_s = report.cpu_s;
   if (job->state != JobState::Completing) {
     job->outcome = exit_status == 0 ? JobState::Completed : JobState::Failed;
     transition(*job, JobState::Completing, EventType::JobCompleting);
@@ -540,8 +543,8 @@ void Engine::perf_report(JobId id, double mtct) {
   if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
   if (!std::isfinite(mtct) || mtct < 0) return;  // a broken measurement is no data
   // Small moves are noise to a policy: it keeps what it has, and no pass.
-  if (!mtct_moved(job->mtct, mtct, config_.mtct_refresh_fraction)) return;
-  job->mtct = mtct;
+  if (!mtct_moved(job->run->mtct, mtct, config_.mtct_refresh_fraction)) return;
+  job->run.edit().mtct = mtct;
   touch(*job);
   ++state_version_;
   // Fresh data is what a performance-aware policy waited for.
@@ -589,7 +592,7 @@ Status Engine::resize_request(JobId id, ResizeRequest request) {
                            std::to_string(job->spec.max_nodes) + " nodes" + constraint + ": " +
                            std::to_string(request.nodes) + " is outside its bounds or constraint");
   }
-  job->request = request;
+  job->run.edit().request = request;
   touch(*job);
   Event event;
   event.type = EventType::JobRequest;
@@ -606,8 +609,9 @@ Status Engine::resize_request(JobId id, ResizeRequest request) {
 Status Engine::withdraw_resize_request(JobId id) {
   Job* job = job_mut(id);
   if (!job) return Status::not_found("no job " + std::to_string(id));
-  if (!job->request) return Status::conflict("job " + std::to_string(id) + " asks for nothing");
-  job->request.reset();
+  if (!job->run->request)
+    return Status::conflict("job " + std::to_string(id) + " asks for nothing");
+  if (job->run->request) job->run.edit().request.reset();
   touch(*job);
   ++state_version_;
   return {};
@@ -616,7 +620,7 @@ Status Engine::withdraw_resize_request(JobId id) {
 void Engine::power_report(JobId id, double watts_per_node) {
   Job* job = job_mut(id);
   if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
-  job->power_w = watts_per_node;
+  job->run.edit().power_w = watts_per_node;
   touch(*job);
   ++state_version_;
 }
@@ -753,15 +757,15 @@ Status Engine::set_node_draining(const std::string& name, bool draining, const s
 
 void Engine::extend_limit(Job& job, const Resize& resize, bool ok) {
   const double now = clock_.now();
-  if (job.adapting_since >= 0) job.limit_extension += now - job.adapting_since;
-  job.adapting_since = -1;
+  if (job.run->adapting_since >= 0) job.run.edit().limit_extension += now - job.run->adapting_since;
+  if (job.run->adapting_since != -1) job.run.edit().adapting_since = -1;
   if (!ok || resize.op != Resize::Op::Shrink || job.spec.walltime <= 0) return;
   const double left = job.est_end() - now;
   // A job of an invasive partition runs on its cores: old/new by cores.
   const bool by_cores = resize.cores_to > 0;
   const double from = by_cores ? resize.cores_from : resize.from;
   const double to = by_cores ? resize.cores_to : resize.to;
-  if (left > 0 && to > 0) job.limit_extension += left * (from / to - 1);
+  if (left > 0 && to > 0) job.run.edit().limit_extension += left * (from / to - 1);
 }
 
 void Engine::adaptation_done(JobId id, bool ok) {
@@ -777,15 +781,15 @@ void Engine::adaptation_done(JobId id, bool ok) {
     finish_resize_cores(*job, resize, ok);
   } else if (ok && resize.op == Resize::Op::Expand) {
     job->allocation.insert(job->allocation.end(), resize.added.begin(), resize.added.end());
-    ++job->expansions;
-    job->gain += resize.to - resize.from;
+    ++job->run.edit().expansions;
+    job->run.edit().gain += resize.to - resize.from;
   } else if (ok) {
     std::vector<NodeIndex>& alloc = job->allocation;
     for (NodeIndex n : resize.removed)
       alloc.erase(std::remove(alloc.begin(), alloc.end(), n), alloc.end());
     release_nodes(*job, resize.removed);
-    ++job->shrinks;
-    job->gain -= resize.from - resize.to;
+    ++job->run.edit().shrinks;
+    job->run.edit().gain -= resize.from - resize.to;
   } else if (resize.op == Resize::Op::Expand) {
     release_nodes(*job, resize.added);  // rolled back: the new nodes go back
   } else {
@@ -799,17 +803,18 @@ void Engine::adaptation_done(JobId id, bool ok) {
   }
   extend_limit(*job, resize, ok);
   if (!ok && config_.resize_backoff_s > 0) {
-    job->resize_held_until = clock_.now() + config_.resize_backoff_s;
+    job->run.edit().resize_held_until = clock_.now() + config_.resize_backoff_s;
   }
   if (ok) {
-    job->mtct.reset();  // MTCT is measured anew at the new size
+    if (job->run->mtct) job->run.edit().mtct.reset();  // MTCT is measured anew at the new size
     mtct_windows_.erase(id);
   }
-  if (ok && job->request) {
+  if (ok && job->run->request) {
     // A granted request is done once the job reached the size it asked for.
-    const bool expand = job->request->op == ResizeRequest::Op::Expand;
+    const bool expand = job->run->request->op == ResizeRequest::Op::Expand;
     const int size = job->size();
-    if (expand ? size >= job->request->nodes : size <= job->request->nodes) job->request.reset();
+    if (expand ? size >= job->run->request->nodes : size <= job->run->request->nodes)
+      job->run.edit().request.reset();
   }
   Event event;
   event.type = EventType::JobResized;

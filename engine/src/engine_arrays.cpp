@@ -9,11 +9,11 @@
 namespace sched {
 
 Engine::ArrayState& Engine::array_state(const Job& job) {
-  ArrayState& state = arrays_[job.spec.array_job_id];
+  ArrayState& state = arrays_[job.spec.extra->array_job_id];
   if (state.first == 0) {  // a restored task: its array's shape from its --array text
-    state.first = job.spec.array_job_id;
-    state.throttle = job.spec.array_throttle;
-    auto parsed = parse_job_array(job.spec.array, std::numeric_limits<int>::max());
+    state.first = job.spec.extra->array_job_id;
+    state.throttle = job.spec.extra->array_throttle;
+    auto parsed = parse_job_array(job.spec.extra->array, std::numeric_limits<int>::max());
     state.count = parsed.ok() ? parsed->count() : 1;
   }
   return state;
@@ -33,7 +33,7 @@ void Engine::admit_array_task(Job& job, bool started) {
 }
 
 void Engine::array_task_ended(Job& job) {
-  auto it = arrays_.find(job.spec.array_job_id);
+  auto it = arrays_.find(job.spec.extra->array_job_id);
   if (it == arrays_.end()) return;
   ArrayState& state = it->second;
   if (job.array_throttled) {  // cancelled while it waited for the throttle
@@ -77,7 +77,7 @@ std::vector<JobId> Engine::array_tasks(JobId array_id) const {
   if (auto it = arrays_.find(array_id); it != arrays_.end()) {
     for (JobId id = it->second.first; id < it->second.first + it->second.count; ++id) {
       const Job* job = find_job(id);
-      if (job && job->spec.array_job_id == array_id) tasks.push_back(id);
+      if (job && job->spec.extra->array_job_id == array_id) tasks.push_back(id);
     }
   }
   return tasks;
@@ -92,16 +92,17 @@ std::optional<JobId> Engine::array_task(JobId array_id, int index) const {
   while (lo <= hi) {
     const JobId mid = lo + (hi - lo) / 2;
     const Job* job = find_job(mid);
-    if (!job || job->spec.array_job_id != array_id) break;  // a restored array's gap: walk it
-    if (job->spec.array_task_id == index) return mid;
-    if (job->spec.array_task_id < index) {
+    if (!job || job->spec.extra->array_job_id != array_id)
+      break;  // a restored array's gap: walk it
+    if (job->spec.extra->array_task_id == index) return mid;
+    if (job->spec.extra->array_task_id < index) {
       lo = mid + 1;
     } else {
       hi = mid - 1;
     }
   }
   for (JobId id : array_tasks(array_id)) {
-    if (find_job(id)->spec.array_task_id == index) return id;
+    if (find_job(id)->spec.extra->array_task_id == index) return id;
   }
   return std::nullopt;
 }

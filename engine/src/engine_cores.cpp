@@ -41,7 +41,7 @@ void Engine::track_cores(NodeIndex index) {
 
 void Engine::hold_cores(Job& job, const CoreSet& cores) {
   cores_.take(job.id, cores);
-  job.cores = cores;
+  job.run.edit().cores = cores;
   job.allocation.clear();
   for (const NodeCores& nc : cores) {
     // The first job on a node makes it held for the node-level view.
@@ -53,15 +53,15 @@ void Engine::hold_cores(Job& job, const CoreSet& cores) {
 void Engine::enact_start_cores(Job& job, const CoreSet& cores) {
   hold_cores(job, cores);
   pending_.erase(job);
-  job.expected_start.reset();
+  if (job.run->expected_start) job.run.edit().expected_start.reset();
   transition(job, JobState::Starting, EventType::JobStarting);
   launch_if_ready(job.id);
 }
 
 void Engine::release_cores(Job& job) {
-  cores_.release(job.id, job.cores);
-  for (const NodeCores& nc : job.cores) release_if_no_core_busy(nc.node);
-  job.cores.clear();
+  cores_.release(job.id, job.run->cores);
+  for (const NodeCores& nc : job.run->cores) release_if_no_core_busy(nc.node);
+  if (!job.run->cores.empty()) job.run.edit().cores.clear();
 }
 
 void Engine::release_if_no_core_busy(NodeIndex index) {
@@ -76,7 +76,7 @@ void Engine::release_if_no_core_busy(NodeIndex index) {
 void Engine::enact_resize_cores(Job& job, int to, const CoreSet& cores) {
   Resize resize;
   resize.cores = cores;
-  resize.cores_from = core_count(job.cores);
+  resize.cores_from = core_count(job.run->cores);
   resize.cores_to = to;
   resize.from = job.size();
   const auto holds_on = [&job](NodeIndex node) {
@@ -93,9 +93,9 @@ void Engine::enact_resize_cores(Job& job, int to, const CoreSet& cores) {
   } else {
     resize.op = Resize::Op::Shrink;
     for (const NodeCores& nc : cores) {
-      const auto it = std::find_if(job.cores.begin(), job.cores.end(),
+      const auto it = std::find_if(job.run->cores.begin(), job.run->cores.end(),
                                    [&](const NodeCores& mine) { return mine.node == nc.node; });
-      if (it != job.cores.end() && it->cores.size() == nc.cores.size()) {
+      if (it != job.run->cores.end() && it->cores.size() == nc.cores.size()) {
         resize.removed.push_back(nc.node);  // it leaves the node: its processes there go
       }
     }
@@ -111,29 +111,29 @@ void Engine::enact_resize_cores(Job& job, int to, const CoreSet& cores) {
 
 void Engine::finish_resize_cores(Job& job, const Resize& resize, bool ok) {
   if (ok && resize.op == Resize::Op::Expand) {
-    add_cores(job.cores, resize.cores);
-    ++job.expansions;
+    add_cores(job.run.edit().cores, resize.cores);
+    ++job.run.edit().expansions;
   } else if (ok) {
     // Narrowed once the application committed: the cores are free now.
     cores_.release(job.id, resize.cores);
-    remove_cores(job.cores, resize.cores);
-    ++job.shrinks;
+    remove_cores(job.run.edit().cores, resize.cores);
+    ++job.run.edit().shrinks;
   } else if (resize.op == Resize::Op::Expand) {
     cores_.release(job.id, resize.cores);  // rolled back: the new cores go back
   }
   for (const NodeCores& nc : resize.cores) release_if_no_core_busy(nc.node);
   job.allocation.clear();
-  for (const NodeCores& nc : job.cores) job.allocation.push_back(nc.node);
-  if (ok) job.gain += resize.cores_to - resize.cores_from;
+  for (const NodeCores& nc : job.run->cores) job.allocation.push_back(nc.node);
+  if (ok) job.run.edit().gain += resize.cores_to - resize.cores_from;
 }
 
 void Engine::suspend_cores(Job& job) {
-  cores_.release(job.id, job.cores);
-  for (const NodeCores& nc : job.cores) release_if_no_core_busy(nc.node);
+  cores_.release(job.id, job.run->cores);
+  for (const NodeCores& nc : job.run->cores) release_if_no_core_busy(nc.node);
 }
 
 void Engine::resume_cores(Job& job) {
-  const CoreSet cores = job.cores;
+  const CoreSet cores = job.run->cores;
   hold_cores(job, cores);
 }
 

@@ -36,10 +36,11 @@ Engine::DrainShrink Engine::plan_drain_shrink(const Job& job) const {
     return plan;
   }
   if (job.state != JobState::Running) return plan;
-  if (job.resize_held_until > clock_.now()) {
+  if (job.run->resize_held_until > clock_.now()) {
     plan.later = true;
     plan.why_not = who + "'s last adaptation was rolled back: it is shrunk off " +
-                   names_of(cluster_, off) + " from t=" + std::to_string(job.resize_held_until);
+                   names_of(cluster_, off) +
+                   " from t=" + std::to_string(job.run->resize_held_until);
     return plan;
   }
   const int count = static_cast<int>(off.size());
@@ -63,7 +64,7 @@ Engine::DrainShrink Engine::plan_drain_shrink(const Job& job) const {
 
 void Engine::shrink_off_drained(Job& job, bool announce) {
   // A job of an invasive partition keeps its cores there until it ends.
-  if (job.spec.kind != JobKind::Malleable || !job.cores.empty()) return;
+  if (job.spec.kind != JobKind::Malleable || !job.run->cores.empty()) return;
   const DrainShrink plan = plan_drain_shrink(job);
   if (plan.later) {
     drain_waits_.insert(job.id);

@@ -24,8 +24,8 @@ bool has_singleton(const Dependency& dependency) {
 void Engine::enqueue_pending(Job& job) {
   by_name_[name_key(job)].insert(job.id);
   job.dependency = DependencyState::None;
-  if (!job.spec.dependency.empty()) {
-    auto parsed = parse_dependency(job.spec.dependency);
+  if (!job.spec.extra->dependency.empty()) {
+    auto parsed = parse_dependency(job.spec.extra->dependency);
     if (!parsed.ok()) {
       job.dependency = DependencyState::Never;  // a journal from another version
     } else {
@@ -35,9 +35,9 @@ void Engine::enqueue_pending(Job& job) {
       evaluate_dependency(job);
     }
   }
-  job.before_begin = job.spec.begin_time > clock_.now();
-  if (job.before_begin) begin_waits_.emplace(job.spec.begin_time, job.id);
-  if (job.spec.array_job_id != 0) admit_array_task(job, false);
+  job.before_begin = job.spec.extra->begin_time > clock_.now();
+  if (job.before_begin) begin_waits_.emplace(job.spec.extra->begin_time, job.id);
+  if (job.spec.extra->array_job_id != 0) admit_array_task(job, false);
   if (waiting_reason(job).empty()) {
     pending_.push(job);
   } else {
@@ -47,7 +47,7 @@ void Engine::enqueue_pending(Job& job) {
 
 std::optional<JobState> Engine::known_state(JobId id, bool* started) const {
   if (const Job* job = find_job(id)) {
-    *started = job->state != JobState::Pending || job->start_time >= 0 || job->requeues > 0;
+    *started = job->state != JobState::Pending || job->start_time >= 0 || job->run->requeues > 0;
     return job->state;
   }
   if (const auto it = forgotten_.find(id); it != forgotten_.end()) {
@@ -153,10 +153,10 @@ void Engine::refresh_eligibility(Job& job) {
     forget_pending(job);
     pending_.erase(job);
     job.end_time = clock_.now();
-    job.end_reason = "DependencyNeverSatisfied";
+    job.run.edit().end_reason = "DependencyNeverSatisfied";
     --active_;
     transition(job, JobState::Cancelled, EventType::JobCancelled,
-               "DependencyNeverSatisfied: " + job.spec.dependency);
+               "DependencyNeverSatisfied: " + job.spec.extra->dependency);
     request_pass(PassReason::Completion);
     return;
   }
@@ -179,7 +179,7 @@ void Engine::forget_pending(const Job& job) {
     it->second.erase(job.id);
     if (it->second.empty()) singletons_.erase(it);
   }
-  begin_waits_.erase({job.spec.begin_time, job.id});
+  begin_waits_.erase({job.spec.extra->begin_time, job.id});
 }
 
 void Engine::on_state_change(const Job& job) {
@@ -193,7 +193,7 @@ void Engine::on_state_change(const Job& job) {
   }
   decide_dependents(id);
   // A task of an array: what waits for the whole array is decided anew.
-  const JobId array_id = job.spec.array_job_id;
+  const JobId array_id = job.spec.extra->array_job_id;
   if (array_id != 0 && array_id != id && dependents_.count(array_id)) decide_dependents(array_id);
   // An ended job changes no more; an array's id still stands for its other tasks.
   if (ended && !(array_id == id && arrays_.count(id) && arrays_.at(id).count > 1)) {

@@ -168,7 +168,7 @@ Status Engine::admit_to_partition(const Partition& partition, JobSpec& spec) con
       return Status::invalid("job needs " + std::to_string(smallest) + " nodes; partition " +
                              p.name + " has " + std::to_string(size));
     }
-    for (const std::string& name : spec.nodelist) {
+    for (const std::string& name : spec.extra->nodelist) {
       const auto node = cluster_.find(name);
       if (node && cluster_.node(*node).partition != index) {
         return Status::invalid("node " + name + " (-w) is not in partition " + p.name);
@@ -191,42 +191,44 @@ Status Engine::admit_cores(int index, JobSpec& spec) const {
         "partition " + name +
         " allocates cores: --nodelist, --exclude and --gres are not taken there");
   }
-  if (spec.cores < 0) return Status::invalid("--cores must be at least 1");
-  if (spec.cores == 0) {
-    const long long tasks =
-        spec.ntasks > 0 ? spec.ntasks : static_cast<long long>(spec.nodes) * spec.tasks_per_node;
-    const long long cores = tasks * spec.cpus_per_task;
-    spec.cores = static_cast<int>(std::min<long long>(cores, 1LL << 30));
+  if (spec.layout->cores < 0) return Status::invalid("--cores must be at least 1");
+  if (spec.layout->cores == 0) {
+    const long long tasks = spec.layout->ntasks > 0
+                                ? spec.layout->ntasks
+                                : static_cast<long long>(spec.nodes) * spec.tasks_per_node;
+    const long long cores = tasks * spec.layout->cpus_per_task;
+    spec.layout.edit().cores = static_cast<int>(std::min<long long>(cores, 1LL << 30));
   }
-  if (spec.min_cores < 0 || spec.max_cores < 0) {
+  if (spec.layout->min_cores < 0 || spec.layout->max_cores < 0) {
     return Status::invalid("--cores MIN-MAX: the bounds must be at least 1");
   }
   if (spec.kind == JobKind::Rigid) {
-    if ((spec.min_cores != 0 && spec.min_cores != spec.cores) ||
-        (spec.max_cores != 0 && spec.max_cores != spec.cores)) {
+    if ((spec.layout->min_cores != 0 && spec.layout->min_cores != spec.layout->cores) ||
+        (spec.layout->max_cores != 0 && spec.layout->max_cores != spec.layout->cores)) {
       return Status::invalid("a rigid job runs on its --cores; a core range needs a malleable job");
     }
-    spec.min_cores = spec.max_cores = spec.cores;
+    spec.layout.edit().min_cores = spec.layout.edit().max_cores = spec.layout->cores;
   } else {
-    if (spec.min_cores == 0) spec.min_cores = spec.cores;
-    if (spec.max_cores == 0) spec.max_cores = spec.cores;
-    if (spec.min_cores > spec.cores || spec.cores > spec.max_cores) {
-      return Status::invalid("--cores: the start size " + std::to_string(spec.cores) +
-                             " is not in [" + std::to_string(spec.min_cores) + ", " +
-                             std::to_string(spec.max_cores) + "]");
+    if (spec.layout->min_cores == 0) spec.layout.edit().min_cores = spec.layout->cores;
+    if (spec.layout->max_cores == 0) spec.layout.edit().max_cores = spec.layout->cores;
+    if (spec.layout->min_cores > spec.layout->cores ||
+        spec.layout->cores > spec.layout->max_cores) {
+      return Status::invalid("--cores: the start size " + std::to_string(spec.layout->cores) +
+                             " is not in [" + std::to_string(spec.layout->min_cores) + ", " +
+                             std::to_string(spec.layout->max_cores) + "]");
     }
   }
   const int total = partition_cores(index);
-  if (spec.min_cores > total) {
-    return Status::invalid("job needs " + std::to_string(spec.min_cores) + " cores; partition " +
-                           name + " has " + std::to_string(total));
+  if (spec.layout->min_cores > total) {
+    return Status::invalid("job needs " + std::to_string(spec.layout->min_cores) +
+                           " cores; partition " + name + " has " + std::to_string(total));
   }
   // It starts at its start size, or as near as the partition allows.
-  spec.cores = std::min(spec.cores, total);
-  spec.max_cores = std::min(spec.max_cores, total);
+  spec.layout.edit().cores = std::min(spec.layout->cores, total);
+  spec.layout.edit().max_cores = std::min(spec.layout->max_cores, total);
   // Its nodes are what its cores span, known when it starts.
   spec.nodes = spec.min_nodes = spec.max_nodes = 1;
-  spec.nodes_from_tasks = false;
+  spec.layout.edit().nodes_from_tasks = false;
   return {};
 }
 

@@ -256,8 +256,8 @@ void Engine::enact(const Action &action) {
       break;
     case Action::Type::Reserve:
       if (job->state == JobState::Pending &&
-          (!job->expected_start || *job->expected_start != action.time)) {
-        job->expected_start = action.time;
+          (!job->run->expected_start || *job->run->expected_start != action.time)) {
+        job->run.edit().expected_start = action.time;
         touch(*job);
         Event event;
         event.type = EventType::JobReserved;
@@ -280,7 +280,7 @@ void Engine::enact_start(Job &job, int nodes, const std::vector<NodeIndex> &plac
   }
   job.allocation.insert(job.allocation.end(), promised.begin(), promised.end());
   pending_.erase(job);
-  job.expected_start.reset();
+  if (job.run->expected_start) job.run.edit().expected_start.reset();
   transition(job, JobState::Starting, EventType::JobStarting);
   if (!promised.empty()) {
     waiting_nodes_[job.id] = static_cast<int>(promised.size());
@@ -322,21 +322,21 @@ void Engine::enact_suspend(Job &job) {
   // Its nodes are free at once: the enactor freezes the processes before
   // anything else is launched there (in schedd its messages leave first).
   account_allocation(job);
-  if (!job.cores.empty()) {
+  if (!job.run->cores.empty()) {
     suspend_cores(job);
   } else {
     for (NodeIndex n : job.allocation) cluster_.release(n);
   }
   running_.erase({job.start_time, job.id});
   suspended_.insert(job.id);
-  job.suspended_since = clock_.now();
-  ++job.suspensions;
+  job.run.edit().suspended_since = clock_.now();
+  ++job.run.edit().suspensions;
   transition(job, JobState::Suspended, EventType::JobSuspended);
   enactor_.suspend(job);
 }
 
 void Engine::enact_resume(Job &job) {
-  if (!job.cores.empty()) {
+  if (!job.run->cores.empty()) {
     resume_cores(job);
   } else {
     for (NodeIndex n : job.allocation) cluster_.assign(n, job.id);
@@ -344,8 +344,9 @@ void Engine::enact_resume(Job &job) {
   suspended_.erase(job.id);
   // The limit did not run while it was suspended.
   const double now = clock_.now();
-  if (job.suspended_since >= 0) job.limit_extension += now - job.suspended_since;
-  job.suspended_since = -1;
+  if (job.run->suspended_since >= 0)
+    job.run.edit().limit_extension += now - job.run->suspended_since;
+  if (job.run->suspended_since != -1) job.run.edit().suspended_since = -1;
   job.allocation_since = now;
   running_.emplace(job.start_time, job.id);
   transition(job, JobState::Running, EventType::JobResumed);
@@ -361,14 +362,15 @@ void Engine::launch_if_ready(JobId id) {
     job->allocation_since = job->start_time;
     // A resizable job started below its requested size runs slower through
     // no fault of its own: its limit stretches as a shrink's would.
-    job->limit_extension = 0;
-    job->adapting_since = -1;
-    const int held = core_count(job->cores);  // a job of an invasive partition: by cores
-    if (is_resizable(job->spec.kind) && held > 0 && held < job->spec.cores) {
-      job->limit_extension = job->spec.walltime * (static_cast<double>(job->spec.cores) / held - 1);
+    if (job->run->limit_extension != 0) job->run.edit().limit_extension = 0;
+    if (job->run->adapting_since != -1) job->run.edit().adapting_since = -1;
+    const int held = core_count(job->run->cores);  // a job of an invasive partition: by cores
+    if (is_resizable(job->spec.kind) && held > 0 && held < job->spec.layout->cores) {
+      job->run.edit().limit_extension =
+          job->spec.walltime * (static_cast<double>(job->spec.layout->cores) / held - 1);
     } else if (is_resizable(job->spec.kind) && held == 0 && job->size() > 0 &&
                job->size() < job->spec.nodes) {
-      job->limit_extension =
+      job->run.edit().limit_extension =
           job->spec.walltime * (static_cast<double>(job->spec.nodes) / job->size() - 1);
     }
     running_.emplace(job->start_time, job->id);
@@ -377,7 +379,7 @@ void Engine::launch_if_ready(JobId id) {
   } else if (job->state == JobState::Adapting) {
     auto it = adaptations_.find(id);
     if (it != adaptations_.end()) {
-      job->adapting_since = clock_.now();
+      job->run.edit().adapting_since = clock_.now();
       enactor_.resize(*job, it->second);
     }
   }
@@ -399,32 +401,32 @@ void Engine::begin_stop(Job &job, JobState outcome, StopReason reason, std::stri
   // Why it ends, for `sched show` and `sched acct` (issue 18 item 6), when
   // its node has not said more already; a node's own report (job_ended)
   // still replaces it.
-  if (job.end_reason.empty() && outcome != JobState::Pending) {
+  if (job.run->end_reason.empty() && outcome != JobState::Pending) {
     if (reason == StopReason::Timeout) {
-      job.end_reason = "time limit reached";
+      job.run.edit().end_reason = "time limit reached";
     } else if (reason == StopReason::NodeFailure) {
-      job.end_reason = "a node of the job was lost";
+      job.run.edit().end_reason = "a node of the job was lost";
     } else if (reason == StopReason::Failure) {
-      job.end_reason = why;
+      job.run.edit().end_reason = why;
     }
   }
   const bool suspended = job.state == JobState::Suspended;
   transition(job, JobState::Completing, EventType::JobCompleting, std::move(why));
-  if (!suspended && job.cores.empty()) {  // cores are given back at the end (finish)
+  if (!suspended && job.run->cores.empty()) {  // cores are given back at the end (finish)
     for (NodeIndex n : job.allocation) cluster_.mark_releasing(n);
   }
   enactor_.stop(job, reason);
 }
 
 void Engine::finish(Job &job) {
-  const bool was_suspended = job.suspended_since >= 0;
+  const bool was_suspended = job.run->suspended_since >= 0;
   if (was_suspended) job.allocation_since = clock_.now();  // it held no nodes since
   account_allocation(job);
   std::vector<NodeIndex> nodes = std::move(job.allocation);
   job.allocation.clear();
   if (auto it = adaptations_.find(job.id); it != adaptations_.end()) {
     // An expansion by cores under way: the cores it took go back too.
-    if (it->second.op == Resize::Op::Expand) add_cores(job.cores, it->second.cores);
+    if (it->second.op == Resize::Op::Expand) add_cores(job.run.edit().cores, it->second.cores);
     nodes.insert(nodes.end(), it->second.added.begin(), it->second.added.end());
     adaptations_.erase(it);
   }
@@ -435,18 +437,18 @@ void Engine::finish(Job &job) {
   if (was_suspended) {
     suspended_.erase(job.id);
     nodes.clear();  // ended while suspended: it held none of them
-    job.suspended_since = -1;
+    if (job.run->suspended_since != -1) job.run.edit().suspended_since = -1;
   }
-  if (!job.cores.empty()) {
+  if (!job.run->cores.empty()) {
     release_cores(job);
   } else {
     release_nodes(job, nodes);
   }
   job.end_time = clock_.now();
-  job.request.reset();  // asked by the processes that are now gone
-  job.mtct.reset();
+  if (job.run->request) job.run.edit().request.reset();  // asked by the processes that are now gone
+  if (job.run->mtct) job.run.edit().mtct.reset();
   if (job.outcome == JobState::Pending) {
-    ++job.requeues;
+    ++job.run.edit().requeues;
     job.start_time = -1;
     job.end_time = -1;
     pending_.push(job);
@@ -454,7 +456,7 @@ void Engine::finish(Job &job) {
   } else {
     --active_;
     // Fair share: what it consumed, all its runs (requeued ones included).
-    fair_share_.charge(job.spec.user, job.spec.account, job.node_seconds, job.end_time);
+    fair_share_.charge(job.spec.user, job.spec.extra->account, job.node_seconds, job.end_time);
     EventType type = EventType::JobCompleted;
     if (job.outcome == JobState::Failed) type = EventType::JobFailed;
     if (job.outcome == JobState::Cancelled) type = EventType::JobCancelled;

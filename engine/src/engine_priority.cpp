@@ -21,7 +21,6 @@ void Engine::compute_priority(Job& job,
   }
   factors.jobsize = jobsize_factor(job.spec.nodes, cluster_.size());
   factors.qos = qos_factor(config, job.spec.qos);
-  job.factors = factors;
   job.weighted = weigh(factors, config.weights);
   job.priority = job_priority(factors, config.weights, job.spec.nice);
 }

@@ -91,20 +91,23 @@ std::string_view waiting_reason(const Job& job) {
 
 double Job::est_end() const {
   if (start_time < 0 || spec.walltime <= 0) return -1;
-  return start_time + spec.walltime + limit_extension;
+  return start_time + spec.walltime + run->limit_extension;
 }
 
 std::optional<std::string> normalize_spec(JobSpec& spec) {
+  // A reader that wrote a rare field's default leaves no box behind (issue 15).
+  spec.extra.reset_if_default();
+  spec.layout.reset_if_default();
   if (spec.nodes < 1) return "nodes must be at least 1";
   if (spec.tasks_per_node < 1) return "tasks_per_node must be at least 1";
-  if (spec.ntasks < 0) return "ntasks must not be negative";
-  if (spec.cpus_per_task < 1) return "cpus_per_task must be at least 1";
-  if (spec.nodes_from_tasks && (spec.kind != JobKind::Rigid || spec.ntasks < 1)) {
+  if (spec.layout->ntasks < 0) return "ntasks must not be negative";
+  if (spec.layout->cpus_per_task < 1) return "cpus_per_task must be at least 1";
+  if (spec.layout->nodes_from_tasks && (spec.kind != JobKind::Rigid || spec.layout->ntasks < 1)) {
     return "only a rigid job with --ntasks gets its nodes from its tasks";
   }
   if (spec.walltime < 0) return "walltime must not be negative";
   if (spec.power_min_w < 0 || spec.power_max_w < 0) return "power estimates must not be negative";
-  if (spec.begin_time < 0) return "begin_time must not be negative";
+  if (spec.extra->begin_time < 0) return "begin_time must not be negative";
   // Slurm's range for --nice.
   if (spec.nice > 2147483645 || spec.nice < -2147483645) {
     return "Invalid nice value, must be between -2147483645 and 2147483645";
@@ -112,18 +115,18 @@ std::optional<std::string> normalize_spec(JobSpec& spec) {
   if (spec.power_max_w > 0 && spec.power_min_w > spec.power_max_w) {
     return "power_min_w must not exceed power_max_w";
   }
-  if (spec.gpus_per_node < 0) return "gpus_per_node must not be negative";
+  if (spec.extra->gpus_per_node < 0) return "gpus_per_node must not be negative";
   if (has_placement(spec) && is_resizable(spec.kind)) {
     // A resize takes whatever nodes are free; it would not keep to them.
     return "--nodelist, --exclude and --gres are for rigid and moldable jobs";
   }
-  if (static_cast<int>(spec.nodelist.size()) > spec.nodes) {
-    return "--nodelist names " + std::to_string(spec.nodelist.size()) +
+  if (static_cast<int>(spec.extra->nodelist.size()) > spec.nodes) {
+    return "--nodelist names " + std::to_string(spec.extra->nodelist.size()) +
            " nodes; the job asks for " + std::to_string(spec.nodes);
   }
-  if (spec.ntasks > 0 &&
-      spec.ntasks < (spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes)) {
-    return "--ntasks=" + std::to_string(spec.ntasks) + " is fewer tasks than the job's " +
+  if (spec.layout->ntasks > 0 &&
+      spec.layout->ntasks < (spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes)) {
+    return "--ntasks=" + std::to_string(spec.layout->ntasks) + " is fewer tasks than the job's " +
            std::to_string(spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes) +
            " nodes (every node runs at least one)";
   }

@@ -291,23 +291,23 @@ Verdict PassContext::start_with_cores(JobId id, int count) {
                   "a core count is for a job of an invasive partition only");
   }
   if (count < 1) return refuse(RefusalCode::BadArgument, id, count, 0, "at least 1 core");
-  if (count != job->spec.cores) {
+  if (count != job->spec.layout->cores) {
     if (job->spec.kind != JobKind::Malleable) {
-      return refuse(RefusalCode::RigidJob, id, count, job->spec.cores,
+      return refuse(RefusalCode::RigidJob, id, count, job->spec.layout->cores,
                     "a rigid job starts on its cores");
     }
-    if (count < job->spec.min_cores) {
-      return refuse(RefusalCode::BelowMin, id, count, job->spec.min_cores, "cores");
+    if (count < job->spec.layout->min_cores) {
+      return refuse(RefusalCode::BelowMin, id, count, job->spec.layout->min_cores, "cores");
     }
-    if (count > job->spec.max_cores) {
-      return refuse(RefusalCode::AboveMax, id, count, job->spec.max_cores, "cores");
+    if (count > job->spec.layout->max_cores) {
+      return refuse(RefusalCode::AboveMax, id, count, job->spec.layout->max_cores, "cores");
     }
   }
   return start_impl(id, std::nullopt, nullptr, count);
 }
 
 Verdict PassContext::start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count) {
-  const int want = count > 0 ? count : job.spec.cores;
+  const int want = count > 0 ? count : job.spec.layout->cores;
   const CoreMap& map = core_map();
   const std::vector<NodeIndex> candidates = core_candidates();
   CoreSet cores;
@@ -360,17 +360,17 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
     return refuse(RefusalCode::RigidJob, id, to, job->size(),
                   std::string(to_string(job->spec.kind)) + " jobs cannot be resized");
   }
-  if (job->resize_held_until > now()) {
+  if (job->run->resize_held_until > now()) {
     return refuse(RefusalCode::ResizeHeld, id, to, job->size(),
                   "its last adaptation was rolled back; resizes wait until t=" +
-                      std::to_string(job->resize_held_until));
+                      std::to_string(job->run->resize_held_until));
   }
   const Mark& mark = marks_[id];
   if (mark.preempted) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted or suspended in this pass");
   }
   if (mark.direction == -direction) return refuse(RefusalCode::MixedResize, id, to);
-  if (!job->cores.empty()) return check_resize_cores(*job, to, direction);
+  if (!job->run->cores.empty()) return check_resize_cores(*job, to, direction);
   const int current = tentative_size(*job);
   if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, id, to, current);
   if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, id, to, current);
@@ -384,7 +384,7 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
   if (job->spec.kind == JobKind::Evolving) {
     // An evolving job's size is the application's choice: the scheduler may
     // grant its request, in part or in full, and nothing else.
-    const auto& request = job->request;
+    const auto& request = job->run->request;
     const int sign = !request ? 0 : request->op == ResizeRequest::Op::Expand ? +1 : -1;
     if (sign != direction) {
       return refuse(RefusalCode::NotRequested, id, to, current,
@@ -432,7 +432,7 @@ int usable_nodes(const Cluster& cluster, const std::vector<NodeIndex>& nodes) {
 Verdict PassContext::expand(JobId id, int to_nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, +1)) return refusal;
-  if (!job->cores.empty()) return expand_by_cores(*job, to_nodes);
+  if (!job->run->cores.empty()) return expand_by_cores(*job, to_nodes);
   Mark& mark = marks_[id];
   idle_ -= to_nodes - tentative_size(*job);
   mark.resize_to = to_nodes;
@@ -445,7 +445,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
                             const std::optional<std::vector<std::string>>& nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, -1)) return refusal;
-  if (!job->cores.empty()) return shrink_by_cores(*job, to_nodes, nodes.has_value());
+  if (!job->run->cores.empty()) return shrink_by_cores(*job, to_nodes, nodes.has_value());
   Mark& mark = marks_[id];
   const int count = tentative_size(*job) - to_nodes;
   const Cluster& cluster = engine_.cluster();
@@ -478,25 +478,25 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
 
 Verdict PassContext::check_resize_cores(const Job& job, int to, int direction) {
   const Mark& mark = marks_[job.id];
-  const int current = mark.cores_to > 0 ? mark.cores_to : core_count(job.cores);
+  const int current = mark.cores_to > 0 ? mark.cores_to : core_count(job.run->cores);
   if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, job.id, to, current);
   if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, job.id, to, current);
   if (to < 1) {
     return refuse(RefusalCode::LeaderNode, job.id, to, current,
                   "it keeps at least one core on its leader node");
   }
-  if (to < job.spec.min_cores) {
-    return refuse(RefusalCode::BelowMin, job.id, to, job.spec.min_cores, "cores");
+  if (to < job.spec.layout->min_cores) {
+    return refuse(RefusalCode::BelowMin, job.id, to, job.spec.layout->min_cores, "cores");
   }
-  if (to > job.spec.max_cores) {
-    return refuse(RefusalCode::AboveMax, job.id, to, job.spec.max_cores, "cores");
+  if (to > job.spec.layout->max_cores) {
+    return refuse(RefusalCode::AboveMax, job.id, to, job.spec.layout->max_cores, "cores");
   }
   return std::nullopt;
 }
 
 Verdict PassContext::expand_by_cores(const Job& job, int to) {
   Mark& mark = marks_[job.id];
-  CoreSet held = mark.cores_held.empty() ? job.cores : mark.cores_held;
+  CoreSet held = mark.cores_held.empty() ? job.run->cores : mark.cores_held;
   const int want = to - core_count(held);
   const std::vector<NodeIndex> candidates = core_candidates();
   const CoreMap& map = core_map();
@@ -523,7 +523,7 @@ Verdict PassContext::shrink_by_cores(const Job& job, int to, bool named_nodes) {
                   "a job of an invasive partition is shrunk by cores; the engine picks them");
   }
   Mark& mark = marks_[job.id];
-  CoreSet held = mark.cores_held.empty() ? job.cores : mark.cores_held;
+  CoreSet held = mark.cores_held.empty() ? job.run->cores : mark.cores_held;
   auto leaving = sched::shrink_cores(core_map(), held, core_count(held) - to);
   if (!leaving) return refuse(RefusalCode::BadArgument, job.id, to, core_count(held));
   // Its cores stay busy until the application has let them go: nothing
@@ -584,12 +584,12 @@ Verdict PassContext::suspend(JobId id) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0,
                   "already preempted, suspended or resized in this pass");
   }
-  if (!job->cores.empty()) {
+  if (!job->run->cores.empty()) {
     // Its cores are free for the rest of the pass (an urgent job may take
     // them); it keeps its core set, to resume on.
     const int before = nodes_with_free_cores();
     core_map();
-    cores_->release(id, job->cores);
+    cores_->release(id, job->run->cores);
     idle_ += nodes_with_free_cores() - before;
   } else {
     idle_ += usable_nodes(engine_.cluster(), job->allocation);
@@ -608,7 +608,7 @@ Verdict PassContext::resume(JobId id) {
   }
   Mark& mark = marks_[id];
   if (mark.resumed) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "resumed in this pass");
-  if (!job->cores.empty()) return resume_on_cores(*job, mark);
+  if (!job->run->cores.empty()) return resume_on_cores(*job, mark);
   // Its processes are frozen on its own nodes: it resumes there or not at
   // all, and only on nodes idle now (not ones another job gives back later
   // in this pass, which a start by count may take).
@@ -635,18 +635,18 @@ Verdict PassContext::resume(JobId id) {
 Verdict PassContext::resume_on_cores(const Job& job, Mark& mark) {
   // Its processes are confined to its cores: it resumes on them or waits.
   const std::vector<NodeIndex> candidates = core_candidates();
-  for (const NodeCores& nc : job.cores) {
+  for (const NodeCores& nc : job.run->cores) {
     if (std::find(candidates.begin(), candidates.end(), nc.node) == candidates.end()) {
-      return refuse(RefusalCode::Placement, job.id, core_count(job.cores), 0,
+      return refuse(RefusalCode::Placement, job.id, core_count(job.run->cores), 0,
                     "node " + engine_.cluster().node(nc.node).name + " is not up and undrained");
     }
   }
-  if (auto conflict = core_map().check(job.cores)) {
+  if (auto conflict = core_map().check(job.run->cores)) {
     return refuse(conflict->busy ? RefusalCode::CoreBusy : RefusalCode::BadArgument, job.id,
-                  core_count(job.cores), 0, conflict->why);
+                  core_count(job.run->cores), 0, conflict->why);
   }
   const int before = nodes_with_free_cores();
-  cores_->take(job.id, job.cores);
+  cores_->take(job.id, job.run->cores);
   idle_ -= before - nodes_with_free_cores();
   mark.resumed = true;
   actions_.push_back(Action{Action::Type::Resume, job.id, job.size()});

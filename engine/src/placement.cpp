@@ -12,24 +12,25 @@ bool listed(const std::vector<std::string>& names, const std::string& name) {
 }  // namespace
 
 bool has_placement(const JobSpec& spec) {
-  return !spec.nodelist.empty() || !spec.exclude.empty() || spec.gpus_per_node > 0;
+  return !spec.extra->nodelist.empty() || !spec.extra->exclude.empty() ||
+         spec.extra->gpus_per_node > 0;
 }
 
 bool may_use(const JobSpec& spec, const Node& node) {
-  return node.gpus >= spec.gpus_per_node && !listed(spec.exclude, node.name);
+  return node.gpus >= spec.extra->gpus_per_node && !listed(spec.extra->exclude, node.name);
 }
 
 std::optional<std::string> check_placement(const JobSpec& spec, const Cluster& cluster) {
-  for (const std::string& name : spec.nodelist) {
+  for (const std::string& name : spec.extra->nodelist) {
     const auto index = cluster.find(name);
     if (!index) return "--nodelist: no node " + name;
-    if (listed(spec.exclude, name)) return "--nodelist and --exclude both name " + name;
+    if (listed(spec.extra->exclude, name)) return "--nodelist and --exclude both name " + name;
     if (!may_use(spec, cluster.node(*index))) {
       return "--nodelist: " + name + " has " + std::to_string(cluster.node(*index).gpus) +
-             " GPUs; the job needs " + std::to_string(spec.gpus_per_node);
+             " GPUs; the job needs " + std::to_string(spec.extra->gpus_per_node);
     }
   }
-  for (const std::string& name : spec.exclude) {
+  for (const std::string& name : spec.extra->exclude) {
     if (!cluster.find(name)) return "--exclude: no node " + name;
   }
   const auto usable = std::count_if(cluster.nodes().begin(), cluster.nodes().end(),
@@ -37,8 +38,10 @@ std::optional<std::string> check_placement(const JobSpec& spec, const Cluster& c
   const int smallest = spec.kind == JobKind::Rigid ? spec.nodes : spec.min_nodes;
   if (usable < smallest) {
     return "Requested node configuration is not available: " + std::to_string(usable) + " nodes" +
-           (spec.gpus_per_node > 0 ? " with " + std::to_string(spec.gpus_per_node) + " GPUs" : "") +
-           (spec.exclude.empty() ? "" : " not excluded") + "; the job needs " +
+           (spec.extra->gpus_per_node > 0
+                ? " with " + std::to_string(spec.extra->gpus_per_node) + " GPUs"
+                : "") +
+           (spec.extra->exclude.empty() ? "" : " not excluded") + "; the job needs " +
            std::to_string(smallest);
   }
   return std::nullopt;
@@ -50,10 +53,10 @@ std::optional<std::vector<NodeIndex>> place(const JobSpec& spec, int size, const
     return cluster.idle(index) && !taken[static_cast<std::size_t>(index)] &&
            may_use(spec, cluster.node(index));
   };
-  if (static_cast<int>(spec.nodelist.size()) > size)
+  if (static_cast<int>(spec.extra->nodelist.size()) > size)
     return std::nullopt;  // a moldable's smaller start
   std::vector<NodeIndex> nodes;
-  for (const std::string& name : spec.nodelist) {
+  for (const std::string& name : spec.extra->nodelist) {
     const auto index = cluster.find(name);
     if (!index || !free(*index)) return std::nullopt;
     nodes.push_back(*index);

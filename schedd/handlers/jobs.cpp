@@ -87,8 +87,8 @@ void submit(const Message& m) {
   }
   // An array counts a job per task; a bad --array is the engine's to refuse.
   std::size_t adding = 1;
-  if (!spec.array.empty()) {
-    auto array = parse_job_array(spec.array, m.daemon.engine.config().max_array_size);
+  if (!spec.extra->array.empty()) {
+    auto array = parse_job_array(spec.extra->array, m.daemon.engine.config().max_array_size);
     if (array.ok()) adding = static_cast<std::size_t>(array->count());
   }
   m.daemon.access.admit_submission(m, spec.user, now,
@@ -112,7 +112,7 @@ void cancel(const Message& m) {
   if (const Job* job = engine.find_job(body.id)) {
     require_owner(m, job->id, job->spec.user);
     // scancel A: every task of array A that has not ended.
-    if (!one_task && job->spec.array_job_id == job->id) {
+    if (!one_task && job->spec.extra->array_job_id == job->id) {
       auto cancelled = engine.cancel_array(job->id);
       if (!cancelled.ok()) throw_status(cancelled.status());
       if (*cancelled == 0) {

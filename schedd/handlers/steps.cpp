@@ -66,21 +66,22 @@ void step_run(const Message& m) {
   int tasks = body.tasks;
   if (tasks <= 0) {
     // The job's -n is for the whole job: a step on all of its nodes.
-    const bool job_tasks = !body.tasks_per_node && spec.ntasks >= nodes && nodes == size;
-    tasks = job_tasks ? spec.ntasks : nodes * body.tasks_per_node.value_or(spec.tasks_per_node);
+    const bool job_tasks = !body.tasks_per_node && spec.layout->ntasks >= nodes && nodes == size;
+    tasks =
+        job_tasks ? spec.layout->ntasks : nodes * body.tasks_per_node.value_or(spec.tasks_per_node);
   }
   if (tasks < nodes) {
     throw proto::ProtoError(proto::code::kInvalid, std::to_string(tasks) + " tasks cannot use " +
                                                        std::to_string(nodes) + " nodes");
   }
   auto distribution = body.distribution ? tasks::parse_distribution(*body.distribution)
-                                        : std::optional(spec.distribution);
+                                        : std::optional(spec.layout->distribution);
   if (!distribution) {
     throw proto::ProtoError(proto::code::kInvalid,
                             "distribution '" + *body.distribution + "' is not block or cyclic");
   }
   auto cpu_bind =
-      body.cpu_bind ? tasks::parse_cpu_bind(*body.cpu_bind) : std::optional(spec.cpu_bind);
+      body.cpu_bind ? tasks::parse_cpu_bind(*body.cpu_bind) : std::optional(spec.layout->cpu_bind);
   if (!cpu_bind) {
     throw proto::ProtoError(proto::code::kInvalid,
                             "cpu bind '" + *body.cpu_bind + "' is not none or cores");
@@ -126,17 +127,18 @@ void step_run(const Message& m) {
   launch.tasks = tasks;
   launch.job_name = job->spec.name;
   launch.user = job->spec.user;
-  if (job->spec.mem_bytes != 0) launch.mem_bytes = static_cast<std::int64_t>(job->spec.mem_bytes);
-  if (job->spec.gpus_per_node > 0) launch.gpus = job->spec.gpus_per_node;
+  if (job->spec.extra->mem_bytes != 0)
+    launch.mem_bytes = static_cast<std::int64_t>(job->spec.extra->mem_bytes);
+  if (job->spec.extra->gpus_per_node > 0) launch.gpus = job->spec.extra->gpus_per_node;
   launch.array = convert::array_task_msg(job->spec);
   launch.tasks_per_node = job->spec.tasks_per_node;
   launch.power_w = convert::power_estimate(job->spec);
-  launch.cpus_per_task = body.cpus_per_task.value_or(spec.cpus_per_task);
+  launch.cpus_per_task = body.cpus_per_task.value_or(spec.layout->cpus_per_task);
   launch.distribution = std::string(tasks::to_string(*distribution));
   launch.cpu_bind = std::string(tasks::to_string(*cpu_bind));
   if (mpi != "none") launch.mpi = mpi;
   if (mall_spawn == "mpi") launch.mall_spawn = mall_spawn;
-  if (!job->cores.empty()) launch.core_ids = convert::core_ids(*job, daemon.engine.cluster());
+  if (!job->run->cores.empty()) launch.core_ids = convert::core_ids(*job, daemon.engine.cluster());
   const auto by_node = tasks::tasks_by_node(tasks::place_tasks(tasks, nodes, *distribution), nodes);
   for (int i = 0; i < nodes; ++i) {
     record.layout.emplace_back(step_nodes[static_cast<std::size_t>(i)],

@@ -311,14 +311,14 @@ class NativeParser {
     spec.nodes = small_integer(table, "nodes").value_or(min_nodes.value_or(1));
     if (const auto cores = small_integer(table, "cores")) {
       if (*cores < 1) fail(*table.get("cores"), "cores must be at least 1");
-      spec.cores = *cores;  // in a [cluster] kind = "cores" (issue 20 item 2)
+      spec.layout.edit().cores = *cores;  // in a [cluster] kind = "cores" (issue 20 item 2)
     }
     // A malleable job there, resized by cores within [min_cores, max_cores].
-    for (const auto& [key, field] :
-         {std::pair{"min_cores", &spec.min_cores}, std::pair{"max_cores", &spec.max_cores}}) {
+    for (const auto& [key, field] : {std::pair{"min_cores", &JobLayout::min_cores},
+                                     std::pair{"max_cores", &JobLayout::max_cores}}) {
       if (const auto value = small_integer(table, key)) {
         if (*value < 1) fail(*table.get(key), std::string(key) + " must be at least 1");
-        *field = *value;
+        spec.layout.edit().*field = *value;
       }
     }
     if (const auto constraint = string(table, "constraint")) {
@@ -336,7 +336,7 @@ class NativeParser {
     spec.urgent = boolean(table, "urgent").value_or(false);
     spec.command = string(table, "command").value_or("");
     spec.workdir = string(table, "workdir").value_or("");
-    if (const auto* env = table.get("env")) spec.environment = read_env(*env);
+    if (const auto* env = table.get("env")) spec.extra.edit().environment = read_env(*env);
 
     if (const auto error = normalize_spec(spec)) fail(line, what + ": " + *error);
     read_model(table, job.model);

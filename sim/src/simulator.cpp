@@ -124,13 +124,13 @@ JobRecord Simulator::record_of(const Job &job) const {
   record.kind = job.spec.kind;
   record.state = job.state;
   record.node_seconds = job.node_seconds;
-  record.resizes = job.expansions + job.shrinks;
+  record.resizes = job.run->expansions + job.run->shrinks;
   if (job.start_time >= 0) {
     const auto index = workload_index_.find(job.id);
     record.start_nodes = index != workload_index_.end() ? start_sizes_[index->second] : 0;
     // Its allocation is gone once it ended: what it started at plus what
     // adaptations gave it.
-    record.end_nodes = job.end_time >= 0 ? record.start_nodes + job.gain : job.size();
+    record.end_nodes = job.end_time >= 0 ? record.start_nodes + job.run->gain : job.size();
   }
   return record;
 }
@@ -357,7 +357,7 @@ void Simulator::adopt_running(JobId id, double done_s) {
   run.index = it->second;
   run.nodes = model_size(*job);
   // Its size when adopted stands for its start size (jobs.csv).
-  start_sizes_[run.index] = job->size() - job->gain;
+  start_sizes_[run.index] = job->size() - job->run->gain;
   run.done = done_s;
   run.since = clock_.now();
   plan(id, run);
@@ -412,11 +412,11 @@ double Simulator::rate(const Run &run) const {
 }
 
 int Simulator::model_size(const Job &job) const {
-  return workload_.cores_partition ? core_count(job.cores) : job.size();
+  return workload_.cores_partition ? core_count(job.run->cores) : job.size();
 }
 
 int Simulator::requested_size(const WorkloadJob &job) const {
-  return workload_.cores_partition ? std::max(job.spec.cores, 1) : job.spec.nodes;
+  return workload_.cores_partition ? std::max(job.spec.layout->cores, 1) : job.spec.nodes;
 }
 
 void Simulator::advance(Run &run) {

@@ -11,13 +11,15 @@ namespace {
 // A twin job's spec: one job on its own, without what ties it to jobs and
 // times of the live system the twin does not model.
 JobSpec arrival_spec(JobSpec spec) {
-  spec.dependency.clear();
-  spec.begin_time = 0;
   spec.hold = false;
-  spec.array.clear();
-  spec.array_job_id = 0;
-  spec.array_task_id = -1;
-  spec.array_throttle = 0;
+  if (spec.extra.has_value()) {
+    spec.extra.edit().dependency.clear();
+    spec.extra.edit().begin_time = 0;
+    spec.extra.edit().array.clear();
+    spec.extra.edit().array_job_id = 0;
+    spec.extra.edit().array_task_id = -1;
+    spec.extra.edit().array_throttle = 0;
+  }
   return spec;
 }
 
@@ -28,12 +30,14 @@ double unbounded(double horizon_s) { return horizon_s + 1; }
 // (the twin counts from the snapshot on), one job on its own.
 Job restored(Job job) {
   job.end_time = -1;
-  job.spec.array.clear();
-  job.spec.array_job_id = 0;
-  job.spec.array_task_id = -1;
-  job.spec.array_throttle = 0;
+  if (job.spec.extra.has_value()) {
+    job.spec.extra.edit().array.clear();
+    job.spec.extra.edit().array_job_id = 0;
+    job.spec.extra.edit().array_task_id = -1;
+    job.spec.extra.edit().array_throttle = 0;
+  }
   job.node_seconds = 0;
-  job.expected_start.reset();
+  if (job.run->expected_start) job.run.edit().expected_start.reset();
   return job;
 }
 

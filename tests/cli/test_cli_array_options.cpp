@@ -22,13 +22,13 @@ TEST(CliArrayOptions, ReadAndKept) {
     SubmitOptions options;
     ASSERT_FALSE(apply_arguments(options, {std::string("--array=") + spec})) << spec;
     EXPECT_EQ(options.array, spec);
-    EXPECT_EQ(build_submission(options, "true").spec.array, spec);
+    EXPECT_EQ(build_submission(options, "true").spec.extra->array, spec);
   }
   SubmitOptions short_form;
   ASSERT_FALSE(apply_arguments(short_form, {"-a", "3-5"}));
   EXPECT_EQ(short_form.array, "3-5");
   SubmitOptions none;
-  EXPECT_EQ(build_submission(none, "true").spec.array, "") << "not an array";
+  EXPECT_EQ(build_submission(none, "true").spec.extra->array, "") << "not an array";
 }
 
 TEST(CliArrayOptions, BadSpecsAreUsageErrorsNamingTheBadPart) {
@@ -46,16 +46,16 @@ TEST(CliArrayOptions, ScriptDirectivesAndTheCommandLineMerge) {
   const std::string script = "#!/bin/sh\n#SBATCH --array=0-19%4\n#SBATCH -o out-%A_%a.txt\ntrue\n";
   const Submission built = submission_from_script(script, {}, {}, 0);
   ASSERT_FALSE(built.error) << *built.error;
-  EXPECT_EQ(built.spec.array, "0-19%4");
-  EXPECT_EQ(built.spec.output, "out-%A_%a.txt");
+  EXPECT_EQ(built.spec.extra->array, "0-19%4");
+  EXPECT_EQ(built.spec.extra->output, "out-%A_%a.txt");
 
   SubmitOptions command_line;
   ASSERT_FALSE(apply_arguments(command_line, {"--array=1-3"}));
-  EXPECT_EQ(submission_from_script(script, command_line, {}, 0).spec.array, "1-3")
+  EXPECT_EQ(submission_from_script(script, command_line, {}, 0).spec.extra->array, "1-3")
       << "the command line wins";
   const Submission sched_dialect =
       submission_from_script("#!/bin/sh\n#SCHED -a 5,7\ntrue\n", {}, {}, 0);
-  EXPECT_EQ(sched_dialect.spec.array, "5,7");
+  EXPECT_EQ(sched_dialect.spec.extra->array, "5,7");
   const Submission bad =
       submission_from_script("#!/bin/sh\n#SBATCH --array=5-1\ntrue\n", {}, {}, 0);
   ASSERT_TRUE(bad.error);

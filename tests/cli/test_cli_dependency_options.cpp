@@ -64,13 +64,14 @@ TEST(CliDependencyOptions, ReadAndKept) {
 
   const Submission built = build_submission(options, "true", {}, kNow);
   ASSERT_FALSE(built.error) << *built.error;
-  EXPECT_EQ(built.spec.dependency, "afterok:12:13,singleton");
+  EXPECT_EQ(built.spec.extra->dependency, "afterok:12:13,singleton");
   EXPECT_TRUE(built.spec.hold);
-  EXPECT_EQ(built.spec.begin_time, kNow + 3600);
+  EXPECT_EQ(built.spec.extra->begin_time, kNow + 3600);
 
   SubmitOptions past;
   ASSERT_FALSE(apply_arguments(past, {"--begin=2020-01-01"}));
-  EXPECT_EQ(build_submission(past, "true", {}, kNow).spec.begin_time, 0) << "a past time: at once";
+  EXPECT_EQ(build_submission(past, "true", {}, kNow).spec.extra->begin_time, 0)
+      << "a past time: at once";
 }
 
 TEST(CliDependencyOptions, ErrorsNameTheBadPart) {
@@ -90,9 +91,9 @@ TEST(CliDependencyOptions, ScriptDirectivesAndTheCommandLineMerge) {
   ASSERT_FALSE(apply_arguments(command_line, {"--dependency=afterany:8"}));
   const Submission built = submission_from_script(script, command_line, {}, kNow);
   ASSERT_FALSE(built.error) << *built.error;
-  EXPECT_EQ(built.spec.dependency, "afterany:8") << "the command line wins";
+  EXPECT_EQ(built.spec.extra->dependency, "afterany:8") << "the command line wins";
   EXPECT_TRUE(built.spec.hold);
-  EXPECT_EQ(built.spec.begin_time, kNow + 60);
+  EXPECT_EQ(built.spec.extra->begin_time, kNow + 60);
 }
 
 }  // namespace

@@ -174,7 +174,7 @@ TEST(CliJobScript, SubmissionTakesScriptAndCommandLine) {
   EXPECT_EQ(s.spec.max_nodes, 16);
   EXPECT_EQ(s.spec.constraint, NodeConstraint::Pof2);
   EXPECT_EQ(s.spec.walltime, 3600) << "the command line wins";
-  EXPECT_EQ(s.spec.environment,
+  EXPECT_EQ(s.spec.extra->environment,
             (std::vector<std::pair<std::string, std::string>>{{"MODE", "slow"}}));
   EXPECT_EQ(s.spec.partition, "batch") << "-p is ours since issue 20";
   EXPECT_TRUE(s.warnings.empty());

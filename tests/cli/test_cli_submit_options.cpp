@@ -88,9 +88,9 @@ TEST(CliSubmitOptions, EveryOptionReachesTheSpec) {
   EXPECT_EQ(s.spec.power_max_w, 200);
   EXPECT_TRUE(s.spec.urgent);
   EXPECT_EQ(s.spec.workdir, "/scratch/x");
-  EXPECT_EQ(s.spec.environment, (Env{{"A", "1"}, {"B", "x=y"}, {"C", ""}}));
+  EXPECT_EQ(s.spec.extra->environment, (Env{{"A", "1"}, {"B", "x=y"}, {"C", ""}}));
   EXPECT_EQ(s.spec.command, "#!/bin/sh\nhostname\n");
-  EXPECT_EQ(s.spec.output, "out.txt");
+  EXPECT_EQ(s.spec.extra->output, "out.txt");
   EXPECT_TRUE(s.warnings.empty());
 }
 
@@ -103,7 +103,7 @@ TEST(CliSubmitOptions, DefaultsWithoutOptions) {
   EXPECT_EQ(spec.walltime, 0);
   EXPECT_EQ(spec.name, "");
   EXPECT_FALSE(spec.urgent);
-  EXPECT_EQ(spec.output, "") << "the daemon's default, sched-<id>.out";
+  EXPECT_EQ(spec.extra->output, "") << "the daemon's default, sched-<id>.out";
 }
 
 struct KindCase {
@@ -211,7 +211,7 @@ TEST(CliSubmitOptions, MemTakesSlurmUnitsAndRefusesNonsense) {
   EXPECT_EQ(error_of({"--mem=0"}), "--mem: '0' must be more than 0");
   EXPECT_EQ(error_of({"--mem=G"}), "--mem: 'G' is not a memory size");
   const auto built = build_submission(from_line("--mem=3M"), "true");
-  EXPECT_EQ(built.spec.mem_bytes, std::uint64_t{3} << 20);
+  EXPECT_EQ(built.spec.extra->mem_bytes, std::uint64_t{3} << 20);
 }
 
 TEST(CliSubmitOptions, SlurmOnlyOptionsWarnInSlurmDialectOnly) {
@@ -263,7 +263,7 @@ TEST(CliSubmitOptions, AccountQosAndNiceAsSbatchHasThem) {
             "--nice: '2147483646' is out of range (-2147483645 to 2147483645)");
   EXPECT_EQ(error_of({"--qos"}), "--qos needs a value");
   const auto built = build_submission(from_line("-A physics -q high --nice=7"), "true");
-  EXPECT_EQ(built.spec.account, "physics");
+  EXPECT_EQ(built.spec.extra->account, "physics");
   EXPECT_EQ(built.spec.qos, "high");
   EXPECT_EQ(built.spec.nice, 7);
   const auto plain = build_submission(from_line("-N 1"), "true");
@@ -350,29 +350,31 @@ TEST(CliSubmitOptions, ExportTakesFromTheSubmittingEnvironment) {
             (Env{{"SLURM_JOB_ID", "7"}}))
       << "listed by name, it is taken";
   const Submission built = build_submission(from({"--export=FOO"}), "true", submitting);
-  EXPECT_EQ(built.spec.environment, (Env{{"FOO", "1"}}));
+  EXPECT_EQ(built.spec.extra->environment, (Env{{"FOO", "1"}}));
 }
 
 TEST(CliSubmitOptions, ErrorFileGoesToTheSpec) {
   const Submission built =
       build_submission(from({"-o", "out-%j.txt", "--error=err-%j.txt"}), "true");
-  EXPECT_EQ(built.spec.output, "out-%j.txt");
-  EXPECT_EQ(built.spec.error, "err-%j.txt");
-  EXPECT_EQ(build_submission(from({"-o", "o"}), "true").spec.error, "")
+  EXPECT_EQ(built.spec.extra->output, "out-%j.txt");
+  EXPECT_EQ(built.spec.extra->error, "err-%j.txt");
+  EXPECT_EQ(build_submission(from({"-o", "o"}), "true").spec.extra->error, "")
       << "without -e stderr goes with stdout";
 }
 
 TEST(CliSubmitOptions, NodelistExcludeAndGres) {
   const JobSpec named = spec_of({"-w", "n[3-4],n1"});
-  EXPECT_EQ(named.nodelist, (std::vector<std::string>{"n1", "n3", "n4"})) << "expanded, sorted";
+  EXPECT_EQ(named.extra->nodelist, (std::vector<std::string>{"n1", "n3", "n4"}))
+      << "expanded, sorted";
   EXPECT_EQ(named.nodes, 3) << "without -N: as many nodes as -w names";
   EXPECT_EQ(spec_of({"-N", "4", "-w", "n1"}).nodes, 4);
-  EXPECT_EQ(spec_of({"-x", "n[1-2]", "--exclude=n2"}).exclude, (std::vector<std::string>{"n2"}))
+  EXPECT_EQ(spec_of({"-x", "n[1-2]", "--exclude=n2"}).extra->exclude,
+            (std::vector<std::string>{"n2"}))
       << "a later option replaces an earlier one";
-  EXPECT_EQ(spec_of({"--gres=gpu:2"}).gpus_per_node, 2);
-  EXPECT_EQ(spec_of({"--gres", "gpu"}).gpus_per_node, 1);
-  EXPECT_EQ(spec_of({"--gres=gpu:a100:4"}).gpus_per_node, 4) << "the type is not told apart";
-  EXPECT_EQ(spec_of({"--exclusive"}).gpus_per_node, 0) << "accepted: nodes are never shared";
+  EXPECT_EQ(spec_of({"--gres=gpu:2"}).extra->gpus_per_node, 2);
+  EXPECT_EQ(spec_of({"--gres", "gpu"}).extra->gpus_per_node, 1);
+  EXPECT_EQ(spec_of({"--gres=gpu:a100:4"}).extra->gpus_per_node, 4) << "the type is not told apart";
+  EXPECT_EQ(spec_of({"--exclusive"}).extra->gpus_per_node, 0) << "accepted: nodes are never shared";
   EXPECT_NE(error_of({"--gres=mps:1"}).find("not gpu[:N]"), std::string::npos);
   EXPECT_NE(error_of({"--gres=gpu:x"}).find("'x' is not a number"), std::string::npos);
   EXPECT_NE(error_of({"-w", "n[2-1]"}).find("not a host list"), std::string::npos);
@@ -409,44 +411,45 @@ TEST(CliSubmitTasks, CpusDistributionAndBindingGoToTheSpec) {
   const JobSpec spec =
       spec_of({"-N", "2", "-n", "6", "-c", "2", "-m", "cyclic", "--cpu-bind=cores"});
   EXPECT_EQ(spec.nodes, 2);
-  EXPECT_EQ(spec.ntasks, 6);
+  EXPECT_EQ(spec.layout->ntasks, 6);
   EXPECT_EQ(spec.tasks_per_node, 3);
-  EXPECT_EQ(spec.cpus_per_task, 2);
-  EXPECT_EQ(spec.distribution, tasks::Distribution::Cyclic);
-  EXPECT_EQ(spec.cpu_bind, tasks::CpuBind::Cores);
-  EXPECT_FALSE(spec.nodes_from_tasks) << "-N given";
+  EXPECT_EQ(spec.layout->cpus_per_task, 2);
+  EXPECT_EQ(spec.layout->distribution, tasks::Distribution::Cyclic);
+  EXPECT_EQ(spec.layout->cpu_bind, tasks::CpuBind::Cores);
+  EXPECT_FALSE(spec.layout->nodes_from_tasks) << "-N given";
   // Slurm's NODE:SOCKET form: the node level counts.
-  EXPECT_EQ(spec_of({"--distribution=block:cyclic"}).distribution, tasks::Distribution::Block);
+  EXPECT_EQ(spec_of({"--distribution=block:cyclic"}).layout->distribution,
+            tasks::Distribution::Block);
   const JobSpec plain = spec_of({"-N", "3"});
-  EXPECT_EQ(plain.ntasks, 0);
-  EXPECT_EQ(plain.cpus_per_task, 1);
-  EXPECT_EQ(plain.distribution, tasks::Distribution::Block);
-  EXPECT_EQ(plain.cpu_bind, tasks::CpuBind::None);
+  EXPECT_EQ(plain.layout->ntasks, 0);
+  EXPECT_EQ(plain.layout->cpus_per_task, 1);
+  EXPECT_EQ(plain.layout->distribution, tasks::Distribution::Block);
+  EXPECT_EQ(plain.layout->cpu_bind, tasks::CpuBind::None);
 }
 
 TEST(CliSubmitCores, ACoreRangeMakesAMalleableJobByCoresStartedAtItsTop) {
   // Issue 20 item 2: --cores N or MIN-MAX, as -N is.
   const JobSpec rigid = spec_of({"-p", "shared", "--cores=4"});
-  EXPECT_EQ(rigid.cores, 4);
-  EXPECT_EQ(rigid.min_cores, 0);
-  EXPECT_EQ(rigid.max_cores, 0);
+  EXPECT_EQ(rigid.layout->cores, 4);
+  EXPECT_EQ(rigid.layout->min_cores, 0);
+  EXPECT_EQ(rigid.layout->max_cores, 0);
   EXPECT_EQ(rigid.kind, JobKind::Rigid);
   const JobSpec ranged = spec_of({"-p", "shared", "--cores", "2-8"});
   EXPECT_EQ(ranged.kind, JobKind::Malleable);
-  EXPECT_EQ(ranged.cores, 8);
-  EXPECT_EQ(ranged.min_cores, 2);
-  EXPECT_EQ(ranged.max_cores, 8);
+  EXPECT_EQ(ranged.layout->cores, 8);
+  EXPECT_EQ(ranged.layout->min_cores, 2);
+  EXPECT_EQ(ranged.layout->max_cores, 8);
   EXPECT_EQ(error_of({"--cores=8-2"}), "--cores: '8-2' has its minimum above its maximum");
   EXPECT_EQ(error_of({"--cores=x"}), "--cores: 'x' is not a number");
 }
 
 TEST(CliSubmitTasks, NtasksAloneLeavesTheNodesToTheEngine) {
   const JobSpec spec = spec_of({"-n", "5", "-c", "2"});
-  EXPECT_TRUE(spec.nodes_from_tasks);
-  EXPECT_EQ(spec.ntasks, 5);
-  EXPECT_FALSE(spec_of({"-n", "2", "-w", "n1"}).nodes_from_tasks) << "-w names the nodes";
-  EXPECT_FALSE(spec_of({"-n", "2", "--ntasks-per-node=2"}).nodes_from_tasks);
-  EXPECT_FALSE(spec_of({"-c", "2"}).nodes_from_tasks) << "no -n";
+  EXPECT_TRUE(spec.layout->nodes_from_tasks);
+  EXPECT_EQ(spec.layout->ntasks, 5);
+  EXPECT_FALSE(spec_of({"-n", "2", "-w", "n1"}).layout->nodes_from_tasks) << "-w names the nodes";
+  EXPECT_FALSE(spec_of({"-n", "2", "--ntasks-per-node=2"}).layout->nodes_from_tasks);
+  EXPECT_FALSE(spec_of({"-c", "2"}).layout->nodes_from_tasks) << "no -n";
 }
 
 TEST(CliSubmitTasks, BadValuesAreNamed) {

@@ -24,12 +24,12 @@ LiveSnapshot sample() {
   running.spec.max_nodes = 4;
   running.spec.walltime = 600;
   running.spec.command = "#!/bin/sh\nsleep 600\n";
-  running.spec.environment = {{"HOME", "/home/alice"}};
+  running.spec.extra.edit().environment = {{"HOME", "/home/alice"}};
   running.state = JobState::Running;
   running.submit_time = 4000;
   running.start_time = 4100;
-  running.limit_extension = 12.5;
-  running.mtct = 0.25;
+  running.run.edit().limit_extension = 12.5;
+  running.run.edit().mtct = 0.25;
   s.running.push_back({running, {"a1"}});
   Job waiting;
   waiting.id = 8;
@@ -79,8 +79,8 @@ TEST(SnapshotConvert, RoundTripKeepsWhatATwinNeedsAndDropsScripts) {
   EXPECT_EQ(r.spec.max_nodes, 4);
   EXPECT_DOUBLE_EQ(r.spec.walltime, 600);
   EXPECT_DOUBLE_EQ(r.start_time, 4100);
-  EXPECT_DOUBLE_EQ(r.limit_extension, 12.5);
-  EXPECT_EQ(r.mtct, 0.25);
+  EXPECT_DOUBLE_EQ(r.run->limit_extension, 12.5);
+  EXPECT_EQ(r.run->mtct, 0.25);
   EXPECT_TRUE(r.spec.command.empty());
   EXPECT_EQ(back.running[0].nodes, std::vector<std::string>{"a1"});
   ASSERT_EQ(back.pending.size(), 1u);

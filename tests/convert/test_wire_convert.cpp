@@ -29,33 +29,34 @@ JobSpec full_spec() {
   spec.urgent = true;
   spec.command = "#!/bin/sh\nsrun ./heat\n";
   spec.workdir = "/home/ada/run";
-  spec.output = "/home/ada/run/heat.log";
+  spec.extra.edit().output = "/home/ada/run/heat.log";
   // Sorted and unique, as the wire's map gives them back.
-  spec.environment = {{"A", "1"}, {"OMP_NUM_THREADS", "2"}};
-  spec.mem_bytes = std::uint64_t{3} << 30;
+  spec.extra.edit().environment = {{"A", "1"}, {"OMP_NUM_THREADS", "2"}};
+  spec.extra.edit().mem_bytes = std::uint64_t{3} << 30;
   // ---- issue 18 item 2
-  spec.dependency = "afterok:1?afternotok:1";
-  spec.begin_time = 1795514400;
+  spec.extra.edit().dependency = "afterok:1?afternotok:1";
+  spec.extra.edit().begin_time = 1795514400;
   spec.hold = true;
-  spec.error = "/home/ada/run/heat-%j.err";
-  spec.args = {"a b", "", "-N"};
+  spec.extra.edit().error = "/home/ada/run/heat-%j.err";
+  spec.extra.edit().args = {"a b", "", "-N"};
   // ---- priority (issue 18 item 5)
-  spec.account = "physics";
+  spec.extra.edit().account = "physics";
   spec.qos = "high";
   spec.nice = -12;
   // ---- issue 18 item 4
-  spec.nodelist = {"n1", "n2"};
-  spec.exclude = {"n9"};
-  spec.gpus_per_node = 2;
+  spec.extra.edit().nodelist = {"n1", "n2"};
+  spec.extra.edit().exclude = {"n9"};
+  spec.extra.edit().gpus_per_node = 2;
   return spec;
 }
 
 auto fields(const JobSpec& s) {
   return std::tie(s.name, s.user, s.kind, s.nodes, s.min_nodes, s.max_nodes, s.constraint,
                   s.tasks_per_node, s.walltime, s.power_min_w, s.power_max_w, s.urgent, s.command,
-                  s.workdir, s.output, s.environment, s.mem_bytes, s.dependency, s.begin_time,
-                  s.hold, s.error, s.args, s.account, s.qos, s.nice, s.nodelist, s.exclude,
-                  s.gpus_per_node);
+                  s.workdir, s.extra->output, s.extra->environment, s.extra->mem_bytes,
+                  s.extra->dependency, s.extra->begin_time, s.hold, s.extra->error, s.extra->args,
+                  s.extra->account, s.qos, s.nice, s.extra->nodelist, s.extra->exclude,
+                  s.extra->gpus_per_node);
 }
 
 TEST(WireConvert, SpecRoundTrip) {
@@ -82,12 +83,12 @@ TEST(WireConvert, SpecRoundTripThroughMsgpack) {
 
 TEST(WireConvert, NoOutputStaysAbsent) {
   JobSpec spec = full_spec();
-  spec.output.clear();
+  spec.extra.edit().output.clear();
   const proto::JobSpecMsg wire = spec_to_wire(spec);
   EXPECT_FALSE(wire.output.has_value()) << "the daemon chooses the default file";
   JobSpec back;
   ASSERT_EQ(spec_from_wire(wire, back), std::nullopt);
-  EXPECT_EQ(back.output, "");
+  EXPECT_EQ(back.extra->output, "");
 }
 
 TEST(WireConvert, UnknownNamesAreRefusedAndChangeNothing) {
@@ -116,7 +117,7 @@ TEST(WireConvert, JobLaunchCarriesTheSpecAndTheNodes) {
   Job job;
   job.id = 7;
   job.spec = full_spec();
-  job.spec.output.clear();
+  job.spec.extra.edit().output.clear();
   job.allocation = {n3, n2};  // leader first
   const proto::JobLaunch launch = job_launch(job, cluster);
   EXPECT_EQ(launch.job, 7);
@@ -163,8 +164,8 @@ TEST(WireConvert, JobLaunchExpandsOutputPatternsWithTheLeadersName) {
   Job job;
   job.id = 42;
   job.spec = full_spec();
-  job.spec.output = "/o/%x-%j-%N-%u.%A_%a.out";
-  job.spec.error = "/o/%5j.err";
+  job.spec.extra.edit().output = "/o/%x-%j-%N-%u.%A_%a.out";
+  job.spec.extra.edit().error = "/o/%5j.err";
   job.allocation = {n2};
   const proto::JobLaunch launch = job_launch(job, cluster);
   EXPECT_EQ(launch.output, "/o/heat-42-n2-ada.42_4294967294.out");
@@ -177,7 +178,7 @@ TEST(WireConvert, JobLaunchExpandsOutputPatternsWithTheLeadersName) {
   job.allocation.clear();
   EXPECT_EQ(job_info(job, cluster).output, "/o/heat-42-%N-ada.42_4294967294.out");
   EXPECT_EQ(job_info(job, std::vector<std::string>{"n2"}).output, launch.output);
-  job.spec.error.clear();
+  job.spec.extra.edit().error.clear();
   EXPECT_FALSE(job_info(job, cluster).error) << "no -e: stderr goes with stdout";
 }
 
@@ -188,11 +189,11 @@ TEST(WireConvert, AnArrayTaskFillsAAndAItsLaunchAndItsInfo) {
   Job job;
   job.id = 45;
   job.spec = full_spec();
-  job.spec.output = "/o/out-%A_%a.txt";
-  job.spec.array = "3-9:2%2";
-  job.spec.array_job_id = 42;
-  job.spec.array_task_id = 9;
-  job.spec.array_throttle = 2;
+  job.spec.extra.edit().output = "/o/out-%A_%a.txt";
+  job.spec.extra.edit().array = "3-9:2%2";
+  job.spec.extra.edit().array_job_id = 42;
+  job.spec.extra.edit().array_task_id = 9;
+  job.spec.extra.edit().array_throttle = 2;
   job.allocation = {n1};
   const proto::JobLaunch launch = job_launch(job, cluster);
   EXPECT_EQ(launch.output, "/o/out-42_9.txt");
@@ -213,9 +214,9 @@ TEST(WireConvert, AnArrayTaskFillsAAndAItsLaunchAndItsInfo) {
   EXPECT_EQ(wire.array, "3-9:2%2");
   JobSpec back;
   ASSERT_FALSE(spec_from_wire(wire, back));
-  EXPECT_EQ(back.array, "3-9:2%2");
-  EXPECT_EQ(back.array_job_id, 0) << "the engine numbers the tasks, not the client";
-  job.spec.array_job_id = 0;
+  EXPECT_EQ(back.extra->array, "3-9:2%2");
+  EXPECT_EQ(back.extra->array_job_id, 0) << "the engine numbers the tasks, not the client";
+  job.spec.extra.edit().array_job_id = 0;
   EXPECT_FALSE(job_launch(job, cluster).array);
   EXPECT_FALSE(job_info(job, cluster).array_job_id);
 }
@@ -282,9 +283,9 @@ TEST(WireConvert, ASignalledJobWithoutWordsIsShownAsKilledBySignal) {
   job.state = JobState::Failed;
   job.exit_status = -9;
   EXPECT_EQ(job_info(job, cluster).reason, "killed by signal 9 (SIGKILL)");
-  job.end_reason = "out of memory";
+  job.run.edit().end_reason = "out of memory";
   EXPECT_EQ(job_info(job, cluster).reason, "out of memory") << "the node's words win";
-  job.end_reason.clear();
+  job.run.edit().end_reason.clear();
   job.state = JobState::Cancelled;
   EXPECT_EQ(job_info(job, cluster).reason, "") << "a cancel needs no reason";
 }
@@ -300,9 +301,9 @@ TEST(WireConvert, AnEndedJobsInfoHasItsReasonAndUsage) {
   job.end_time = 20;
   job.exit_status = -9;
   job.allocation = {n1};
-  job.end_reason = "out of memory";
-  job.max_rss_bytes = std::uint64_t{32} << 20;
-  job.cpu_s = 1.5;
+  job.run.edit().end_reason = "out of memory";
+  job.run.edit().max_rss_bytes = std::uint64_t{32} << 20;
+  job.run.edit().cpu_s = 1.5;
   const proto::JobInfo info = job_info(job, cluster);
   EXPECT_EQ(info.reason, "out of memory");
   EXPECT_EQ(info.max_rss_bytes, std::int64_t{32} << 20);

@@ -14,11 +14,11 @@ JobSpec tasks_spec() {
   JobSpec spec;
   spec.name = "mpi";
   spec.nodes = 2;
-  spec.ntasks = 6;
-  spec.nodes_from_tasks = true;
-  spec.cpus_per_task = 2;
-  spec.distribution = tasks::Distribution::Cyclic;
-  spec.cpu_bind = tasks::CpuBind::Cores;
+  spec.layout.edit().ntasks = 6;
+  spec.layout.edit().nodes_from_tasks = true;
+  spec.layout.edit().cpus_per_task = 2;
+  spec.layout.edit().distribution = tasks::Distribution::Cyclic;
+  spec.layout.edit().cpu_bind = tasks::CpuBind::Cores;
   return spec;
 }
 
@@ -33,20 +33,20 @@ TEST(WireConvertTasks, RoundTripThroughMsgpack) {
   const proto::Envelope envelope = proto::decode(bytes.data(), bytes.size());
   JobSpec back;
   ASSERT_EQ(spec_from_wire(envelope.body_as<proto::SubmitRequest>().job, back), std::nullopt);
-  EXPECT_EQ(back.ntasks, 6);
-  EXPECT_TRUE(back.nodes_from_tasks);
-  EXPECT_EQ(back.cpus_per_task, 2);
-  EXPECT_EQ(back.distribution, tasks::Distribution::Cyclic);
-  EXPECT_EQ(back.cpu_bind, tasks::CpuBind::Cores);
+  EXPECT_EQ(back.layout->ntasks, 6);
+  EXPECT_TRUE(back.layout->nodes_from_tasks);
+  EXPECT_EQ(back.layout->cpus_per_task, 2);
+  EXPECT_EQ(back.layout->distribution, tasks::Distribution::Cyclic);
+  EXPECT_EQ(back.layout->cpu_bind, tasks::CpuBind::Cores);
 }
 
 TEST(WireConvertTasks, ACoreRangeGoesToSchedd) {
   // Issue 20 item 2: a malleable job by cores (--cores 2-8).
   JobSpec spec;
   spec.kind = JobKind::Malleable;
-  spec.cores = 8;
-  spec.min_cores = 2;
-  spec.max_cores = 8;
+  spec.layout.edit().cores = 8;
+  spec.layout.edit().min_cores = 2;
+  spec.layout.edit().max_cores = 8;
   const proto::JobSpecMsg wire = spec_to_wire(spec);
   EXPECT_EQ(wire.cores, 8);
   EXPECT_EQ(wire.min_cores, 2);
@@ -55,9 +55,9 @@ TEST(WireConvertTasks, ACoreRangeGoesToSchedd) {
   const proto::Envelope envelope = proto::decode(bytes.data(), bytes.size());
   JobSpec back;
   ASSERT_EQ(spec_from_wire(envelope.body_as<proto::SubmitRequest>().job, back), std::nullopt);
-  EXPECT_EQ(back.cores, 8);
-  EXPECT_EQ(back.min_cores, 2);
-  EXPECT_EQ(back.max_cores, 0) << "filled in from cores by Engine::submit";
+  EXPECT_EQ(back.layout->cores, 8);
+  EXPECT_EQ(back.layout->min_cores, 2);
+  EXPECT_EQ(back.layout->max_cores, 0) << "filled in from cores by Engine::submit";
   proto::JobSpecMsg bad = wire;
   bad.min_cores = 0;
   EXPECT_EQ(spec_from_wire(bad, back), "job.min_cores, job.max_cores: must be at least 1");

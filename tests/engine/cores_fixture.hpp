@@ -25,7 +25,7 @@ inline JobSpec cores_job(int cores, std::string partition = "inv") {
   JobSpec spec;
   spec.name = "c";
   spec.user = "alice";
-  spec.cores = cores;
+  spec.layout.edit().cores = cores;
   spec.partition = std::move(partition);
   return spec;
 }

@@ -84,8 +84,8 @@ TEST(CorePlacement, ChecksRefuseBusyMissingAndRepeatedCores) {
 TEST_F(Cores, TwoJobsShareANodeEachOnItsOwnSocket) {
   const JobId a = run(cores_job(4));
   const JobId b = run(cores_job(4));
-  EXPECT_THAT(job(a).cores, ElementsAre(NodeCores{node("n2"), {0, 1, 2, 3}}));
-  EXPECT_THAT(job(b).cores, ElementsAre(NodeCores{node("n2"), {4, 5, 6, 7}}));
+  EXPECT_THAT(job(a).run->cores, ElementsAre(NodeCores{node("n2"), {0, 1, 2, 3}}));
+  EXPECT_THAT(job(b).run->cores, ElementsAre(NodeCores{node("n2"), {4, 5, 6, 7}}));
   EXPECT_THAT(job(a).allocation, ElementsAre(node("n2")));
   EXPECT_THAT(job(b).allocation, ElementsAre(node("n2")));
   // The shared node is not idle; the partition's other node still is.
@@ -111,15 +111,15 @@ TEST_F(Cores, APolicyCountingNodesStartsJobsOnAPartlyBusyNode) {
   const JobId c = submit(cores_job(8));
   const JobId d = submit(cores_job(3));
   in_inv(fcfs);
-  EXPECT_THAT(job(b).cores, ElementsAre(NodeCores{node("n2"), {6, 7}})) << "beside a";
-  EXPECT_EQ(job(c).cores.size(), 1u);
-  EXPECT_EQ(job(c).cores[0].node, node("n3"));
+  EXPECT_THAT(job(b).run->cores, ElementsAre(NodeCores{node("n2"), {6, 7}})) << "beside a";
+  EXPECT_EQ(job(c).run->cores.size(), 1u);
+  EXPECT_EQ(job(c).run->cores[0].node, node("n3"));
   EXPECT_EQ(state(d), JobState::Pending) << "no free core left";
 }
 
 TEST_F(Cores, ANamedBusyCoreIsRefusedWithItsCode) {
   const JobId a = run(cores_job(2));
-  ASSERT_THAT(job(a).cores, ElementsAre(NodeCores{node("n2"), {0, 1}}));
+  ASSERT_THAT(job(a).run->cores, ElementsAre(NodeCores{node("n2"), {0, 1}}));
   const JobId b = submit(cores_job(2));
   Verdict verdict;
   in_inv([&](PassContext& ctx) { verdict = ctx.start(b, CoreSet{NodeCores{node("n2"), {1, 2}}}); });
@@ -131,7 +131,7 @@ TEST_F(Cores, ANamedBusyCoreIsRefusedWithItsCode) {
   in_inv([&](PassContext& ctx) {
     EXPECT_EQ(ctx.start(b, CoreSet{NodeCores{node("n3"), {5, 6}}}), std::nullopt);
   });
-  EXPECT_THAT(job(b).cores, ElementsAre(NodeCores{node("n3"), {5, 6}}));
+  EXPECT_THAT(job(b).run->cores, ElementsAre(NodeCores{node("n3"), {5, 6}}));
   // The wrong number of cores, or a node of the other partition, is refused.
   const JobId c = submit(cores_job(2));
   in_inv([&](PassContext& ctx) {
@@ -159,18 +159,18 @@ TEST_F(Cores, TwoStartsInOnePassDoNotTakeTheSameCores) {
     EXPECT_EQ(full->have, 4);
     EXPECT_EQ(ctx.nodes_idle(), 2) << "each node has 2 free cores";
   });
-  EXPECT_EQ(job(a).cores.size(), 1u);
-  EXPECT_EQ(job(b).cores.size(), 1u);
-  EXPECT_NE(job(a).cores[0].node, job(b).cores[0].node);
+  EXPECT_EQ(job(a).run->cores.size(), 1u);
+  EXPECT_EQ(job(b).run->cores.size(), 1u);
+  EXPECT_NE(job(a).run->cores[0].node, job(b).run->cores[0].node);
   EXPECT_EQ(state(c), JobState::Pending);
 }
 
 TEST_F(Cores, AJobLargerThanANodeSpansTheFewestNodes) {
   const JobId a = run(cores_job(12));
-  ASSERT_EQ(job(a).cores.size(), 2u);
-  EXPECT_EQ(core_count(job(a).cores), 12);
-  EXPECT_EQ(job(a).cores[0].cores.size(), 8u) << "the first node taken whole";
-  EXPECT_THAT(job(a).allocation, ElementsAre(job(a).cores[0].node, job(a).cores[1].node));
+  ASSERT_EQ(job(a).run->cores.size(), 2u);
+  EXPECT_EQ(core_count(job(a).run->cores), 12);
+  EXPECT_EQ(job(a).run->cores[0].cores.size(), 8u) << "the first node taken whole";
+  EXPECT_THAT(job(a).allocation, ElementsAre(job(a).run->cores[0].node, job(a).run->cores[1].node));
 }
 
 TEST_F(Cores, CoresComeBackWhenTheJobEnds) {
@@ -178,7 +178,7 @@ TEST_F(Cores, CoresComeBackWhenTheJobEnds) {
   const JobId b = run(cores_job(4));
   engine->job_ended(a, 0);
   EXPECT_EQ(state(a), JobState::Completed);
-  EXPECT_TRUE(job(a).cores.empty());
+  EXPECT_TRUE(job(a).run->cores.empty());
   EXPECT_EQ(engine->core_map().free_count(node("n2")), 4);
   EXPECT_EQ(engine->cluster().node(node("n2")).job, kCoresShared) << "b is still there";
   ASSERT_TRUE(engine->cancel(b).ok());
@@ -200,24 +200,24 @@ TEST_F(Cores, SubmitRefusesMoreCoresThanThePartitionHasAndWhatItCannotDo) {
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("rigid or malleable"));
   JobSpec ranged = cores_job(2);
-  ranged.max_cores = 4;  // a range for a rigid job
+  ranged.layout.edit().max_cores = 4;  // a range for a rigid job
   out = engine->submit(ranged);
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("malleable"));
   JobSpec placed = cores_job(2);
-  placed.nodelist = {"n2"};
+  placed.extra.edit().nodelist = {"n2"};
   EXPECT_FALSE(engine->submit(placed).ok());
   EXPECT_TRUE(engine->jobs().empty()) << "nothing changed";
 }
 
 TEST_F(Cores, TasksTimesCpusPerTaskAreTheCoresAsked) {
   JobSpec spec = cores_job(0);
-  spec.ntasks = 3;
-  spec.cpus_per_task = 2;
+  spec.layout.edit().ntasks = 3;
+  spec.layout.edit().cpus_per_task = 2;
   const JobId a = submit(spec);
-  EXPECT_EQ(job(a).spec.cores, 6);
+  EXPECT_EQ(job(a).spec.layout->cores, 6);
   JobSpec plain = cores_job(0);
-  EXPECT_EQ(job(submit(plain)).spec.cores, 1);
+  EXPECT_EQ(job(submit(plain)).spec.layout->cores, 1);
 }
 
 TEST_F(Cores, ANodeLostEndsEveryJobWithCoresOnIt) {
@@ -251,8 +251,8 @@ TEST_F(Cores, JobsRestoredFromTheJournalShareTheirNodeAgain) {
     saved.start_time = 0;
     ASSERT_TRUE(engine->restore_job(saved, {"n2"}).ok()) << id;
   }
-  EXPECT_EQ(core_count(job(41).cores), 3);
-  EXPECT_EQ(core_count(job(42).cores), 3);
+  EXPECT_EQ(core_count(job(41).run->cores), 3);
+  EXPECT_EQ(core_count(job(42).run->cores), 3);
   EXPECT_EQ(engine->core_map().free_count(node("n2")), 2);
   Job third;
   third.id = 43;
@@ -271,19 +271,19 @@ TEST_F(Cores, AJobRestoredWithItsJournaledCoresGetsThoseCores) {
   saved.spec = cores_job(3);
   saved.state = JobState::Running;
   saved.start_time = 0;
-  saved.cores = {{-1, {2, 5, 7}}};  // as the journal reads them back: no node index
+  saved.run.edit().cores = {{-1, {2, 5, 7}}};  // as the journal reads them back: no node index
   ASSERT_TRUE(engine->restore_job(saved, {"n2"}).ok());
-  ASSERT_EQ(job(51).cores.size(), 1u);
-  EXPECT_EQ(job(51).cores[0].node, node("n2"));
-  EXPECT_EQ(job(51).cores[0].cores, (std::vector<int>{2, 5, 7}));
+  ASSERT_EQ(job(51).run->cores.size(), 1u);
+  EXPECT_EQ(job(51).run->cores[0].node, node("n2"));
+  EXPECT_EQ(job(51).run->cores[0].cores, (std::vector<int>{2, 5, 7}));
   EXPECT_EQ(engine->core_map().owner(node("n2"), 5), 51);
   // Another job journaled on a core now taken gets as many others there.
   Job other = saved;
   other.id = 52;
   other.spec = cores_job(2);
-  other.cores = {{-1, {5, 6}}};
+  other.run.edit().cores = {{-1, {5, 6}}};
   ASSERT_TRUE(engine->restore_job(other, {"n2"}).ok());
-  EXPECT_EQ(core_count(job(52).cores), 2);
+  EXPECT_EQ(core_count(job(52).run->cores), 2);
   EXPECT_EQ(engine->core_map().owner(node("n2"), 5), 51) << "the first keeps its core";
   EXPECT_EQ(engine->core_map().free_count(node("n2")), 3);
 }
@@ -300,9 +300,9 @@ TEST_F(Cores, ThePartitionOfWholeNodesIsAsBefore) {
     }
   });
   engine->job_started(r);
-  EXPECT_TRUE(job(r).cores.empty());
+  EXPECT_TRUE(job(r).run->cores.empty());
   EXPECT_THAT(job(r).allocation, ElementsAre(node("n0"), node("n1")));
-  EXPECT_EQ(job(r).spec.cores, 0);
+  EXPECT_EQ(job(r).spec.layout->cores, 0);
 }
 
 // ---------------------------------------------------------------- Lua
@@ -347,8 +347,8 @@ return P
   EXPECT_EQ(seen.integer("wants"), 2);
   EXPECT_EQ(seen.str("refusal"), "core_busy");
   EXPECT_EQ(seen.integer("after"), 1) << "c02: 1 and 3 named, the second job best-fits there";
-  EXPECT_THAT(h.job(1).cores, ElementsAre(NodeCores{1, {1, 3}}));
-  EXPECT_THAT(h.job(2).cores, ElementsAre(NodeCores{1, {0}}));
+  EXPECT_THAT(h.job(1).run->cores, ElementsAre(NodeCores{1, {1, 3}}));
+  EXPECT_THAT(h.job(2).run->cores, ElementsAre(NodeCores{1, {0}}));
 }
 
 }  // namespace

@@ -87,8 +87,8 @@ class CoresResize : public Cores {
   JobSpec malleable(int cores, int min, int max) {
     JobSpec spec = cores_job(cores);
     spec.kind = JobKind::Malleable;
-    spec.min_cores = min;
-    spec.max_cores = max;
+    spec.layout.edit().min_cores = min;
+    spec.layout.edit().max_cores = max;
     return spec;
   }
   Verdict expand(JobId id, int to) {
@@ -111,12 +111,12 @@ class CoresResize : public Cores {
 
 TEST_F(CoresResize, SubmitFillsTheCoreBoundsAndChecksThem) {
   const JobId a = submit(malleable(4, 2, 12));
-  EXPECT_EQ(job(a).spec.min_cores, 2);
-  EXPECT_EQ(job(a).spec.max_cores, 12);
+  EXPECT_EQ(job(a).spec.layout->min_cores, 2);
+  EXPECT_EQ(job(a).spec.layout->max_cores, 12);
   const JobId b = submit(malleable(4, 0, 0));
-  EXPECT_EQ(job(b).spec.min_cores, 4);
-  EXPECT_EQ(job(b).spec.max_cores, 4);
-  EXPECT_EQ(job(submit(malleable(4, 1, 40))).spec.max_cores, 16) << "at most the partition";
+  EXPECT_EQ(job(b).spec.layout->min_cores, 4);
+  EXPECT_EQ(job(b).spec.layout->max_cores, 4);
+  EXPECT_EQ(job(submit(malleable(4, 1, 40))).spec.layout->max_cores, 16) << "at most the partition";
   auto out = engine->submit(malleable(4, 6, 8));
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("not in [6, 8]"));
@@ -128,7 +128,7 @@ TEST_F(CoresResize, SubmitFillsTheCoreBoundsAndChecksThem) {
 TEST_F(CoresResize, AnExpandTakesCoresNearItsOwnAndTheEnactorGetsThem) {
   const JobId other = run(cores_job(2));  // n2 socket 0: 0-1
   const JobId a = run(malleable(2, 1, 12));
-  ASSERT_THAT(job(a).cores, ElementsAre(NodeCores{node("n2"), {2, 3}}));
+  ASSERT_THAT(job(a).run->cores, ElementsAre(NodeCores{node("n2"), {2, 3}}));
   EXPECT_EQ(expand(a, 6), std::nullopt);
   EXPECT_EQ(state(a), JobState::Adapting);
   const Resize r = last_resize(a);
@@ -141,8 +141,8 @@ TEST_F(CoresResize, AnExpandTakesCoresNearItsOwnAndTheEnactorGetsThem) {
   EXPECT_EQ(engine->core_map().owner(node("n2"), 4), a);
   engine->adaptation_done(a, true);
   EXPECT_EQ(state(a), JobState::Running);
-  EXPECT_THAT(job(a).cores, ElementsAre(NodeCores{node("n2"), {2, 3, 4, 5, 6, 7}}));
-  EXPECT_EQ(job(a).expansions, 1);
+  EXPECT_THAT(job(a).run->cores, ElementsAre(NodeCores{node("n2"), {2, 3, 4, 5, 6, 7}}));
+  EXPECT_EQ(job(a).run->expansions, 1);
   // Beyond its node: n3 joins, the enactor is told it gains that node.
   EXPECT_EQ(expand(a, 9), std::nullopt);
   const Resize r2 = last_resize(a);
@@ -151,7 +151,7 @@ TEST_F(CoresResize, AnExpandTakesCoresNearItsOwnAndTheEnactorGetsThem) {
   EXPECT_EQ(r2.to, 2);
   engine->adaptation_done(a, true);
   EXPECT_THAT(job(a).allocation, ElementsAre(node("n2"), node("n3")));
-  EXPECT_EQ(core_count(job(a).cores), 9);
+  EXPECT_EQ(core_count(job(a).run->cores), 9);
   EXPECT_EQ(engine->cluster().node(node("n3")).job, kCoresShared);
   EXPECT_EQ(state(other), JobState::Running);
 }
@@ -211,7 +211,7 @@ TEST_F(CoresResize, TwoExpandsInOnePassMoveOneTargetAndTakeDistinctCores) {
   const Resize r = last_resize(a);
   EXPECT_EQ(r.cores_to, 6);
   EXPECT_EQ(core_count(r.cores), 4);
-  for (const NodeCores& nc : job(b).cores) {
+  for (const NodeCores& nc : job(b).run->cores) {
     for (int c : nc.cores) EXPECT_NE(engine->core_map().owner(nc.node, c), a);
   }
   EXPECT_EQ(enactor.count(Kind::Resize, a), 1) << "one adaptation";
@@ -219,8 +219,8 @@ TEST_F(CoresResize, TwoExpandsInOnePassMoveOneTargetAndTakeDistinctCores) {
 
 TEST_F(CoresResize, AShrinkFreesItsCoresOnlyOnceDoneAndARollbackKeepsThem) {
   const JobId a = run(malleable(12, 2, 16));  // n2 whole, 4 on n3
-  ASSERT_EQ(job(a).cores.size(), 2u);
-  const NodeIndex second = job(a).cores[1].node;
+  ASSERT_EQ(job(a).run->cores.size(), 2u);
+  const NodeIndex second = job(a).run->cores[1].node;
   EXPECT_EQ(shrink(a, 8), std::nullopt);
   Resize r = last_resize(a);
   EXPECT_EQ(r.op, Resize::Op::Shrink);
@@ -235,16 +235,16 @@ TEST_F(CoresResize, AShrinkFreesItsCoresOnlyOnceDoneAndARollbackKeepsThem) {
   });
   // Rolled back: it keeps them all.
   engine->adaptation_done(a, false);
-  EXPECT_EQ(core_count(job(a).cores), 12);
+  EXPECT_EQ(core_count(job(a).run->cores), 12);
   EXPECT_EQ(engine->core_map().free_count(second), 4);
   clock.advance(1000);  // past the backoff
   EXPECT_EQ(shrink(a, 8), std::nullopt);
   engine->adaptation_done(a, true);
-  EXPECT_EQ(core_count(job(a).cores), 8);
-  EXPECT_THAT(job(a).allocation, ElementsAre(job(a).cores[0].node));
+  EXPECT_EQ(core_count(job(a).run->cores), 8);
+  EXPECT_THAT(job(a).allocation, ElementsAre(job(a).run->cores[0].node));
   EXPECT_EQ(engine->core_map().free_count(second), 8);
   EXPECT_EQ(engine->cluster().node(second).job, 0) << "idle again";
-  EXPECT_EQ(job(a).shrinks, 1);
+  EXPECT_EQ(job(a).run->shrinks, 1);
   in_inv([&](PassContext& ctx) { EXPECT_EQ(ctx.start(b), std::nullopt); });
 }
 
@@ -264,7 +264,7 @@ TEST_F(CoresResize, AnExpandRolledBackOrEndedGivesItsNewCoresBack) {
   const NodeIndex gained = last_resize(a).added.at(0);
   EXPECT_EQ(engine->cluster().node(gained).job, kCoresShared);
   engine->adaptation_done(a, false);
-  EXPECT_EQ(core_count(job(a).cores), 8);
+  EXPECT_EQ(core_count(job(a).run->cores), 8);
   EXPECT_EQ(engine->core_map().free_count(gained), 8);
   EXPECT_EQ(engine->cluster().node(gained).job, 0);
   clock.advance(1000);
@@ -294,7 +294,7 @@ TEST_F(CoresResize, AMalleableJobStartsOnACoreCountWithinItsBounds) {
     EXPECT_EQ(ctx.start_with_cores(a, 2), std::nullopt);
     EXPECT_EQ(ctx.start_with_cores(rigid, 2), std::nullopt);
   });
-  EXPECT_EQ(core_count(job(a).cores), 2);
+  EXPECT_EQ(core_count(job(a).run->cores), 2);
   engine->job_started(a);
   // Started at 2 of its 8 cores: its limit stretches by 8/2.
   EXPECT_DOUBLE_EQ(job(a).est_end(), job(a).start_time + 400);
@@ -302,7 +302,7 @@ TEST_F(CoresResize, AMalleableJobStartsOnACoreCountWithinItsBounds) {
 
 TEST_F(CoresResize, ASuspendedJobFreesItsCoresAndResumesOnTheSameOnes) {
   const JobId a = run(cores_job(6));  // n2
-  const CoreSet cores = job(a).cores;
+  const CoreSet cores = job(a).run->cores;
   run(cores_job(4));  // n3
   const JobId urgent = submit(cores_job(8));
   in_inv([&](PassContext& ctx) {
@@ -312,9 +312,9 @@ TEST_F(CoresResize, ASuspendedJobFreesItsCoresAndResumesOnTheSameOnes) {
     EXPECT_EQ(ctx.start(urgent), std::nullopt) << "its cores are free in the same pass";
   });
   EXPECT_EQ(state(a), JobState::Suspended);
-  EXPECT_EQ(job(a).cores, cores) << "kept, to resume on";
+  EXPECT_EQ(job(a).run->cores, cores) << "kept, to resume on";
   EXPECT_EQ(enactor.count(Kind::Suspend, a), 1);
-  ASSERT_EQ(job(urgent).cores.size(), 1u);
+  ASSERT_EQ(job(urgent).run->cores.size(), 1u);
   // While the urgent job holds some of them, resuming is refused.
   in_inv([&](PassContext& ctx) {
     auto v = ctx.resume(a);
@@ -326,7 +326,7 @@ TEST_F(CoresResize, ASuspendedJobFreesItsCoresAndResumesOnTheSameOnes) {
   engine->job_ended(urgent, 0);
   in_inv([&](PassContext& ctx) { EXPECT_EQ(ctx.resume(a), std::nullopt); });
   EXPECT_EQ(state(a), JobState::Running);
-  EXPECT_EQ(job(a).cores, cores);
+  EXPECT_EQ(job(a).run->cores, cores);
   EXPECT_EQ(engine->core_map().owner(cores[0].node, cores[0].cores[0]), a);
   EXPECT_EQ(enactor.count(Kind::Resume, a), 1);
   engine->job_ended(a, 0);
@@ -347,12 +347,12 @@ TEST_F(CoresResize, ASuspendedJobEndedOrRestoredKeepsThePartitionRight) {
   Job saved;
   saved.id = 61;
   saved.spec = cores_job(2);
-  saved.spec.min_cores = saved.spec.max_cores = 2;
+  saved.spec.layout.edit().min_cores = saved.spec.layout.edit().max_cores = 2;
   saved.state = JobState::Suspended;
   saved.start_time = 0;
-  saved.cores = {{-1, {0, 1}}};
+  saved.run.edit().cores = {{-1, {0, 1}}};
   ASSERT_TRUE(engine->restore_job(saved, {"n2"}).ok());
-  EXPECT_EQ(job(61).cores, (CoreSet{NodeCores{node("n2"), {0, 1}}}));
+  EXPECT_EQ(job(61).run->cores, (CoreSet{NodeCores{node("n2"), {0, 1}}}));
   EXPECT_EQ(engine->core_map().owner(node("n2"), 0), 0) << "free while it is suspended";
   in_inv([&](PassContext& ctx) { EXPECT_EQ(ctx.resume(61), std::nullopt); });
   EXPECT_EQ(engine->core_map().owner(node("n2"), 0), 61);

@@ -88,7 +88,7 @@ class Eligibility : public EngineFixture {
 
   JobSpec dependent(const std::string& dependency, int nodes = 1) {
     JobSpec spec = rigid_spec(nodes);
-    spec.dependency = dependency;
+    spec.extra.edit().dependency = dependency;
     return spec;
   }
   // The jobs a pass offers to the policy, in order.
@@ -232,7 +232,7 @@ TEST_F(Eligibility, CommaNeedsAllAndQuestionMarkAny) {
 TEST_F(Eligibility, SingletonRunsOneJobOfANameAndUserAtATime) {
   JobSpec spec = rigid_spec(1);
   spec.name = "nightly";
-  spec.dependency = "singleton";
+  spec.extra.edit().dependency = "singleton";
   const JobId first = submit(spec);
   const JobId second = submit(spec);
   JobSpec other_user = spec;
@@ -280,9 +280,9 @@ TEST_F(Eligibility, KillInvalidDependCancelsAWholeChain) {
   const JobId c = submit(dependent("afterok:" + std::to_string(b)));
   end(a, 1);
   EXPECT_EQ(state(b), JobState::Cancelled);
-  EXPECT_EQ(job(b).end_reason, "DependencyNeverSatisfied");
+  EXPECT_EQ(job(b).run->end_reason, "DependencyNeverSatisfied");
   EXPECT_EQ(state(c), JobState::Cancelled) << "b's cancellation breaks c's dependency too";
-  EXPECT_EQ(job(c).end_reason, "DependencyNeverSatisfied");
+  EXPECT_EQ(job(c).run->end_reason, "DependencyNeverSatisfied");
   EXPECT_EQ(engine->active_jobs(), 0u);
   EXPECT_EQ(engine->pending_queue().listing_size(), 0u);
   const auto cancelled = events.of_type(EventType::JobCancelled);
@@ -297,9 +297,9 @@ TEST_F(Eligibility, KillInvalidDependCancelsAWholeChain) {
 TEST_F(Eligibility, BeginTimeUsesTheEnginesClock) {
   clock.set(100);
   JobSpec spec = rigid_spec(1);
-  spec.begin_time = 160;
+  spec.extra.edit().begin_time = 160;
   const JobId later = submit(spec);
-  spec.begin_time = 50;  // already past
+  spec.extra.edit().begin_time = 50;  // already past
   const JobId now = submit(spec);
   EXPECT_EQ(reason(later), "BeginTime");
   EXPECT_EQ(reason(now), "");
@@ -369,7 +369,7 @@ TEST_F(Eligibility, RequeueStopsARunningJobAndQueuesItAgain) {
   EXPECT_EQ(enactor.of(Kind::Stop).back().reason, StopReason::Requeue);
   engine->job_ended(id, -15);
   EXPECT_EQ(state(id), JobState::Pending);
-  EXPECT_EQ(job(id).requeues, 1);
+  EXPECT_EQ(job(id).run->requeues, 1);
   EXPECT_EQ(reason(id), "") << "requeued, not held";
   EXPECT_EQ(offered(), std::vector<JobId>{id});
   EXPECT_EQ(engine->requeue(id).code(), StatusCode::Conflict) << "a pending job";
@@ -441,7 +441,7 @@ return P
   const JobId a = h.submit(held);
   const JobId b = h.submit(luatest::rigid(1));
   JobSpec dep = luatest::rigid(1);
-  dep.dependency = "afterany:" + std::to_string(b);
+  dep.extra.edit().dependency = "afterany:" + std::to_string(b);
   h.submit(dep);
   h.ok_pass();
   luatest::LuaData seen = luatest::LuaData::saved_by(*h.policy);

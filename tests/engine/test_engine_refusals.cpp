@@ -339,7 +339,7 @@ TEST_F(EngineRefusals, AnEvolvingJobIsResizedOnlyAsItAsked) {
   in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.expand(ev, 2), std::nullopt); });
   EXPECT_EQ(state(ev), JobState::Adapting);
   engine->adaptation_done(ev, true);
-  EXPECT_FALSE(engine->find_job(ev)->request) << "granted in full: the request is done";
+  EXPECT_FALSE(engine->find_job(ev)->run->request) << "granted in full: the request is done";
 }
 
 TEST_F(EngineRefusals, AnEvolvingJobsRequestIsChecked) {
@@ -357,10 +357,10 @@ TEST_F(EngineRefusals, AnEvolvingJobsRequestIsChecked) {
   EXPECT_EQ(engine->resize_request(m, {Op::Expand, 3}).code(), StatusCode::Invalid)
       << "malleable, not evolving";
   EXPECT_EQ(engine->resize_request(999, {Op::Expand, 3}), Status::not_found("no job 999"));
-  EXPECT_FALSE(engine->find_job(ev)->request);
+  EXPECT_FALSE(engine->find_job(ev)->run->request);
   EXPECT_EQ(engine->resize_request(ev, {Op::Expand, 4}), Status());
-  ASSERT_TRUE(engine->find_job(ev)->request);
-  EXPECT_EQ(engine->find_job(ev)->request->nodes, 4);
+  ASSERT_TRUE(engine->find_job(ev)->run->request);
+  EXPECT_EQ(engine->find_job(ev)->run->request->nodes, 4);
 }
 
 // Issue 17 item 1: schedd withdraws a request that was not granted in time.
@@ -374,7 +374,7 @@ TEST_F(EngineRefusals, AWithdrawnRequestIsGoneAndCannotBeGranted) {
   const std::string refused = engine->resize_request(ev, {ResizeRequest::Op::Expand, 5}).message();
   EXPECT_NE(refused.find("takes 1 to 3 nodes: 5 is outside"), std::string::npos) << refused;
   EXPECT_EQ(engine->withdraw_resize_request(ev), Status());
-  EXPECT_FALSE(engine->find_job(ev)->request);
+  EXPECT_FALSE(engine->find_job(ev)->run->request);
   in_pass([&](PassContext& ctx) {
     expect_refused(ctx.expand(ev, 3), RefusalCode::NotRequested, ev);  // asks for nothing now
   });
@@ -450,11 +450,11 @@ TEST_F(EngineRefusals, ReserveNeedsAPendingJobAndAFiniteTime) {
     expect_untouched(ctx, 4);
   });
   expect_nothing_enacted();
-  EXPECT_FALSE(job(p).expected_start.has_value());
+  EXPECT_FALSE(job(p).run->expected_start.has_value());
 
   const std::uint64_t version = engine->state_version();
   in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.reserve(p, 500), std::nullopt); });
-  EXPECT_EQ(job(p).expected_start, 500);
+  EXPECT_EQ(job(p).run->expected_start, 500);
   EXPECT_EQ(state(p), JobState::Pending);
   const auto reserved = events.of_type(EventType::JobReserved);
   ASSERT_EQ(reserved.size(), 1u);

@@ -116,10 +116,10 @@ TEST_F(EngineStates, ExpandIsAdaptingAndSuccessGivesTheNewAllocation) {
   engine->adaptation_done(id, true);
   EXPECT_EQ(state(id), JobState::Running);
   EXPECT_EQ(job(id).allocation, (std::vector<NodeIndex>{0, 1, 2, 3}));
-  EXPECT_EQ(job(id).expansions, 1);
-  EXPECT_EQ(job(id).shrinks, 0);
-  EXPECT_EQ(job(id).gain, 2);
-  EXPECT_FALSE(job(id).mtct.has_value()) << "MTCT is measured anew after an adaptation";
+  EXPECT_EQ(job(id).run->expansions, 1);
+  EXPECT_EQ(job(id).run->shrinks, 0);
+  EXPECT_EQ(job(id).run->gain, 2);
+  EXPECT_FALSE(job(id).run->mtct.has_value()) << "MTCT is measured anew after an adaptation";
   EXPECT_EQ(idle(), 2);
   ev = last_event(id);
   EXPECT_EQ(ev.type, EventType::JobResized);
@@ -138,8 +138,8 @@ TEST_F(EngineStates, FailedExpandKeepsTheOldAllocationAndFreesTheNewNodes) {
   engine->adaptation_done(id, false);
   EXPECT_EQ(state(id), JobState::Running);
   EXPECT_EQ(job(id).allocation, (std::vector<NodeIndex>{0, 1}));
-  EXPECT_EQ(job(id).expansions, 0);
-  EXPECT_EQ(job(id).gain, 0);
+  EXPECT_EQ(job(id).run->expansions, 0);
+  EXPECT_EQ(job(id).run->gain, 0);
   EXPECT_EQ(idle(), 4);
   const Event ev = last_event(id);
   EXPECT_EQ(ev.type, EventType::JobResized);
@@ -169,9 +169,9 @@ TEST_F(EngineStates, ShrinkIsAdaptingAndSuccessReleasesTheNewestNodes) {
   engine->adaptation_done(id, true);
   EXPECT_EQ(state(id), JobState::Running);
   EXPECT_EQ(job(id).allocation, (std::vector<NodeIndex>{0, 1}));
-  EXPECT_EQ(job(id).shrinks, 1);
-  EXPECT_EQ(job(id).gain, -2);
-  EXPECT_FALSE(job(id).mtct.has_value());
+  EXPECT_EQ(job(id).run->shrinks, 1);
+  EXPECT_EQ(job(id).run->gain, -2);
+  EXPECT_FALSE(job(id).run->mtct.has_value());
   EXPECT_EQ(idle(), 4);
   EXPECT_EQ(releasing(), 0);
   EXPECT_EQ(engine->cluster().releasing_unpromised_count(), 0);
@@ -189,9 +189,9 @@ TEST_F(EngineStates, FailedShrinkKeepsTheOldAllocation) {
   engine->adaptation_done(id, false);
   EXPECT_EQ(state(id), JobState::Running);
   EXPECT_EQ(job(id).allocation, (std::vector<NodeIndex>{0, 1, 2, 3}));
-  EXPECT_EQ(job(id).shrinks, 0);
-  EXPECT_EQ(job(id).gain, 0);
-  EXPECT_EQ(job(id).mtct, 0.25) << "nothing changed, the measurement still holds";
+  EXPECT_EQ(job(id).run->shrinks, 0);
+  EXPECT_EQ(job(id).run->gain, 0);
+  EXPECT_EQ(job(id).run->mtct, 0.25) << "nothing changed, the measurement still holds";
   EXPECT_EQ(idle(), 2);
   EXPECT_EQ(releasing(), 0);
   EXPECT_EQ(engine->cluster().releasing_unpromised_count(), 0);
@@ -211,12 +211,12 @@ TEST_F(EngineStates, AdaptationDoneForAJobNotAdaptingIsIgnored) {
 TEST_F(EngineStates, APerfReportIsKeptOnlyWhenItIsAMeasurement) {
   const JobId id = run_job(malleable_spec(2, 1, 4));
   engine->perf_report(id, 0.4);
-  ASSERT_TRUE(job(id).mtct.has_value());
-  EXPECT_DOUBLE_EQ(*job(id).mtct, 0.4);
+  ASSERT_TRUE(job(id).run->mtct.has_value());
+  EXPECT_DOUBLE_EQ(*job(id).run->mtct, 0.4);
   EXPECT_TRUE(engine->pass_due()) << "fresh data asks for a pass";
   for (double bad : {-0.1, std::nan(""), std::numeric_limits<double>::infinity()}) {
     engine->perf_report(id, bad);
-    EXPECT_DOUBLE_EQ(*job(id).mtct, 0.4) << bad << " is not a ratio of times";
+    EXPECT_DOUBLE_EQ(*job(id).run->mtct, 0.4) << bad << " is not a ratio of times";
   }
 }
 
@@ -364,7 +364,7 @@ TEST_F(EngineStates, WalltimeReachedIsTimeout) {
   EXPECT_EQ(enactor.calls[0].reason, StopReason::Timeout);
   engine->job_ended(id, -9);
   EXPECT_EQ(state(id), JobState::Timeout);
-  EXPECT_EQ(job(id).end_reason, "time limit reached") << "issue 18: the reason shown";
+  EXPECT_EQ(job(id).run->end_reason, "time limit reached") << "issue 18: the reason shown";
   const Event ev = last_event(id);
   EXPECT_EQ(ev.type, EventType::JobTimeout);
   EXPECT_EQ(topic(ev.type), "job.timeout");
@@ -401,7 +401,7 @@ TEST_F(EngineStates, PreemptRequeueGoesBackToPendingKeepingItsQueuePlace) {
   clock.set(30);
   engine->job_ended(a, -15);
   EXPECT_EQ(state(a), JobState::Pending);
-  EXPECT_EQ(job(a).requeues, 1);
+  EXPECT_EQ(job(a).run->requeues, 1);
   EXPECT_EQ(job(a).start_time, -1);
   EXPECT_EQ(job(a).end_time, -1);
   EXPECT_DOUBLE_EQ(job(a).submit_time, 0) << "its place in the queue is its arrival";
@@ -431,7 +431,7 @@ TEST_F(EngineStates, PreemptCancelEndsCancelled) {
   EXPECT_EQ(state(a), JobState::Completing);
   engine->job_ended(a, -15);
   EXPECT_EQ(state(a), JobState::Cancelled);
-  EXPECT_EQ(job(a).requeues, 0);
+  EXPECT_EQ(job(a).run->requeues, 0);
   EXPECT_TRUE(engine->pending_jobs().empty());
 }
 
@@ -454,8 +454,8 @@ TEST_F(EngineStates, NodeFailureFailsTheJobOnIt) {
 
   engine->job_ended(a, -9);
   EXPECT_EQ(state(a), JobState::Failed);
-  EXPECT_EQ(job(a).end_reason, "a node of the job was lost") << "issue 18: the reason shown";
-  EXPECT_EQ(job(b).end_reason, "");
+  EXPECT_EQ(job(a).run->end_reason, "a node of the job was lost") << "issue 18: the reason shown";
+  EXPECT_EQ(job(b).run->end_reason, "");
   EXPECT_EQ(events.of_job(a).back().type, EventType::JobFailed);
   EXPECT_EQ(idle(), 3) << "n0, n4, n5: the failed node is never idle";
   EXPECT_FALSE(engine->cluster().node(1).up);
@@ -475,7 +475,7 @@ TEST_F(EngineStates, NodeFailureRequeuesWhenConfigured) {
   EXPECT_EQ(state(a), JobState::Completing);
   engine->job_ended(a, -9);
   EXPECT_EQ(state(a), JobState::Pending);
-  EXPECT_EQ(job(a).requeues, 1);
+  EXPECT_EQ(job(a).run->requeues, 1);
   EXPECT_EQ(events.of_job(a).back().type, EventType::JobRequeued);
   ASSERT_EQ(engine->pending_jobs().size(), 1u);
   EXPECT_EQ(engine->pending_jobs()[0]->id, a);

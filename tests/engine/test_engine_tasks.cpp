@@ -20,9 +20,9 @@ class EngineTasks : public EngineFixture {
 
   static JobSpec tasks_spec(int ntasks, int cpus, bool from_tasks = true, int nodes = 1) {
     JobSpec spec = rigid_spec(nodes);
-    spec.ntasks = ntasks;
-    spec.cpus_per_task = cpus;
-    spec.nodes_from_tasks = from_tasks;
+    spec.layout.edit().ntasks = ntasks;
+    spec.layout.edit().cpus_per_task = cpus;
+    spec.layout.edit().nodes_from_tasks = from_tasks;
     return spec;
   }
 
@@ -47,7 +47,7 @@ TEST_F(EngineTasks, NtasksAloneGetsEnoughNodesForItsCpus) {
   EXPECT_EQ(spec_of(*two).min_nodes, 2);
   EXPECT_EQ(spec_of(*two).max_nodes, 2);
   EXPECT_EQ(spec_of(*two).tasks_per_node, 3);
-  EXPECT_FALSE(spec_of(*two).nodes_from_tasks) << "resolved once";
+  EXPECT_FALSE(spec_of(*two).layout->nodes_from_tasks) << "resolved once";
 
   // 3 tasks of 3 cpus on 4-core nodes: one per node.
   auto three = engine->submit(tasks_spec(3, 3));
@@ -76,8 +76,8 @@ TEST_F(EngineTasks, FewerTasksThanNodesIsRefused) {
   EXPECT_EQ(refusal(tasks_spec(1, 1, false, 2)),
             "--ntasks=1 is fewer tasks than the job's 2 nodes (every node runs at least one)");
   JobSpec malleable = malleable_spec(2, 1, 4);
-  malleable.nodes_from_tasks = true;
-  malleable.ntasks = 4;
+  malleable.layout.edit().nodes_from_tasks = true;
+  malleable.layout.edit().ntasks = 4;
   EXPECT_EQ(refusal(malleable), "only a rigid job with --ntasks gets its nodes from its tasks");
 }
 

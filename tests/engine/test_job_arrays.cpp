@@ -75,7 +75,7 @@ class JobArrays : public EngineFixture {
 
   JobSpec array_spec(const std::string& array) {
     JobSpec spec = rigid_spec(1);
-    spec.array = array;
+    spec.extra.edit().array = array;
     return spec;
   }
   std::vector<JobId> offered() {
@@ -117,8 +117,8 @@ TEST_F(JobArrays, TasksGetConsecutiveIdsAndIndices) {
   ASSERT_EQ(tasks, (std::vector<JobId>{a, a + 1, a + 2, a + 3}));
   const std::vector<int> indices{3, 5, 7, 9};
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    EXPECT_EQ(job(tasks[i]).spec.array_job_id, a);
-    EXPECT_EQ(job(tasks[i]).spec.array_task_id, indices[i]);
+    EXPECT_EQ(job(tasks[i]).spec.extra->array_job_id, a);
+    EXPECT_EQ(job(tasks[i]).spec.extra->array_task_id, indices[i]);
     EXPECT_EQ(engine->array_task(a, indices[i]), tasks[i]);
   }
   EXPECT_EQ(engine->array_task(a, 4), std::nullopt);
@@ -202,7 +202,7 @@ TEST_F(JobArrays, CancelTheWholeArrayOrOneTask) {
 TEST_F(JobArrays, ADependencyOnTheArrayIdWaitsForAllItsTasks) {
   const JobId a = submit(array_spec("0-2"));
   JobSpec after = rigid_spec(1);
-  after.dependency = "afterok:" + std::to_string(a);
+  after.extra.edit().dependency = "afterok:" + std::to_string(a);
   const JobId b = submit(after);
   start_offered();
   EXPECT_EQ(waiting_reason(job(b)), "Dependency");
@@ -215,7 +215,7 @@ TEST_F(JobArrays, ADependencyOnTheArrayIdWaitsForAllItsTasks) {
 
   const JobId c = submit(array_spec("0-1"));
   JobSpec broken = rigid_spec(1);
-  broken.dependency = "afterok:" + std::to_string(c);
+  broken.extra.edit().dependency = "afterok:" + std::to_string(c);
   const JobId d = submit(broken);
   start_offered();
   engine->job_ended(c + 1, 2);

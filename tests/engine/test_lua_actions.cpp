@@ -74,8 +74,8 @@ TEST(LuaActions, EveryActionAnswersTrueWhenAccepted) {
   // Enacted after the pass, in the order the policy called them.
   EXPECT_THAT(h.enactor.calls,
               ElementsAre("perf 1", "shrink 2 4->2", "start 4 on 2", "expand 1 2->4", "stop 3"));
-  ASSERT_TRUE(h.job(5).expected_start);
-  EXPECT_DOUBLE_EQ(*h.job(5).expected_start, 1000);
+  ASSERT_TRUE(h.job(5).run->expected_start);
+  EXPECT_DOUBLE_EQ(*h.job(5).run->expected_start, 1000);
   EXPECT_EQ(h.job(1).state, JobState::Adapting);
   EXPECT_EQ(h.job(2).state, JobState::Adapting);
   EXPECT_EQ(h.job(3).state, JobState::Completing);
@@ -297,7 +297,7 @@ return P
   EXPECT_THAT(*error, HasSubstr("dropped"));
   EXPECT_THAT(h.enactor.calls, IsEmpty());
   for (JobId id : {1, 2, 3}) EXPECT_EQ(h.job(id).state, JobState::Pending);
-  EXPECT_FALSE(h.job(3).expected_start);
+  EXPECT_FALSE(h.job(3).run->expected_start);
   EXPECT_EQ(h.log.count(EventType::JobReserved), 0u);
   EXPECT_EQ(h.engine.stats().failed, 1u);
   EXPECT_EQ(h.engine.stats().actions, 0u);
@@ -336,7 +336,7 @@ return P
   EXPECT_FALSE(seen.boolean("reserve_ok"));
   EXPECT_THAT(h.enactor.calls, IsEmpty());
   EXPECT_EQ(h.job(1).state, JobState::Pending);
-  EXPECT_FALSE(h.job(1).expected_start);
+  EXPECT_FALSE(h.job(1).run->expected_start);
 }
 
 // Each topic's named fields reach on_event (docs/policy-api.md §5), and

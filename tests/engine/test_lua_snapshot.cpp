@@ -183,7 +183,7 @@ TEST(LuaSnapshot, PolicySeesEveryCtxAndJobField) {
     // Only evolving jobs ask to resize (Engine::resize_request); to see the
     // field on this malleable job, set it directly and mark the job changed.
     auto& job = const_cast<Job&>(h.job(1));
-    job.request = ResizeRequest{ResizeRequest::Op::Expand, 8};
+    job.run.edit().request = ResizeRequest{ResizeRequest::Op::Expand, 8};
     ++job.version;
   }
   h.clock.set(100);

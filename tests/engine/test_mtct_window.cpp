@@ -71,29 +71,29 @@ TEST_F(EngineMtct, PerfTotalsReachThePolicyOverTheWindowWhenTheyMove) {
   init(2, config);
   const JobId m = run_job(malleable_spec(2, 1, 2));
   engine->perf_totals(m, 1, 10, false);  // recorded only
-  EXPECT_FALSE(job(m).mtct);
+  EXPECT_FALSE(job(m).run->mtct);
   clock.advance(10);
   engine->perf_totals(m, 2, 20);
-  ASSERT_TRUE(job(m).mtct);
-  EXPECT_DOUBLE_EQ(*job(m).mtct, 0.1);
+  ASSERT_TRUE(job(m).run->mtct);
+  EXPECT_DOUBLE_EQ(*job(m).run->mtct, 0.1);
   EXPECT_TRUE(engine->pass_due()) << "fresh data gives a pass";
   engine->run_pass_if_due();
   clock.advance(10);
   engine->perf_totals(m, 3.05, 30);  // 0.105 over the window: within 10%
-  EXPECT_DOUBLE_EQ(*job(m).mtct, 0.1);
+  EXPECT_DOUBLE_EQ(*job(m).run->mtct, 0.1);
   EXPECT_FALSE(engine->pass_due());
   clock.advance(10);
   engine->perf_totals(m, 8.05, 40);  // 0.5 over the last window
-  EXPECT_NEAR(*job(m).mtct, 0.5, 1e-12);
+  EXPECT_NEAR(*job(m).run->mtct, 0.5, 1e-12);
   EXPECT_TRUE(engine->pass_due());
   // An adaptation starts the measurement anew.
   engine->run_pass_if_due();
   in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.shrink(m, 1), std::nullopt); });
   engine->adaptation_done(m, true);
-  EXPECT_FALSE(job(m).mtct);
+  EXPECT_FALSE(job(m).run->mtct);
   clock.advance(1);
   engine->perf_totals(m, 1, 4);
-  EXPECT_DOUBLE_EQ(*job(m).mtct, 0.25);
+  EXPECT_DOUBLE_EQ(*job(m).run->mtct, 0.25);
 }
 
 }  // namespace

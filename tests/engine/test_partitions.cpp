@@ -196,7 +196,7 @@ TEST_F(Partitions, AnExpandTakesOnlyItsPartitionsNodes) {
 
 TEST_F(Partitions, PlacedJobsArePlacedInTheirPartition) {
   JobSpec spec = in(rigid_spec(1), "gpu");
-  spec.exclude = {"n3"};
+  spec.extra.edit().exclude = {"n3"};
   const JobId g = submit(spec);
   in_pass([&](PassContext& ctx) {
     if (ctx.partition_name() == "gpu") {
@@ -205,7 +205,7 @@ TEST_F(Partitions, PlacedJobsArePlacedInTheirPartition) {
   });
   EXPECT_EQ(nodes_of(g), (std::set<NodeIndex>{4})) << "not n0: that is batch's";
   JobSpec wrong = in(rigid_spec(1), "gpu");
-  wrong.nodelist = {"n1"};
+  wrong.extra.edit().nodelist = {"n1"};
   EXPECT_THAT(refused(wrong).message(), HasSubstr("n1 (-w) is not in partition gpu"));
 }
 

@@ -38,9 +38,9 @@ class Placement : public EngineFixture {
 JobSpec placed(int nodes, std::vector<std::string> nodelist, std::vector<std::string> exclude = {},
                int gpus = 0) {
   JobSpec spec = rigid_spec(nodes);
-  spec.nodelist = std::move(nodelist);
-  spec.exclude = std::move(exclude);
-  spec.gpus_per_node = gpus;
+  spec.extra.edit().nodelist = std::move(nodelist);
+  spec.extra.edit().exclude = std::move(exclude);
+  spec.extra.edit().gpus_per_node = gpus;
   return spec;
 }
 
@@ -117,14 +117,14 @@ TEST_F(Placement, SubmissionsThatCanNeverBePlacedAreRefused) {
   EXPECT_NE(refused(placed(1, {"n1", "n2"})).find("names 2 nodes; the job asks for 1"),
             std::string::npos);
   JobSpec malleable = malleable_spec(2, 1, 4);
-  malleable.exclude = {"n1"};
+  malleable.extra.edit().exclude = {"n1"};
   EXPECT_NE(refused(malleable).find("rigid and moldable"), std::string::npos);
   EXPECT_TRUE(engine->jobs().empty()) << "a refused submission leaves nothing behind";
 }
 
 TEST_F(Placement, AMoldableJobStartsNoSmallerThanItsNodelist) {
   JobSpec spec = moldable_spec(3, 1, 3);
-  spec.nodelist = {"n1", "n2"};
+  spec.extra.edit().nodelist = {"n1", "n2"};
   const JobId id = submit(spec);
   in_pass([&](PassContext& ctx) {
     const Verdict small = ctx.start(id, 1);
@@ -138,14 +138,14 @@ TEST_F(Placement, AMoldableJobStartsNoSmallerThanItsNodelist) {
 TEST(PlacementRules, MayUseAndHasPlacement) {
   JobSpec spec = rigid_spec(1);
   EXPECT_FALSE(has_placement(spec));
-  spec.gpus_per_node = 1;
+  spec.extra.edit().gpus_per_node = 1;
   EXPECT_TRUE(has_placement(spec));
   Node node;
   node.name = "g1";
   EXPECT_FALSE(may_use(spec, node));
   node.gpus = 1;
   EXPECT_TRUE(may_use(spec, node));
-  spec.exclude = {"g1"};
+  spec.extra.edit().exclude = {"g1"};
   EXPECT_FALSE(may_use(spec, node));
 }
 

@@ -49,7 +49,7 @@ class Priority : public EngineFixture {
     const JobId id = run_job([] {
       JobSpec spec = rigid_spec(2);
       spec.user = "alice";
-      spec.account = "physics";
+      spec.extra.edit().account = "physics";
       return spec;
     }());
     clock.advance(seconds);
@@ -266,7 +266,7 @@ function P.save() return seen end
 return P
 )lua"));
   JobSpec small = luatest::rigid(1);
-  small.account = "physics";
+  small.extra.edit().account = "physics";
   small.qos = "high";
   small.nice = 5;
   const JobId a = h.submit(small);

@@ -39,7 +39,7 @@ TEST_F(SuspendResume, SuspendFreesTheNodesAndKeepsTheNodeList) {
   });
   EXPECT_EQ(state(r), JobState::Suspended);
   EXPECT_EQ(job(r).allocation, nodes) << "it resumes on these";
-  EXPECT_EQ(job(r).suspensions, 1);
+  EXPECT_EQ(job(r).run->suspensions, 1);
   EXPECT_EQ(idle(), 4);
   EXPECT_EQ(allocated(), 0);
   ASSERT_EQ(enactor.count(Kind::Suspend, r), 1);
@@ -192,7 +192,7 @@ TEST_F(SuspendResume, ASuspendedJobCanBeRequeued) {
   ASSERT_EQ(engine->requeue(r), Status{});
   engine->job_ended(r, -9);
   EXPECT_EQ(state(r), JobState::Pending);
-  EXPECT_EQ(job(r).requeues, 1);
+  EXPECT_EQ(job(r).run->requeues, 1);
   EXPECT_TRUE(engine->suspended_jobs().empty());
   EXPECT_EQ(idle(), 4);
   expect_nodes_conserved();
@@ -242,7 +242,7 @@ TEST_F(SuspendResume, ARestoredSuspendedJobStaysSuspendedOffItsNodes) {
   Job saved = job(r);
   saved.id = 50;
   saved.state = JobState::Suspended;
-  saved.suspended_since = 0;
+  saved.run.edit().suspended_since = 0;
   std::vector<std::string> names;
   for (NodeIndex n : saved.allocation) names.push_back(engine->cluster().node(n).name);
   // Its nodes are held by r now: a suspended job holds none, so no conflict.

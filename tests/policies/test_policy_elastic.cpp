@@ -112,7 +112,7 @@ TEST(PolicyElastic, DefaultVictimOrderShrinksTheHighestGainFirst) {
   h.submit(rigid(2));            // 3
   h.start_all();
   act(h, [](PassContext& ctx) { EXPECT_FALSE(ctx.expand(2, 2)); });
-  ASSERT_EQ(h.job(2).gain, 1);
+  ASSERT_EQ(h.job(2).run->gain, 1);
   h.submit(rigid(1));  // 4
   run(h, PassReason::Submit);
   EXPECT_THAT(h.enactor.calls, ElementsAre("shrink 2 2->1", "start 4 on 1"));
@@ -147,8 +147,8 @@ TEST(PolicyElastic, ExpansionsOrderShrinksTheMostExpandedJob) {
     EXPECT_FALSE(ctx.expand(3, 5));
   });
   act(h, [](PassContext& ctx) { EXPECT_FALSE(ctx.expand(2, 4)); });
-  ASSERT_EQ(h.job(2).expansions, 2);
-  ASSERT_EQ(h.job(3).gain, 4);
+  ASSERT_EQ(h.job(2).run->expansions, 2);
+  ASSERT_EQ(h.job(3).run->gain, 4);
   h.submit(rigid(1));  // 4
   run(h);
   EXPECT_THAT(h.enactor.calls, ElementsAre("shrink 2 4->3", "start 4 on 1"));
@@ -393,7 +393,7 @@ TEST(PolicyElastic, AnEvolvingExpandRequestShrinksAMalleableVictim) {
   EXPECT_THAT(h.enactor.calls, ElementsAre("shrink 2 4->2", "expand 1 2->4"));
   h.engine.adaptation_done(1, true);
   EXPECT_EQ(h.job(1).size(), 4);
-  EXPECT_FALSE(h.job(1).request);
+  EXPECT_FALSE(h.job(1).run->request);
 }
 
 // 8 nodes, 2 idle: the request takes the idle nodes; no one shrinks, and
@@ -421,7 +421,7 @@ TEST(PolicyElastic, AnEvolvingExpandRequestWaitsWhenNotEnoughCanBeFreed) {
   ASSERT_EQ(h.engine.resize_request(1, {Op::Expand, 6}), Status());
   run(h, PassReason::Request);
   EXPECT_THAT(h.enactor.calls, IsEmpty());
-  EXPECT_TRUE(h.job(1).request);
+  EXPECT_TRUE(h.job(1).run->request);
 }
 
 // The gate holds back the victims of a request too: rigid job 3 ends
@@ -469,8 +469,8 @@ TEST(PolicyElastic, EasyStartStillBackfills) {
   h.submit(rigid(2, 40));  // 3
   run(h);
   EXPECT_THAT(h.enactor.calls, ElementsAre("start 3 on 2"));
-  ASSERT_TRUE(h.job(2).expected_start);
-  EXPECT_DOUBLE_EQ(*h.job(2).expected_start, 100);
+  ASSERT_TRUE(h.job(2).run->expected_start);
+  EXPECT_DOUBLE_EQ(*h.job(2).run->expected_start, 100);
 }
 
 // 6 nodes: job 1 (4 nodes) runs until 100; head job 2 needs 5, reserved for

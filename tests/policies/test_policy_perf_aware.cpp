@@ -298,9 +298,9 @@ TEST(PolicyPerfAware, AnAdaptationForgetsTheMtctAndThePolicyAsksAgain) {
   PolicyTest t("perf_aware", 8);
   const JobId a = t.running(4, 1, 8, 0.4);
   ASSERT_THAT(t.pass(), ElementsAre(expand(a, 4, 8)));
-  ASSERT_TRUE(t.h.job(a).mtct);
+  ASSERT_TRUE(t.h.job(a).run->mtct);
   t.h.engine.adaptation_done(a, true);
-  EXPECT_FALSE(t.h.job(a).mtct);
+  EXPECT_FALSE(t.h.job(a).run->mtct);
 
   t.h.submit(luatest::rigid(8));
   EXPECT_THAT(t.pass(), ElementsAre(perf(a)));

@@ -181,7 +181,7 @@ TEST(PolicyUrgent, RequeuesInsteadWhenTheParamsSaySo) {
   t.h.enactor.calls.clear();
   t.h.engine.job_ended(r, -9);
   EXPECT_EQ(t.h.job(r).state, JobState::Pending) << "requeued, its priority kept";
-  EXPECT_EQ(t.h.job(r).requeues, 1);
+  EXPECT_EQ(t.h.job(r).run->requeues, 1);
   EXPECT_THAT(t.h.enactor.calls, ElementsAre(start(u, 2)));
 }
 
@@ -271,12 +271,12 @@ class UrgentCoresTest {
 
 JobSpec cores_spec(int cores, int min_cores = 0, int max_cores = 0, bool urgent = false) {
   JobSpec spec = luatest::rigid(1);
-  spec.cores = cores;
+  spec.layout.edit().cores = cores;
   spec.urgent = urgent;
   if (min_cores > 0) {
     spec.kind = JobKind::Malleable;
-    spec.min_cores = min_cores;
-    spec.max_cores = max_cores;
+    spec.layout.edit().min_cores = min_cores;
+    spec.layout.edit().max_cores = max_cores;
   }
   return spec;
 }
@@ -292,15 +292,15 @@ TEST(PolicyUrgent, InAnInvasivePartitionShrinksAMalleableJobByCoresThenStarts) {
   // While it adapts nothing more is shrunk or stopped.
   EXPECT_THAT(t.pass(), ElementsAre());
   t.h.engine.adaptation_done(m, true);
-  EXPECT_EQ(core_count(t.h.job(m).cores), 2);
+  EXPECT_EQ(core_count(t.h.job(m).run->cores), 2);
   EXPECT_THAT(t.pass(), ElementsAre(start(u, 1)));
-  EXPECT_EQ(core_count(t.h.job(u).cores), 2);
+  EXPECT_EQ(core_count(t.h.job(u).run->cores), 2);
 }
 
 TEST(PolicyUrgent, InAnInvasivePartitionSuspendsARigidJobAndItResumesOnItsCores) {
   UrgentCoresTest t;
   const JobId r = t.running(cores_spec(3));
-  const CoreSet cores = t.h.job(r).cores;
+  const CoreSet cores = t.h.job(r).run->cores;
   const JobId u = t.h.submit(cores_spec(2, 0, 0, true));
   EXPECT_THAT(t.pass(), ElementsAre(suspend(r), start(u, 1)));
   EXPECT_EQ(t.h.job(r).state, JobState::Suspended);
@@ -308,7 +308,7 @@ TEST(PolicyUrgent, InAnInvasivePartitionSuspendsARigidJobAndItResumesOnItsCores)
   EXPECT_THAT(t.pass(), ElementsAre()) << "its cores are taken";
   t.h.engine.job_ended(u, 0);
   EXPECT_THAT(t.pass(), ElementsAre(resume(r)));
-  EXPECT_EQ(t.h.job(r).cores, cores);
+  EXPECT_EQ(t.h.job(r).run->cores, cores);
 }
 
 }  // namespace

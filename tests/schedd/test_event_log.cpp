@@ -14,7 +14,7 @@ Job failed_job() {
   job.spec.name = "big sim";
   job.state = JobState::Failed;
   job.exit_status = 137;
-  job.end_reason = "out of memory";
+  job.run.edit().end_reason = "out of memory";
   return job;
 }
 

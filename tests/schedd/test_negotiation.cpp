@@ -88,7 +88,7 @@ class NegotiationGlue : public EngineFixture {
     JobSpec spec;
     spec.name = "c";
     spec.user = "alice";
-    spec.cores = cores;
+    spec.layout.edit().cores = cores;
     spec.partition = "inv";
     return spec;
   }
@@ -104,8 +104,8 @@ TEST_F(NegotiationGlue, AJobStartsOnTheAgreedCoresThroughTheEngine) {
       << "state " << to_string(state(id));
   // Packed on one socket of one node (socket_pack's metric), as the engine holds them.
   const Job& j = job(id);
-  ASSERT_EQ(j.cores.size(), 1u);
-  const std::vector<int> cores = j.cores[0].cores;
+  ASSERT_EQ(j.run->cores.size(), 1u);
+  const std::vector<int> cores = j.run->cores[0].cores;
   ASSERT_EQ(cores.size(), 3u);
   EXPECT_EQ(cores[0] / 4, cores[2] / 4) << "one socket";
   EXPECT_EQ(enactor.count(Kind::Start, id), 1);
@@ -158,7 +158,7 @@ TEST_F(NegotiationGlue, TheModelFollowsADrainAndACancelledJobLeavesTheQueue) {
   ASSERT_TRUE(turn_until([&] { return glue->info().cores_total == 8; }));
   const JobId a = submit(cores_job(8));
   ASSERT_TRUE(turn_until([&] { return state(a) == JobState::Starting; }));
-  EXPECT_EQ(job(a).cores.at(0).node, *engine->cluster().find("n2"));
+  EXPECT_EQ(job(a).run->cores.at(0).node, *engine->cluster().find("n2"));
   // No room: the next job waits in the iScheduler's queue until cancelled.
   const JobId b = submit(cores_job(4));
   ASSERT_TRUE(turn_until([&] { return glue->info().queued == 1; }));

@@ -55,7 +55,7 @@ TEST(NativeReader, ReadsFullExample) {
   EXPECT_EQ(heat.spec.command, "./heat --size 4096");
   EXPECT_EQ(heat.spec.workdir, "/scratch/alice");
   using Env = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(heat.spec.environment, (Env{{"HEAT_MODE", "fast"}, {"OMP_NUM_THREADS", "2"}}));
+  EXPECT_EQ(heat.spec.extra->environment, (Env{{"HEAT_MODE", "fast"}, {"OMP_NUM_THREADS", "2"}}));
 
   const auto& moldable = workload.jobs[1];
   EXPECT_EQ(moldable.spec.kind, JobKind::Moldable);
@@ -119,7 +119,7 @@ runtime = 10
   EXPECT_EQ(job.spec.tasks_per_node, 1);
   EXPECT_EQ(job.spec.walltime, 0);
   EXPECT_FALSE(job.spec.urgent);
-  EXPECT_TRUE(job.spec.environment.empty());
+  EXPECT_TRUE(job.spec.extra->environment.empty());
 }
 
 TEST(NativeReader, EmptyDocumentIsAnEmptyWorkload) {
@@ -185,8 +185,8 @@ runtime = 1
 env = { A = "1" }
 )",
                                      "w.toml");
-  ASSERT_EQ(workload.jobs.at(0).spec.environment.size(), 1u);
-  EXPECT_EQ(workload.jobs.at(0).spec.environment[0].first, "A");
+  ASSERT_EQ(workload.jobs.at(0).spec.extra->environment.size(), 1u);
+  EXPECT_EQ(workload.jobs.at(0).spec.extra->environment[0].first, "A");
 }
 
 TEST(NativeReader, SyntaxErrorHasLine) {

@@ -61,7 +61,7 @@ sim::SimResult run(const sim::Workload& workload) {
 TEST(SimCores, JobsShareANodeByCoresAndWaitForCores) {
   const sim::Workload workload = cores_workload();
   EXPECT_TRUE(workload.cores_partition);
-  EXPECT_EQ(workload.jobs[3].spec.cores, 4);
+  EXPECT_EQ(workload.jobs[3].spec.layout->cores, 4);
   const sim::SimResult result = run(workload);
   ASSERT_EQ(result.jobs.size(), 4u);
   EXPECT_EQ(result.jobs[0].start, 0);
@@ -75,7 +75,7 @@ TEST(SimCores, JobsShareANodeByCoresAndWaitForCores) {
 
 TEST(SimCores, AWorkloadAskingMoreCoresThanTheClusterHasIsRefused) {
   sim::Workload workload = cores_workload();
-  workload.jobs[3].spec.cores = 5;
+  workload.jobs[3].spec.layout.edit().cores = 5;
   const sim::SimResult result = run(workload);
   // The engine refuses it at submit, as schedd does; the others run.
   EXPECT_EQ(result.rejected, 1);

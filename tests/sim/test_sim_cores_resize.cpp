@@ -74,8 +74,8 @@ sim::SimResult run(const sim::Workload& workload, const char* policy) {
 TEST(SimCoresResize, AMalleableJobGrowsIntoFreedCoresAndRunsFaster) {
   const sim::Workload workload = sim::parse_native(kWorkload, "cores.toml");
   ASSERT_EQ(workload.jobs[1].spec.kind, JobKind::Malleable) << "min_cores makes it malleable";
-  EXPECT_EQ(workload.jobs[1].spec.min_cores, 2);
-  EXPECT_EQ(workload.jobs[1].spec.max_cores, 4);
+  EXPECT_EQ(workload.jobs[1].spec.layout->min_cores, 2);
+  EXPECT_EQ(workload.jobs[1].spec.layout->max_cores, 4);
   const sim::SimResult result = run(workload, kGrowPolicy);
   ASSERT_EQ(result.jobs.size(), 2u);
   EXPECT_EQ(result.jobs[0].end, 50);
@@ -102,7 +102,7 @@ return P
 
 TEST(SimCoresResize, ACoreRangeOutsideItsStartIsRefusedByTheEngine) {
   sim::Workload workload = sim::parse_native(kWorkload, "cores.toml");
-  workload.jobs[1].spec.min_cores = 3;  // start 2 below min 3
+  workload.jobs[1].spec.layout.edit().min_cores = 3;  // start 2 below min 3
   const sim::SimResult result = run(workload, kGrowPolicy);
   EXPECT_EQ(result.rejected, 1) << "the engine refuses it at submit, as schedd does";
   EXPECT_EQ(result.jobs.size(), 1u);

@@ -189,8 +189,8 @@ runtime = 5
         start_all_that_fit(ctx);
         for (const Job *job : ctx.running()) {
           if (job->spec.kind != JobKind::Malleable) continue;
-          if (job->mtct) {
-            seen.push_back(*job->mtct);
+          if (job->run->mtct) {
+            seen.push_back(*job->run->mtct);
           } else {
             (void)ctx.request_perf(job->id);
           }
@@ -253,8 +253,8 @@ by = 2
         reasons.emplace_back(to_string(ctx.reason()));
         start_all_that_fit(ctx);
         for (const Job *job : ctx.running()) {
-          if (job->request && job->request->op == ResizeRequest::Op::Expand) {
-            (void)ctx.expand(job->id, job->request->nodes);
+          if (job->run->request && job->run->request->op == ResizeRequest::Op::Expand) {
+            (void)ctx.expand(job->id, job->run->request->nodes);
           }
         }
       });

@@ -26,7 +26,7 @@ class Watcher : public Policy {
       if (job->spec.nodes <= ctx.nodes_idle()) (void)ctx.start(job->id);
     }
     for (const Job *job : ctx.running()) {
-      if (job->mtct) seen[ctx.now()] = *job->mtct;
+      if (job->run->mtct) seen[ctx.now()] = *job->run->mtct;
       (void)ctx.request_perf(job->id);
     }
     return std::nullopt;

@@ -66,7 +66,8 @@ walltime = 50
 
 TEST(Simulator, AJobWaitsForItsBeginTimeOnTheSimulatedClock) {
   sim::Workload workload = two_jobs();
-  workload.jobs[1].spec.begin_time = 300;  // submitted at 100; the nodes are free at 100
+  workload.jobs[1].spec.extra.edit().begin_time =
+      300;  // submitted at 100; the nodes are free at 100
   sim::SimConfig config;
   config.tick_s = 0;  // no ticks: the begin time alone wakes the engine
   sim::Simulator simulator(workload, config);

@@ -110,7 +110,7 @@ TEST(Twin, ArrivalsReplayTheWindowShiftedForward) {
   LiveSnapshot snapshot = two_running_two_waiting();
   snapshot.arrival_window_s = 100;
   Job late = job(9, 1, 10, 950);
-  late.spec.dependency = "afterok:3";
+  late.spec.extra.edit().dependency = "afterok:3";
   snapshot.arrivals.push_back({9, 950, late.spec});
   const sim::Workload workload = sim::twin_workload(snapshot, 300);
   // Jobs 1-4 restored, then the arrival at 950 + 100 = 1050, 1150, 1250.
@@ -123,7 +123,7 @@ TEST(Twin, ArrivalsReplayTheWindowShiftedForward) {
     EXPECT_FALSE(workload.jobs[i].restored);
     EXPECT_DOUBLE_EQ(workload.jobs[i].submit, 1050 + 100 * (i - 4));
     EXPECT_EQ(workload.jobs[i].id, 10 + (i - 4));  // above every id seen
-    EXPECT_TRUE(workload.jobs[i].spec.dependency.empty());
+    EXPECT_TRUE(workload.jobs[i].spec.extra->dependency.empty());
   }
   sim::TwinOptions options;
   options.horizon_s = 300;

@@ -72,38 +72,38 @@ void expect_same_spec(const JobSpec& expected, const JobSpec& actual) {
   EXPECT_EQ(expected.urgent, actual.urgent);
   EXPECT_EQ(expected.command, actual.command);
   EXPECT_EQ(expected.workdir, actual.workdir);
-  EXPECT_EQ(expected.output, actual.output);
-  EXPECT_EQ(expected.environment, actual.environment);
-  EXPECT_EQ(expected.mem_bytes, actual.mem_bytes);
+  EXPECT_EQ(expected.extra->output, actual.extra->output);
+  EXPECT_EQ(expected.extra->environment, actual.extra->environment);
+  EXPECT_EQ(expected.extra->mem_bytes, actual.extra->mem_bytes);
   // ---- issue 18 item 2
-  EXPECT_EQ(expected.dependency, actual.dependency);
-  expect_same(expected.begin_time, actual.begin_time, "begin_time");
+  EXPECT_EQ(expected.extra->dependency, actual.extra->dependency);
+  expect_same(expected.extra->begin_time, actual.extra->begin_time, "begin_time");
   EXPECT_EQ(expected.hold, actual.hold);
-  EXPECT_EQ(expected.error, actual.error);
-  EXPECT_EQ(expected.args, actual.args);
+  EXPECT_EQ(expected.extra->error, actual.extra->error);
+  EXPECT_EQ(expected.extra->args, actual.extra->args);
   // ---- priority (issue 18 item 5)
-  EXPECT_EQ(expected.account, actual.account);
+  EXPECT_EQ(expected.extra->account, actual.extra->account);
   EXPECT_EQ(expected.qos, actual.qos);
   EXPECT_EQ(expected.nice, actual.nice);
   // ---- issue 18 item 4
-  EXPECT_EQ(expected.nodelist, actual.nodelist);
-  EXPECT_EQ(expected.exclude, actual.exclude);
-  EXPECT_EQ(expected.gpus_per_node, actual.gpus_per_node);
+  EXPECT_EQ(expected.extra->nodelist, actual.extra->nodelist);
+  EXPECT_EQ(expected.extra->exclude, actual.extra->exclude);
+  EXPECT_EQ(expected.extra->gpus_per_node, actual.extra->gpus_per_node);
   // ---- job arrays (issue 18 item 1)
-  EXPECT_EQ(expected.array, actual.array);
-  EXPECT_EQ(expected.array_job_id, actual.array_job_id);
-  EXPECT_EQ(expected.array_task_id, actual.array_task_id);
-  EXPECT_EQ(expected.array_throttle, actual.array_throttle);
+  EXPECT_EQ(expected.extra->array, actual.extra->array);
+  EXPECT_EQ(expected.extra->array_job_id, actual.extra->array_job_id);
+  EXPECT_EQ(expected.extra->array_task_id, actual.extra->array_task_id);
+  EXPECT_EQ(expected.extra->array_throttle, actual.extra->array_throttle);
   // ---- tasks (issue 16 item 1)
-  EXPECT_EQ(expected.ntasks, actual.ntasks);
-  EXPECT_EQ(expected.nodes_from_tasks, actual.nodes_from_tasks);
-  EXPECT_EQ(expected.cpus_per_task, actual.cpus_per_task);
-  EXPECT_EQ(expected.distribution, actual.distribution);
-  EXPECT_EQ(expected.cpu_bind, actual.cpu_bind);
-  EXPECT_EQ(expected.partition, actual.partition);  // issue 20 item 1
-  EXPECT_EQ(expected.cores, actual.cores);          // issue 20 item 2
-  EXPECT_EQ(expected.min_cores, actual.min_cores);  // --cores MIN-MAX
-  EXPECT_EQ(expected.max_cores, actual.max_cores);
+  EXPECT_EQ(expected.layout->ntasks, actual.layout->ntasks);
+  EXPECT_EQ(expected.layout->nodes_from_tasks, actual.layout->nodes_from_tasks);
+  EXPECT_EQ(expected.layout->cpus_per_task, actual.layout->cpus_per_task);
+  EXPECT_EQ(expected.layout->distribution, actual.layout->distribution);
+  EXPECT_EQ(expected.layout->cpu_bind, actual.layout->cpu_bind);
+  EXPECT_EQ(expected.partition, actual.partition);                  // issue 20 item 1
+  EXPECT_EQ(expected.layout->cores, actual.layout->cores);          // issue 20 item 2
+  EXPECT_EQ(expected.layout->min_cores, actual.layout->min_cores);  // --cores MIN-MAX
+  EXPECT_EQ(expected.layout->max_cores, actual.layout->max_cores);
 }
 
 // Every field but the allocation, which comes back as names (StoredJob::nodes).
@@ -116,35 +116,35 @@ void expect_same_job(const Job& expected, const Job& actual) {
   expect_same(expected.end_time, actual.end_time, "end_time");
   EXPECT_EQ(expected.exit_status, actual.exit_status);
   EXPECT_EQ(expected.outcome, actual.outcome);
-  EXPECT_EQ(expected.expansions, actual.expansions);
-  EXPECT_EQ(expected.shrinks, actual.shrinks);
-  EXPECT_EQ(expected.gain, actual.gain);
-  EXPECT_EQ(expected.requeues, actual.requeues);
-  EXPECT_EQ(expected.suspensions, actual.suspensions);
-  expect_same(expected.suspended_since, actual.suspended_since, "suspended_since");
-  expect_same(expected.mtct, actual.mtct, "mtct");
-  expect_same(expected.power_w, actual.power_w, "power_w");
-  ASSERT_EQ(expected.request.has_value(), actual.request.has_value());
-  if (expected.request) {
-    EXPECT_EQ(expected.request->op, actual.request->op);
-    EXPECT_EQ(expected.request->nodes, actual.request->nodes);
+  EXPECT_EQ(expected.run->expansions, actual.run->expansions);
+  EXPECT_EQ(expected.run->shrinks, actual.run->shrinks);
+  EXPECT_EQ(expected.run->gain, actual.run->gain);
+  EXPECT_EQ(expected.run->requeues, actual.run->requeues);
+  EXPECT_EQ(expected.run->suspensions, actual.run->suspensions);
+  expect_same(expected.run->suspended_since, actual.run->suspended_since, "suspended_since");
+  expect_same(expected.run->mtct, actual.run->mtct, "mtct");
+  expect_same(expected.run->power_w, actual.run->power_w, "power_w");
+  ASSERT_EQ(expected.run->request.has_value(), actual.run->request.has_value());
+  if (expected.run->request) {
+    EXPECT_EQ(expected.run->request->op, actual.run->request->op);
+    EXPECT_EQ(expected.run->request->nodes, actual.run->request->nodes);
   }
-  expect_same(expected.expected_start, actual.expected_start, "expected_start");
-  expect_same(expected.limit_extension, actual.limit_extension, "limit_extension");
-  expect_same(expected.adapting_since, actual.adapting_since, "adapting_since");
-  expect_same(expected.resize_held_until, actual.resize_held_until, "resize_held_until");
+  expect_same(expected.run->expected_start, actual.run->expected_start, "expected_start");
+  expect_same(expected.run->limit_extension, actual.run->limit_extension, "limit_extension");
+  expect_same(expected.run->adapting_since, actual.run->adapting_since, "adapting_since");
+  expect_same(expected.run->resize_held_until, actual.run->resize_held_until, "resize_held_until");
   expect_same(expected.node_seconds, actual.node_seconds, "node_seconds");
   expect_same(expected.allocation_since, actual.allocation_since, "allocation_since");
   EXPECT_EQ(expected.version, actual.version);
-  EXPECT_EQ(expected.end_reason, actual.end_reason);
-  EXPECT_EQ(expected.max_rss_bytes, actual.max_rss_bytes);
-  expect_same(expected.cpu_s, actual.cpu_s, "cpu_s");
+  EXPECT_EQ(expected.run->end_reason, actual.run->end_reason);
+  EXPECT_EQ(expected.run->max_rss_bytes, actual.run->max_rss_bytes);
+  expect_same(expected.run->cpu_s, actual.run->cpu_s, "cpu_s");
   // ---- issue 20 item 2: the cores by node, in the saved nodes' order (the
   // node indices are the engine's to pair again)
-  ASSERT_EQ(expected.cores.size(), actual.cores.size());
-  for (std::size_t i = 0; i < expected.cores.size(); ++i) {
-    EXPECT_EQ(expected.cores[i].cores, actual.cores[i].cores) << "entry " << i;
-    EXPECT_EQ(actual.cores[i].node, -1);
+  ASSERT_EQ(expected.run->cores.size(), actual.run->cores.size());
+  for (std::size_t i = 0; i < expected.run->cores.size(); ++i) {
+    EXPECT_EQ(expected.run->cores[i].cores, actual.run->cores[i].cores) << "entry " << i;
+    EXPECT_EQ(actual.run->cores[i].node, -1);
   }
   // ---- issue 18 item 2: the hold is journaled; Job::dependency and
   // before_begin are worked out again when the job is restored.
@@ -194,25 +194,25 @@ Job full_job(JobId id) {
   job.spec.urgent = true;
   job.spec.command = "#!/bin/sh\n#SBATCH -N 4\nsrun ./lulesh -s 40 \"quoted\" 'x' \\ \u00e9\n";
   job.spec.workdir = "/home/alice/run 1";
-  job.spec.output = "/home/alice/run 1/lulesh-%j.out";
-  job.spec.environment = {
+  job.spec.extra.edit().output = "/home/alice/run 1/lulesh-%j.out";
+  job.spec.extra.edit().environment = {
       {"OMP_NUM_THREADS", "4"}, {"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"PATH", "again"}};
-  job.spec.mem_bytes = std::uint64_t{4} << 30;
-  job.spec.error = "/home/alice/run 1/lulesh-%j.err";
-  job.spec.args = {"-s", "40", "", "caf\u00e9 \"q\""};
-  job.spec.nodelist = {"n1", "g\u00e9 2"};
-  job.spec.exclude = {"n[3]"};
-  job.spec.gpus_per_node = 2;
-  job.spec.ntasks = 9;
-  job.spec.nodes_from_tasks = true;
-  job.spec.cpus_per_task = 3;
-  job.spec.distribution = tasks::Distribution::Cyclic;
-  job.spec.cpu_bind = tasks::CpuBind::Cores;
+  job.spec.extra.edit().mem_bytes = std::uint64_t{4} << 30;
+  job.spec.extra.edit().error = "/home/alice/run 1/lulesh-%j.err";
+  job.spec.extra.edit().args = {"-s", "40", "", "caf\u00e9 \"q\""};
+  job.spec.extra.edit().nodelist = {"n1", "g\u00e9 2"};
+  job.spec.extra.edit().exclude = {"n[3]"};
+  job.spec.extra.edit().gpus_per_node = 2;
+  job.spec.layout.edit().ntasks = 9;
+  job.spec.layout.edit().nodes_from_tasks = true;
+  job.spec.layout.edit().cpus_per_task = 3;
+  job.spec.layout.edit().distribution = tasks::Distribution::Cyclic;
+  job.spec.layout.edit().cpu_bind = tasks::CpuBind::Cores;
   job.spec.partition = "wide";
-  job.spec.cores = 6;
-  job.spec.min_cores = 2;
-  job.spec.max_cores = 8;
-  job.cores = {{7, {0, 1}}, {3, {4}}, {9, {2, 5}}, {12, {7}}};
+  job.spec.layout.edit().cores = 6;
+  job.spec.layout.edit().min_cores = 2;
+  job.spec.layout.edit().max_cores = 8;
+  job.run.edit().cores = {{7, {0, 1}}, {3, {4}}, {9, {2, 5}}, {12, {7}}};
   job.state = JobState::Adapting;
   job.submit_time = 1700000000.125;
   job.start_time = 1700000100.5;
@@ -220,39 +220,39 @@ Job full_job(JobId id) {
   job.allocation = {7, 3, 9, 12};
   job.exit_status = -9;
   job.outcome = JobState::Timeout;
-  job.expansions = 3;
-  job.shrinks = 2;
-  job.gain = -5;
-  job.requeues = 1;
-  job.suspensions = 2;
-  job.suspended_since = 1700000925.25;
-  job.mtct = 0.4375;
-  job.power_w = 215.5;
-  job.request = ResizeRequest{ResizeRequest::Op::Shrink, 2};
-  job.expected_start = 1700000050.0;
-  job.limit_extension = 12.5;
-  job.resize_held_until = 1700000930.5;
-  job.adapting_since = 1700000900.25;
+  job.run.edit().expansions = 3;
+  job.run.edit().shrinks = 2;
+  job.run.edit().gain = -5;
+  job.run.edit().requeues = 1;
+  job.run.edit().suspensions = 2;
+  job.run.edit().suspended_since = 1700000925.25;
+  job.run.edit().mtct = 0.4375;
+  job.run.edit().power_w = 215.5;
+  job.run.edit().request = ResizeRequest{ResizeRequest::Op::Shrink, 2};
+  job.run.edit().expected_start = 1700000050.0;
+  job.run.edit().limit_extension = 12.5;
+  job.run.edit().resize_held_until = 1700000930.5;
+  job.run.edit().adapting_since = 1700000900.25;
   job.node_seconds = 12345.678901234567;
   job.allocation_since = 1700000800.0;
   job.version = 42;
-  job.end_reason = "out of memory: the job went over its --mem limit of 32 MiB";
-  job.max_rss_bytes = std::uint64_t{33554432};
-  job.cpu_s = 75.25;
+  job.run.edit().end_reason = "out of memory: the job went over its --mem limit of 32 MiB";
+  job.run.edit().max_rss_bytes = std::uint64_t{33554432};
+  job.run.edit().cpu_s = 75.25;
   // ---- issue 18 item 2
-  job.spec.dependency = "afterok:3:4,singleton";
-  job.spec.begin_time = 1700000000.5;
+  job.spec.extra.edit().dependency = "afterok:3:4,singleton";
+  job.spec.extra.edit().begin_time = 1700000000.5;
   job.spec.hold = true;
   job.hold = HoldKind::Admin;
   // ---- priority (issue 18 item 5)
-  job.spec.account = "physics \u00e9";
+  job.spec.extra.edit().account = "physics \u00e9";
   job.spec.qos = "high";
   job.spec.nice = -2147483645;
   // ---- job arrays (issue 18 item 1)
-  job.spec.array = "0-9999:3%40";
-  job.spec.array_job_id = 5;
-  job.spec.array_task_id = 6;
-  job.spec.array_throttle = 40;
+  job.spec.extra.edit().array = "0-9999:3%40";
+  job.spec.extra.edit().array_job_id = 5;
+  job.spec.extra.edit().array_task_id = 6;
+  job.spec.extra.edit().array_throttle = 40;
   return job;
 }
 
@@ -371,13 +371,16 @@ TEST_F(StateStoreTest, RoundTripKeepsEveryField) {
   // job is restored.
   // + suspensions, suspended_since (issue 17 item 3); partition (issue 20
   // item 1) is the index of spec.partition, found again when restored;
-  // cores (issue 20 item 2)
-  EXPECT_EQ(field_count<Job>(), 37u);
+  // cores (issue 20 item 2). Issue 15: the rarely set ones are in Job::run
+  // (one box, counted as its fields); factors is gone (it was never read).
+  EXPECT_EQ(field_count<Job>() - 1 + field_count<JobRun>(), 36u);
   // + account, qos, nice (item 5), nodelist, exclude, gpus_per_node (item 4),
   // array, array_job_id, array_task_id, array_throttle (item 1); ntasks,
   // nodes_from_tasks, cpus_per_task, distribution, cpu_bind (issue 16 item 1);
-  // partition (issue 20 item 1); cores, min_cores, max_cores (issue 20 item 2)
-  EXPECT_EQ(field_count<JobSpec>(), 41u);
+  // partition (issue 20 item 1); cores, min_cores, max_cores (issue 20 item 2).
+  // Issue 15: JobSpec::extra and JobSpec::layout counted as their fields.
+  EXPECT_EQ(field_count<JobSpec>() - 2 + field_count<JobSpecExtra>() + field_count<JobLayout>(),
+            41u);
   EXPECT_EQ(field_count<ResizeRequest>(), 2u);
   EXPECT_EQ(field_count<Event>(), 22u);  // + partition (issue 20 item 1)
 
@@ -398,12 +401,12 @@ TEST_F(StateStoreTest, RoundTripKeepsUnusualValues) {
   auto store = open();
   Job job = simple_job(3, JobState::Running);
   job.spec.command = "latin-1 \xe9t\xe9 and a NUL \0 inside"s;
-  job.spec.environment = {{"LANG\xff", "caf\xe9"}, {"", ""}};
+  job.spec.extra.edit().environment = {{"LANG\xff", "caf\xe9"}, {"", ""}};
   job.spec.name = "name\xc3";  // cut in the middle of a UTF-8 sequence
   job.spec.walltime = std::numeric_limits<double>::infinity();
-  job.mtct = std::numeric_limits<double>::infinity();  // no computation time measured
-  job.power_w = std::numeric_limits<double>::quiet_NaN();
-  job.expected_start = -std::numeric_limits<double>::infinity();
+  job.run.edit().mtct = std::numeric_limits<double>::infinity();  // no computation time measured
+  job.run.edit().power_w = std::numeric_limits<double>::quiet_NaN();
+  job.run.edit().expected_start = -std::numeric_limits<double>::infinity();
   job.start_time = std::numeric_limits<double>::quiet_NaN();
   job.version = std::numeric_limits<std::uint64_t>::max();
   job.allocation = {0};
@@ -413,7 +416,7 @@ TEST_F(StateStoreTest, RoundTripKeepsUnusualValues) {
   ASSERT_TRUE(loaded);
   expect_same_job(job, loaded->job);
   EXPECT_EQ(loaded->nodes, std::vector<std::string>{"n\xe9\xff"});
-  EXPECT_FALSE(loaded->job.request);
+  EXPECT_FALSE(loaded->job.run->request);
 }
 
 TEST_F(StateStoreTest, SavingTwiceUpdatesInsteadOfDuplicating) {
@@ -422,10 +425,10 @@ TEST_F(StateStoreTest, SavingTwiceUpdatesInsteadOfDuplicating) {
   store->save_job(job, {"a", "b", "c", "d"});
   job.state = JobState::Running;
   job.allocation = {1, 2};
-  job.shrinks = 3;
-  job.mtct.reset();
-  job.request.reset();
-  job.spec.environment.clear();
+  job.run.edit().shrinks = 3;
+  job.run.edit().mtct.reset();
+  job.run.edit().request.reset();
+  job.spec.extra.edit().environment.clear();
   store->save_job(job, {"a", "c"});
 
   const std::vector<StoredJob> active = store->load_active_jobs();
@@ -473,15 +476,15 @@ TEST_F(StateStoreTest, ASuspendedJobIsActiveAndKeepsItsNodesAndSuspension) {
   auto store = open();
   Job job = simple_job(4, JobState::Suspended);
   job.allocation = {0, 1};
-  job.suspensions = 1;
-  job.suspended_since = 1700000100.5;
+  job.run.edit().suspensions = 1;
+  job.run.edit().suspended_since = 1700000100.5;
   store->save_job(job, {"n1", "n2"});
   const std::vector<StoredJob> active = store->load_active_jobs();
   ASSERT_EQ(active.size(), 1u);
   EXPECT_EQ(active[0].job.state, JobState::Suspended);
   EXPECT_EQ(active[0].nodes, (std::vector<std::string>{"n1", "n2"}));
-  EXPECT_EQ(active[0].job.suspended_since, 1700000100.5);
-  EXPECT_EQ(active[0].job.suspensions, 1);
+  EXPECT_EQ(active[0].job.run->suspended_since, 1700000100.5);
+  EXPECT_EQ(active[0].job.run->suspensions, 1);
 }
 
 TEST_F(StateStoreTest, MaxJobIdIncludesFinishedJobs) {

@@ -372,7 +372,7 @@ class Engine {
   // join at once; a shrink's leave when it is done (finish_resize_cores).
   void enact_resize_cores(Job& job, int to, const CoreSet& cores);
   void finish_resize_cores(Job& job, const Resize& resize, bool ok);
-  // Suspended: its cores are free for others, it keeps job.cores; resumed:
+  // Suspended: its cores are free for others, it keeps job.run->cores; resumed:
   // it holds them again (checked free by the pass).
   void suspend_cores(Job& job);
   void resume_cores(Job& job);
@@ -451,7 +451,7 @@ class Engine {
   // (and fills in its default time limit).
   Status admit_to_partition(const Partition& partition, JobSpec& spec) const;
   // The same for an invasive partition: rigid, placed by cores only, and
-  // no more cores than it has (fills in spec.cores).
+  // no more cores than it has (fills in spec.layout->cores).
   Status admit_cores(int index, JobSpec& spec) const;
   // The partition of a node that is new or renamed: the one naming it, else the default.
   int partition_of_node(const std::string& name) const;
