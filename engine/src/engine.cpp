@@ -317,7 +317,7 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   return add_submitted(std::move(spec), requested_id != 0 ? requested_id : last_id_ + 1);
 }
 
-JobId Engine::add_submitted(JobSpec spec, JobId id) {
+JobId Engine::add_submitted(JobSpec&& spec, JobId id) {
   last_id_ = std::max(last_id_, id);
   const bool only_appended = state_version_ == appended_version_;
 

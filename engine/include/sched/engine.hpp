@@ -413,7 +413,7 @@ class Engine {
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);
   void requeue_waiting_start(Job& job);
-  JobId add_submitted(JobSpec spec, JobId id);
+  JobId add_submitted(JobSpec&& spec, JobId id);
   // ---- eligibility (engine_eligibility.cpp)
   // A new or restored PENDING job: its dependency parsed and indexed, then
   // placed in the queue it belongs to.
