@@ -283,10 +283,10 @@ int ctx_reserve(lua_State* L) {
   return answer(L, pass, pass.reserve(id, time));
 }
 
-// ctx.running (and ctx.suspended) is a fresh plain table of the running
-// (suspended) jobs, made on first read in a pass (a policy may sort it). ctx.pending is a plain
-// sequence kept across passes and patched on first read in a pass (lua_pending_list.cpp): read-only
-// by contract, with the common ways of changing it refused.
+// ctx's __index: the lazily built lists and ctx.power. ctx.running (and ctx.suspended) is a fresh
+// plain table of the running (suspended) jobs, made on first read in a pass (a policy may sort it).
+// ctx.pending is a plain sequence kept across passes and patched on first read in a pass
+// (lua_pending_list.cpp): read-only by contract, with the common ways of changing it refused.
 int ctx_index(lua_State* L) {
   const char* key = lua_tostring(L, 2);
   if (key && (std::string_view(key) == "pending" || std::string_view(key) == "running" ||
@@ -302,18 +302,19 @@ int ctx_index(lua_State* L) {
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, 1, key);
+    rt.note_ctx_lazy_field(key);
     return 1;
   }
   if (key && std::string_view(key) == "power") {
     PassContext& pass = pass_or_error(L, key);
-    LuaRuntime::of(L).push_power(pass);
+    LuaRuntime& rt = LuaRuntime::of(L);
+    rt.push_power(pass);
     lua_pushvalue(L, -1);
     lua_setfield(L, 1, key);
+    rt.note_ctx_lazy_field(key);
     return 1;
   }
-  lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));  // methods
-  return 1;
+  return 0;  // the methods are ctx's own fields (add_ctx_methods)
 }
 
 int pending_write(lua_State* L) {
@@ -390,7 +391,7 @@ void guard_table_library(lua_State* L) {
   lua_pop(L, 1);
 }
 
-void push_ctx_methods(lua_State* L) {
+void add_ctx_methods(lua_State* L) {
   static const luaL_Reg methods[] = {{"start", ctx_start},
                                      {"expand", ctx_expand},
                                      {"shrink", ctx_shrink},
@@ -404,8 +405,9 @@ void push_ctx_methods(lua_State* L) {
                                      {"next_fit", ctx_next_fit},
                                      {"free_cores", ctx_free_cores},
                                      {nullptr, nullptr}};
-  luaL_newlib(L, methods);
-  lua_pushcclosure(L, ctx_index, 1);
+  luaL_setfuncs(L, methods, 0);
 }
+
+void push_ctx_index(lua_State* L) { lua_pushcfunction(L, ctx_index); }
 
 }  // namespace sched

@@ -103,12 +103,15 @@ static_assert(std::size(kJobFields) == k_leader, "one name per JobField, in orde
 // constructor: the table comes sized for them (16 slots) and filled by the
 // VM, several times cheaper than as many lua_rawset calls (issue 15: making
 // the tables was a tenth of a lublin_256 replay). The names are kJobFields'.
+// Its 12 fields leave room for the 3 a start adds (start_time, est_end,
+// elapsed), so that a job's table is not rehashed when it starts (that was
+// half the cost of refreshing it); submit_time, power_min_w and power_max_w,
+// which no policy reads in a loop over the queue, are looked up on read.
 constexpr const char* kJobMaker = R"lua(
-return function(id, kind, nodes, min_nodes, max_nodes, node_constraint, walltime, power_min_w,
-                power_max_w, urgent, submit_time, state, size, priority, adapting)
+return function(id, kind, nodes, min_nodes, max_nodes, node_constraint, walltime, urgent, state,
+                size, priority, adapting)
   return { id = id, kind = kind, nodes = nodes, min_nodes = min_nodes, max_nodes = max_nodes,
-           node_constraint = node_constraint, walltime = walltime, power_min_w = power_min_w,
-           power_max_w = power_max_w, urgent = urgent, submit_time = submit_time, state = state,
+           node_constraint = node_constraint, walltime = walltime, urgent = urgent, state = state,
            size = size, priority = priority, adapting = adapting }
 end
 )lua";
@@ -155,28 +158,19 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
   table = lua_absindex(L_, table);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_keys_);
   const int keys = lua_gettop(L_);
-  // t[key] = the value at the top of the stack, past the job metatable's
-  // __newindex (which refuses the policy's new fields, not the engine's).
-  const auto set_raw = [&](JobField key) {
-    lua_rawgeti(L_, keys, key);
-    lua_insert(L_, -2);
-    lua_rawset(L_, table);
-  };
-  const auto set_int = [&](JobField key, lua_Integer v) {
-    lua_pushinteger(L_, v);
-    set_raw(key);
-  };
-  const auto set_str = [&](JobField key, std::string_view v) {
-    lua_pushlstring(L_, v.data(), v.size());
-    set_raw(key);
-  };
+  // t[key] = a value, past the job metatable's __newindex (which refuses
+  // the policy's new fields, not the engine's): the key is pushed first, so
+  // that no lua_insert moves the value under it.
+  const auto key_of = [&](JobField key) { lua_rawgeti(L_, keys, key); };
+  const auto set = [&] { lua_rawset(L_, table); };
   const auto set_nil_or_num = [&](JobField key, double v, bool present) {
+    key_of(key);
     if (present) {
       lua_pushnumber(L_, v);
     } else {
       lua_pushnil(L_);
     }
-    set_raw(key);
+    set();
   };
   // A new table (push_job's maker) has the fields every job has, and
   // lacks the optional ones: only those present are written.
@@ -185,11 +179,18 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
     set_nil_or_num(key, v, present);
   };
   if (!created) {
-    set_str(k_state, to_string(job.state));
-    set_int(k_size, job.size());
-    set_int(k_priority, job.priority);
+    key_of(k_state);
+    push_view(L_, to_string(job.state));
+    set();
+    key_of(k_size);
+    lua_pushinteger(L_, job.size());
+    set();
+    key_of(k_priority);
+    lua_pushinteger(L_, job.priority);
+    set();
+    key_of(k_adapting);
     lua_pushboolean(L_, job.state == JobState::Adapting);
-    set_raw(k_adapting);
+    set();
   }
   set_opt(k_start_time, job.start_time, job.start_time >= 0);
   const double est_end = job.est_end();
@@ -203,6 +204,7 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
     lua_pop(L_, 1);  // keys
     return;
   }
+  key_of(k_request);
   if (job.request) {
     lua_createtable(L_, 0, 2);
     lua_pushstring(L_, job.request->op == ResizeRequest::Op::Expand ? "expand" : "shrink");
@@ -212,11 +214,12 @@ void LuaRuntime::fill_job(int table, const Job& job, bool created) {
   } else {
     lua_pushnil(L_);
   }
-  set_raw(k_request);
+  set();
   if (!created) {
     // A kept allocation is made again on its next read.
+    key_of(k_allocation);
     lua_pushnil(L_);
-    set_raw(k_allocation);
+    set();
   }
   lua_pop(L_, 1);  // keys
 }
@@ -232,6 +235,12 @@ bool LuaRuntime::push_cold_field(const Job& job, std::string_view key) {
     str(spec.account);
   } else if (key == "qos") {
     str(spec.qos);
+  } else if (key == "submit_time") {
+    lua_pushnumber(L_, job.submit_time);
+  } else if (key == "power_min_w") {
+    lua_pushnumber(L_, spec.power_min_w);
+  } else if (key == "power_max_w") {
+    lua_pushnumber(L_, spec.power_max_w);
   } else if (key == "nice") {
     lua_pushinteger(L_, spec.nice);
   } else if (key == "tasks_per_node") {
@@ -358,15 +367,12 @@ void LuaRuntime::push_job(const Job& job, int jobs) {
     lua_pushinteger(L_, spec.max_nodes);
     push_view(L_, to_string(spec.constraint));
     lua_pushnumber(L_, spec.walltime);
-    lua_pushnumber(L_, spec.power_min_w);
-    lua_pushnumber(L_, spec.power_max_w);
     lua_pushboolean(L_, spec.urgent);
-    lua_pushnumber(L_, job.submit_time);
     push_view(L_, to_string(job.state));
     lua_pushinteger(L_, job.size());
     lua_pushinteger(L_, job.priority);
     lua_pushboolean(L_, job.state == JobState::Adapting);
-    lua_call(L_, 15, 1);
+    lua_call(L_, 12, 1);
     fill_job(-1, job, /*created=*/true);
     lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_);
     lua_setmetatable(L_, -2);

@@ -7,6 +7,7 @@
 // Read-only by contract; the common ways of changing it are refused
 // (lua_ctx.cpp).
 #include <algorithm>
+#include <tuple>
 
 #include "lua_runtime.hpp"
 #include "sched/pass_context.hpp"
@@ -103,11 +104,14 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   net.clear();
   for (const auto& change : changes) {
     if (partition >= 0 && change.partition != partition) continue;  // another partition's
-    deltas.push_back(Delta{
-        change.key, change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr});
+    deltas.push_back(Delta{change.key,
+                           change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr,
+                           deltas.size()});
   }
-  std::stable_sort(deltas.begin(), deltas.end(),
-                   [](const Delta& a, const Delta& b) { return a.key < b.key; });
+  // Stable by key, without the temporary buffer std::stable_sort allocates.
+  std::sort(deltas.begin(), deltas.end(), [](const Delta& a, const Delta& b) {
+    return std::tie(a.key, a.order) < std::tie(b.key, b.order);
+  });
   for (std::size_t i = 0; i < deltas.size();) {
     std::size_t j = i;
     int count = 0;
@@ -115,8 +119,8 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
       count += deltas[j].job ? 1 : -1;
       ++j;
     }
-    if (count > 0) net.push_back(Delta{deltas[i].key, deltas[j - 1].job});
-    if (count < 0) net.push_back(Delta{deltas[i].key, nullptr});
+    if (count > 0) net.push_back(Delta{deltas[i].key, deltas[j - 1].job, 0});
+    if (count < 0) net.push_back(Delta{deltas[i].key, nullptr, 0});
     i = j;
   }
   if (net.empty()) return;
@@ -132,25 +136,35 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   std::vector<std::ptrdiff_t>& src = scratch_src_;
   src.clear();
   std::size_t b = 0;
-  const auto keep = [&] {
-    src.push_back(static_cast<std::ptrdiff_t>(from + b));
-    pending_mirror_.push_back(before[b++]);
+  // src is read for the filled prefix only: none when the changes are past it.
+  const bool track = from < pending_filled_;
+  // Keeps before[b, stop) in bulk: most of the tail between two changes.
+  const auto keep_until = [&](std::size_t stop) {
+    for (std::size_t k = b; track && k < stop; ++k) {
+      src.push_back(static_cast<std::ptrdiff_t>(from + k));
+    }
+    pending_mirror_.insert(pending_mirror_.end(), before.begin() + static_cast<std::ptrdiff_t>(b),
+                           before.begin() + static_cast<std::ptrdiff_t>(stop));
+    b = stop;
   };
   for (const Delta& delta : net) {
-    while (b < before.size() && before[b].key < delta.key) keep();
+    keep_until(
+        static_cast<std::size_t>(std::lower_bound(before.begin() + static_cast<std::ptrdiff_t>(b),
+                                                  before.end(), delta.key, by_key) -
+                                 before.begin()));
     const bool present = b < before.size() && before[b].key == delta.key;
     if (delta.job) {
       if (present) {
-        keep();  // the same key is the same job: already there
+        keep_until(b + 1);  // the same key is the same job: already there
       } else {
-        src.push_back(-1);
+        if (track) src.push_back(-1);
         pending_mirror_.push_back(PendingSlot{delta.key, delta.job});
       }
     } else if (present) {
       ++b;  // removed
     }
   }
-  while (b < before.size()) keep();
+  keep_until(before.size());
   // Only the filled prefix of the list is kept up to date (the rest is
   // filled on demand). Within it, move the kept jobs (a left shift front to
   // back, a right shift back to front: src is increasing, so neither

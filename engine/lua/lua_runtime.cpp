@@ -209,10 +209,12 @@ void LuaRuntime::open_sandbox() {
   lua_setfield(L_, -2, "__tostring");
   ref_refusal_mt_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
-  // ctx: fields are set per pass; methods and lazy lists come from __index.
+  // ctx: the methods are its own fields; others are set per pass; the lazy
+  // lists come from __index.
+  lua_createtable(L_, 0, 32);
+  add_ctx_methods(L_);
   lua_newtable(L_);
-  lua_newtable(L_);
-  push_ctx_methods(L_);
+  push_ctx_index(L_);
   lua_setfield(L_, -2, "__index");
   lua_setmetatable(L_, -2);
   ref_ctx_ = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -339,6 +341,7 @@ void LuaRuntime::load_policy() {
   for (const char* optional : {"on_event", "save", "restore"}) {
     lua_getfield(L_, -1, optional);
     const bool bad = !lua_isnil(L_, -1) && !lua_isfunction(L_, -1);
+    if (std::string_view(optional) == "on_event") has_on_event_ = lua_isfunction(L_, -1);
     lua_pop(L_, 1);
     if (bad) {
       lua_pop(L_, 1);
@@ -375,6 +378,9 @@ void push_params(lua_State* L, const PolicyParams& params) {
   }
 }
 
+// The fields of ctx its __index sets on first read in a pass.
+constexpr const char* kCtxLazyFields[] = {"power", "pending", "running", "suspended"};
+
 int schedule_trampoline(lua_State* L) {
   auto* args = static_cast<TrampolineArgs*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
@@ -384,43 +390,78 @@ int schedule_trampoline(lua_State* L) {
 
 }  // namespace
 
+void LuaRuntime::note_ctx_lazy_field(std::string_view key) {
+  for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
+    if (key == kCtxLazyFields[i]) ctx_lazy_set_ |= 1u << i;
+  }
+}
+
 void LuaRuntime::set_pass_fields(PassContext& ctx) {
+  // ctx is read-only to the policy: a field keeps its value from the last
+  // pass unless it changed. now and nodes_idle change nearly every pass.
+  CtxShadow& last = ctx_shadow_;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_ctx_);
   lua_pushnumber(L_, ctx.now());
   lua_setfield(L_, -2, "now");
-  const std::string_view reason = to_string(ctx.reason());
-  lua_pushlstring(L_, reason.data(), reason.size());
-  lua_setfield(L_, -2, "reason");
-  lua_pushinteger(L_, ctx.nodes_total());
-  lua_setfield(L_, -2, "nodes_total");
   lua_pushinteger(L_, ctx.nodes_idle());
   lua_setfield(L_, -2, "nodes_idle");
-  lua_pushboolean(L_, ctx.dry());
-  lua_setfield(L_, -2, "dry");
+  if (!last.valid || last.reason != static_cast<int>(ctx.reason())) {
+    const std::string_view reason = to_string(ctx.reason());
+    lua_pushlstring(L_, reason.data(), reason.size());
+    lua_setfield(L_, -2, "reason");
+  }
+  if (!last.valid || last.nodes_total != ctx.nodes_total()) {
+    lua_pushinteger(L_, ctx.nodes_total());
+    lua_setfield(L_, -2, "nodes_total");
+  }
+  if (!last.valid || last.dry != ctx.dry()) {
+    lua_pushboolean(L_, ctx.dry());
+    lua_setfield(L_, -2, "dry");
+  }
   // The partition whose pass this is (issue 20 item 1); nil without partitions.
-  if (ctx.partition() >= 0) {
-    lua_pushlstring(L_, ctx.partition_name().data(), ctx.partition_name().size());
-  } else {
-    lua_pushnil(L_);
+  if (!last.valid || last.partition != ctx.partition()) {
+    if (ctx.partition() >= 0) {
+      lua_pushlstring(L_, ctx.partition_name().data(), ctx.partition_name().size());
+    } else {
+      lua_pushnil(L_);
+    }
+    lua_setfield(L_, -2, "partition");
   }
-  lua_setfield(L_, -2, "partition");
-  if (const auto first = ctx.appended()) {
-    lua_pushinteger(L_, static_cast<lua_Integer>(*first) + 1);
-  } else {
-    lua_pushnil(L_);
+  const auto first = ctx.appended();
+  if (!last.valid || first || last.appended) {
+    if (first) {
+      lua_pushinteger(L_, static_cast<lua_Integer>(*first) + 1);
+    } else {
+      lua_pushnil(L_);
+    }
+    lua_setfield(L_, -2, "appended");
   }
-  lua_setfield(L_, -2, "appended");
-  lua_pushnil(L_);  // built on first read: summing node power costs
-  lua_setfield(L_, -2, "power");
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);
-  lua_setfield(L_, -2, "params");
-  // The lists are built when the policy first reads them.
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "pending");
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "running");
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "suspended");
+  // #ctx.suspended without building the list: a policy that resumes jobs
+  // looks at it every pass, and there is seldom one.
+  const std::size_t suspended = ctx.suspended().size();
+  if (!last.valid || last.suspended != suspended) {
+    lua_pushinteger(L_, static_cast<lua_Integer>(suspended));
+    lua_setfield(L_, -2, "suspended_count");
+  }
+  if (!last.valid) {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_params_);
+    lua_setfield(L_, -2, "params");
+  }
+  // The lists and ctx.power are built when the policy first reads them
+  // (ctx's __index); those of the last pass are cleared.
+  for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
+    if (last.valid && (ctx_lazy_set_ & (1u << i)) == 0) continue;
+    lua_pushnil(L_);
+    lua_setfield(L_, -2, kCtxLazyFields[i]);
+  }
+  ctx_lazy_set_ = 0;
+  last = CtxShadow{true,
+                   static_cast<int>(ctx.reason()),
+                   ctx.nodes_total(),
+                   ctx.dry(),
+                   ctx.partition(),
+                   first.has_value(),
+                   suspended};
 }
 
 void LuaRuntime::run_schedule_inner(PassContext& ctx) {
@@ -481,6 +522,8 @@ void LuaRuntime::push_refusal(const Refusal& refusal) {
 // ---------------------------------------------------------------- other calls
 
 std::optional<PolicyFailure> LuaRuntime::run_on_event(const Event& event) {
+  // Most policies have none: no look-up per event (a replay has several per job).
+  if (!has_on_event_) return std::nullopt;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_policy_);
   lua_getfield(L_, -1, "on_event");
   lua_remove(L_, -2);

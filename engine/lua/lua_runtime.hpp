@@ -103,6 +103,8 @@ class LuaRuntime {
   bool bound_exceeded() const { return bound_exceeded_; }
   // Which bound was hit: "instruction limit (N) exceeded", "time limit (0.5 s) exceeded".
   const std::string& bound_message() const { return bound_message_; }
+  // ctx's __index has set ctx[key] (a list or ctx.power): the next pass clears it.
+  void note_ctx_lazy_field(std::string_view key);
 
  private:
   void open_sandbox();
@@ -149,6 +151,7 @@ class LuaRuntime {
   std::string name_;
   bool time_dependent_ = true;
   bool idle_nodes_only_ = false;  // P.idle_nodes_only
+  bool has_on_event_ = false;     // P.on_event was a function when loaded
   std::uint64_t instruction_limit_;
   std::uint64_t executed_ = 0;
   double time_limit_s_ = 0;  // 0: no time bound
@@ -170,8 +173,21 @@ class LuaRuntime {
   int ref_job_keys_ = LUA_NOREF;   // the field names, interned once (push_job_keys)
   int ref_job_maker_ = LUA_NOREF;  // makes a job table (push_job_maker)
   int ref_refusal_mt_ = LUA_NOREF;
-  int ref_params_ = LUA_NOREF;         // ctx.params
-  int ref_pending_list_ = LUA_NOREF;   // ctx.pending, kept across passes
+  int ref_params_ = LUA_NOREF;        // ctx.params
+  int ref_pending_list_ = LUA_NOREF;  // ctx.pending, kept across passes
+  // What set_pass_fields last wrote into ctx: it writes only what changed
+  // (issue 15: a dozen lua_setfield calls were a tenth of a short pass).
+  struct CtxShadow {
+    bool valid = false;
+    int reason = 0;  // a PassReason
+    int nodes_total = 0;
+    bool dry = false;
+    int partition = -1;
+    bool appended = false;
+    std::size_t suspended = 0;  // ctx.suspended_count
+  };
+  CtxShadow ctx_shadow_;
+  unsigned ctx_lazy_set_ = 0;          // bits of kCtxLazyFields set (note_ctx_lazy_field)
   std::vector<std::uint64_t> synced_;  // synced_[id - synced_base_]: see synced_version
   JobId synced_base_ = 0;
   std::size_t job_tables_ = 0;
@@ -184,7 +200,8 @@ class LuaRuntime {
   // Reused by apply_pending_changes, so that patching allocates nothing.
   struct Delta {
     PendingQueue::Key key;
-    const Job* job;  // inserted; nullptr: removed
+    const Job* job;     // inserted; nullptr: removed
+    std::size_t order;  // its place in the change log (a sort by key keeps it)
   };
   std::vector<Delta> scratch_deltas_, scratch_net_;
   std::vector<PendingSlot> scratch_tail_;
@@ -194,8 +211,12 @@ class LuaRuntime {
 
 // Registers sched.constraints and sched.log as loadable modules.
 void open_sched_modules(lua_State* L);
-// ctx methods: start, expand, shrink, request_perf, preempt, reserve.
-void push_ctx_methods(lua_State* L);
+// ctx methods (start, expand, shrink, request_perf, preempt, reserve, ...),
+// set as fields of the ctx table at the top of the stack: a method call is
+// then a plain field read, not a call of __index (issue 15).
+void add_ctx_methods(lua_State* L);
+// ctx's __index: the lists (pending, running, suspended) and power, built on first read.
+void push_ctx_index(lua_State* L);
 // ctx.pending's metatable: appending fails.
 void push_pending_metatable(lua_State* L);
 // table.sort, insert, remove and move refuse ctx.pending (the global table

@@ -26,11 +26,19 @@ P.idle_nodes_only = true
 -- to make every pass whole.
 -- params.max_job_test = N: backfill looks at the first N jobs of the queue
 -- only (Slurm's bf_max_job_test); unlimited by default, so replays are exact.
+-- The options come from ctx.params, the same table for the life of the
+-- policy: made once, not every pass.
+local opts, opts_of
+
 function P.schedule(ctx)
-  easy.schedule(ctx, {
-    incremental = ctx.params.incremental ~= false,
-    max_job_test = ctx.params.max_job_test,
-  })
+  if opts_of ~= ctx.params then
+    opts_of = ctx.params
+    opts = {
+      incremental = ctx.params.incremental ~= false,
+      max_job_test = ctx.params.max_job_test,
+    }
+  end
+  easy.schedule(ctx, opts)
 end
 
 return P

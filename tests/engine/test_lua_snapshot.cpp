@@ -359,6 +359,44 @@ return P
   EXPECT_EQ(again.integer("5"), 1);
 }
 
+// ctx.suspended_count is #ctx.suspended, kept without building the list
+// (issue 15: lib/urgent.lua checks it every pass), and follows suspensions
+// and resumptions.
+TEST(LuaSnapshot, SuspendedCountIsTheLengthOfSuspended) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+local n = 0
+function P.schedule(ctx)
+  n = n + 1
+  seen[#seen + 1] = ctx.suspended_count
+  seen[#seen + 1] = #ctx.suspended
+  if n == 1 then
+    for _, job in ipairs(ctx.pending) do ctx:start(job) end
+  elseif n == 2 then
+    for _, job in ipairs(ctx.running) do ctx:suspend(job) end
+  elseif n == 3 then
+    ctx:resume(ctx.suspended[1])
+  end
+end
+function P.save() return seen end
+return P
+)lua"));
+  h.submit(luatest::rigid(1));
+  h.submit(luatest::rigid(2));
+  h.ok_pass();  // starts both
+  h.confirm_starts();
+  h.ok_pass();  // suspends both
+  h.ok_pass();  // resumes one
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), 8);
+  const int expected[] = {0, 0, 0, 0, 2, 2, 1, 1};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(seen.integer(std::to_string(i + 1)), expected[i]) << i;
+}
+
 // ---------------------------------------------------------------- job tables
 
 // Job tables are plain tables kept across passes (issue 15: a proxy cost a

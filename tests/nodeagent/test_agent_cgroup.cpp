@@ -332,5 +332,49 @@ TEST_F(CgroupTest, AJobOfCoresIsConfinedToItsCpus) {
   EXPECT_FALSE(fs::exists("/sys/fs/cgroup/cpuset/sched/" + test_node() + "/job_8"));
 }
 
+// A resize by cores (issue 20) changes a confined job's cpuset: v1 widens the
+// job's set before its leaf's and narrows the leaf's before the job's (the
+// kernel refuses a child wider than its parent), so both orders must work.
+TEST_F(CgroupTest, AConfinedJobsCpusetWidensAndNarrowsWithItsLeaves) {
+  if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two CPUs to widen to";
+  const auto procs = cgroups_->prepare(9, "batch", 0);
+  const auto cpuset_procs = cgroups_->confine_cpus(9, "batch", {0});
+  if (cgroups_->kind() == "cgroup2") GTEST_SKIP() << "this test reads v1's cpuset files";
+  if (cpuset_procs.empty()) {
+    // No cpuset here (v1 without the controller, or none): nothing to change.
+    EXPECT_FALSE(cgroups_->set_cpus(9, {0, 1}));
+    return;
+  }
+  std::vector<std::string> all = procs;
+  all.insert(all.end(), cpuset_procs.begin(), cpuset_procs.end());
+  BatchLaunch launch = batch(9, "sleep 30\n", all);
+  launch.cpus = {0};
+  const TaskId id = table_.launch_batch(launch);
+  const auto pid = table_.pid(id);
+  ASSERT_TRUE(pid);
+  const fs::path job = "/sys/fs/cgroup/cpuset/sched/" + test_node() + "/job_9";
+  const auto allowed_becomes = [&](const std::string& want) {
+    for (int i = 0; i < 200 && cpus_allowed(*pid) != want; ++i) std::this_thread::sleep_for(10ms);
+    return cpus_allowed(*pid) == want;
+  };
+
+  ASSERT_TRUE(cgroups_->set_cpus(9, {0, 1}));
+  EXPECT_EQ(slurp(job / "cpuset.cpus"), "0-1\n");
+  EXPECT_EQ(slurp(job / "batch" / "cpuset.cpus"), "0-1\n");
+
+  ASSERT_TRUE(cgroups_->set_cpus(9, {1}));
+  EXPECT_EQ(slurp(job / "cpuset.cpus"), "1\n");
+  EXPECT_EQ(slurp(job / "batch" / "cpuset.cpus"), "1\n");
+  EXPECT_TRUE(allowed_becomes("1")) << "the process still runs on " << cpus_allowed(*pid);
+
+  EXPECT_FALSE(cgroups_->set_cpus(10, {0})) << "a job with no cpuset";
+  EXPECT_FALSE(cgroups_->set_cpus(9, {})) << "an empty set is no set";
+  EXPECT_EQ(slurp(job / "cpuset.cpus"), "1\n") << "a refused change changes nothing";
+  table_.signal(id, SIGKILL);
+  ASSERT_TRUE(wait_exit(table_, id));
+  EXPECT_TRUE(cgroups_->kill_all(9));
+  EXPECT_TRUE(cgroups_->remove(9));
+}
+
 }  // namespace
 }  // namespace sched::agent

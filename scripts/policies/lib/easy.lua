@@ -62,8 +62,8 @@ local function memo_holds(ctx, memo)
 end
 
 -- The whole pass from position `first` (lib.urgent started those before);
--- returns its memo (see `last`).
-local function whole(ctx, started, depth, first)
+-- returns its memo (see `last`), written into `memo`.
+local function whole(ctx, started, depth, first, memo)
   local pending = ctx.pending
   local n = #pending
   local i = first
@@ -79,7 +79,8 @@ local function whole(ctx, started, depth, first)
     i = i + 1
   end
   if i > n then
-    return { idle = ctx.nodes_idle }
+    memo.idle, memo.extra, memo.shadow = ctx.nodes_idle, nil, nil
+    return memo
   end
 
   -- Phase 2: reserve for the head the earliest time enough nodes are free,
@@ -94,9 +95,15 @@ local function whole(ctx, started, depth, first)
 
   -- Phase 3.
   local idle = ctx.nodes_idle
-  local left_idle, left_extra = backfill(ctx, started, i + 1, shadow, extra, idle, depth)
-  return { idle = left_idle, extra = left_extra, shadow = shadow }
+  memo.idle, memo.extra = backfill(ctx, started, i + 1, shadow, extra, idle, depth)
+  memo.shadow = shadow
+  return memo
 end
+
+-- The table whole() writes its memo into, the same every pass (a pass
+-- makes no table it can do without), unless `last` still holds it (a dry
+-- pass keeps `last` for the next real one).
+local memo_table = {}
 
 -- The backfill depth: how many jobs from the front of the queue phase 3
 -- may look at (Slurm's bf_max_job_test); unlimited unless given.
@@ -133,10 +140,10 @@ function M.schedule(ctx, opts)
     if memo.shadow then
       backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
     else
-      whole(ctx, started, depth, 1)  -- the queue was empty: only new jobs in it
+      whole(ctx, started, depth, 1, {})  -- the queue was empty: only new jobs in it
     end
   else
-    memo = whole(ctx, started, depth, first)
+    memo = whole(ctx, started, depth, first, last == memo_table and {} or memo_table)
   end
   if incremental and next(started) == nil then
     last = memo

@@ -242,6 +242,9 @@ end
 
 -- Step 2; whether it acted.
 local function resume_suspended(ctx)
+  if ctx.suspended_count == 0 then
+    return false  -- without building ctx.suspended, a table, every pass
+  end
   local acted = false
   for _, job in ipairs(ctx.suspended) do
     if ctx:resume(job) then
