@@ -11,6 +11,7 @@ NodeIndex Cluster::add_node(std::string name, int cores) {
   const auto index = static_cast<NodeIndex>(nodes_.size());
   by_name_.emplace(name, index);
   nodes_.push_back(Node{std::move(name), std::max(cores, 1)});
+  fit_partition(0);
   bump(size_by_partition_, 0, +1);
   if (idle_.size() * 64 < nodes_.size()) idle_.push_back(0);
   set_idle(index, true);
@@ -43,6 +44,14 @@ void Cluster::bump(std::vector<int>& counts, int partition, int delta) {
   counts[i] += delta;
 }
 
+void Cluster::fit_partition(int partition) {
+  const auto size = static_cast<std::size_t>(partition) + 1;
+  for (std::vector<int>* counts :
+       {&idle_by_partition_, &releasing_by_partition_, &size_by_partition_}) {
+    if (counts->size() < size) counts->resize(size, 0);
+  }
+}
+
 void Cluster::add_releasing(const Node& node, int delta) {
   releasing_unpromised_ += delta;
   bump(releasing_by_partition_, node.partition, delta);
@@ -51,6 +60,7 @@ void Cluster::add_releasing(const Node& node, int delta) {
 void Cluster::set_partition(NodeIndex index, int partition) {
   Node& node = nodes_.at(static_cast<std::size_t>(index));
   if (node.partition == partition) return;
+  fit_partition(partition);
   const bool idle = is_idle(index);
   const bool releasing = counts_releasing(node);
   bump(size_by_partition_, node.partition, -1);
@@ -164,14 +174,6 @@ void Cluster::set_draining(NodeIndex index, bool draining) {
 void Cluster::refresh_idle(NodeIndex index) {
   const Node& node = nodes_[static_cast<std::size_t>(index)];
   set_idle(index, node.up && !node.draining && node.job == 0);
-}
-
-void Cluster::set_idle(NodeIndex index, bool idle) {
-  if (is_idle(index) == idle) return;
-  const auto i = static_cast<std::size_t>(index);
-  idle_[i / 64] ^= std::uint64_t{1} << (i % 64);
-  idle_count_ += idle ? 1 : -1;
-  bump(idle_by_partition_, nodes_[i].partition, idle ? 1 : -1);
 }
 
 }  // namespace sched

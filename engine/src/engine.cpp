@@ -80,7 +80,7 @@ std::vector<const Job*> Engine::pending_jobs() const { return pending_.merged();
 std::vector<const Job*> Engine::running_jobs() const {
   std::vector<const Job*> out;
   out.reserve(running_.size());
-  for (const auto& [start, id] : running_) out.push_back(find_job(id));
+  for (const auto& [key, job] : running_) out.push_back(job);
   return out;
 }
 
@@ -129,7 +129,7 @@ PowerView Engine::power() const {
 
 // ---------------------------------------------------------------- events
 
-void Engine::emit(Event event) {
+void Engine::emit(Event&& event) {
   event.seq = ++event_seq_;
   event.time = clock_.now();
   switch (event.type) {
@@ -318,7 +318,7 @@ Result<JobId> Engine::submit(JobSpec spec, JobId requested_id) {
   return add_submitted(std::move(spec), requested_id != 0 ? requested_id : last_id_ + 1);
 }
 
-JobId Engine::add_submitted(JobSpec spec, JobId id) {
+JobId Engine::add_submitted(JobSpec&& spec, JobId id) {
   last_id_ = std::max(last_id_, id);
   const bool only_appended = state_version_ == appended_version_;
 
@@ -446,7 +446,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
     compute_priority(ref);
     enqueue_pending(ref);
   } else {
-    by_name_[{ref.spec.user, ref.spec.name}].insert(ref.id);
+    note_name(ref);
     ref.allocation = allocation;
     ref.allocation_since = clock_.now();
     if (saved.state == JobState::Suspended) {
@@ -472,7 +472,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       } else {
         for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
       }
-      running_.emplace(ref.start_time, ref.id);
+      running_.emplace(std::pair{ref.start_time, ref.id}, &ref);
     }
     if (ref.spec.extra->array_job_id != 0) admit_array_task(ref, true);
   }
@@ -856,10 +856,9 @@ bool Engine::expire_time_limit(JobId id) {
 std::vector<JobId> Engine::expire_time_limits() {
   const double now = clock_.now();
   std::vector<JobId> due;
-  for (const auto& [start, id] : running_) {
-    const Job* job = find_job(id);
-    const double limit = job ? running_limit(*job) : -1;
-    if (limit >= 0 && limit <= now) due.push_back(id);
+  for (const auto& [key, job] : running_) {
+    const double limit = running_limit(*job);
+    if (limit >= 0 && limit <= now) due.push_back(key.second);
   }
   // Stopped after the walk: a stop may change running_.
   std::vector<JobId> stopped;
@@ -871,9 +870,8 @@ std::vector<JobId> Engine::expire_time_limits() {
 
 std::optional<double> Engine::next_time_limit() const {
   std::optional<double> next;
-  for (const auto& [start, id] : running_) {
-    const Job* job = find_job(id);
-    const double limit = job ? running_limit(*job) : -1;
+  for (const auto& [key, job] : running_) {
+    const double limit = running_limit(*job);
     if (limit >= 0 && (!next || limit < *next)) next = limit;
   }
   return next;

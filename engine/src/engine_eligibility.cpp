@@ -21,8 +21,20 @@ bool has_singleton(const Dependency& dependency) {
 
 }  // namespace
 
+void Engine::index_names() {
+  if (names_indexed_) return;
+  names_indexed_ = true;
+  for (const auto& [id, job] : jobs_) {
+    if (!is_terminal(job->state)) by_name_[name_key(*job)].insert(id);
+  }
+}
+
+void Engine::note_name(const Job& job) {
+  if (names_indexed_) by_name_[name_key(job)].insert(job.id);
+}
+
 void Engine::enqueue_pending(Job& job) {
-  by_name_[name_key(job)].insert(job.id);
+  note_name(job);
   job.dependency = DependencyState::None;
   if (!job.spec.extra->dependency.empty()) {
     auto parsed = parse_dependency(job.spec.extra->dependency);
@@ -31,7 +43,10 @@ void Engine::enqueue_pending(Job& job) {
     } else {
       Dependency& dependency = dependencies_[job.id] = std::move(parsed.value());
       for (JobId target : dependency.jobs()) dependents_[target].push_back(job.id);
-      if (has_singleton(dependency)) singletons_[name_key(job)].insert(job.id);
+      if (has_singleton(dependency)) {
+        index_names();  // the first singleton: every job not yet ended, this one too
+        singletons_[name_key(job)].insert(job.id);
+      }
       evaluate_dependency(job);
     }
   }
@@ -185,7 +200,7 @@ void Engine::forget_pending(const Job& job) {
 void Engine::on_state_change(const Job& job) {
   const JobId id = job.id;
   const bool ended = is_terminal(job.state);
-  if (ended) {
+  if (ended && names_indexed_) {
     if (auto it = by_name_.find(name_key(job)); it != by_name_.end()) {
       it->second.erase(id);
       if (it->second.empty()) by_name_.erase(it);

@@ -155,9 +155,8 @@ bool Engine::no_estimate_passed() const {
   // stopped at its limit) counts as ending now: what a policy worked out
   // from the estimates then moves with the clock.
   const double now = clock_.now();
-  for (const auto &[start, id] : running_) {
-    const Job *job = find_job(id);
-    const double end = job ? job->est_end() : -1;
+  for (const auto &[key, job] : running_) {
+    const double end = job->est_end();
     if (end >= 0 && end < now) return false;
   }
   return true;
@@ -348,7 +347,7 @@ void Engine::enact_resume(Job &job) {
     job.run.edit().limit_extension += now - job.run->suspended_since;
   if (job.run->suspended_since != -1) job.run.edit().suspended_since = -1;
   job.allocation_since = now;
-  running_.emplace(job.start_time, job.id);
+  running_.emplace(std::pair{job.start_time, job.id}, &job);
   transition(job, JobState::Running, EventType::JobResumed);
   enactor_.resume(job);
 }
@@ -373,7 +372,7 @@ void Engine::launch_if_ready(JobId id) {
       job->run.edit().limit_extension =
           job->spec.walltime * (static_cast<double>(job->spec.nodes) / job->size() - 1);
     }
-    running_.emplace(job->start_time, job->id);
+    running_.emplace(std::pair{job->start_time, job->id}, job);
     touch(*job);
     enactor_.start(*job);
   } else if (job->state == JobState::Adapting) {

@@ -37,8 +37,9 @@ double first_submit(const std::vector<JobRecord> &jobs) {
 // Sums (time, change) pairs into a step series starting at t0 at 0.
 StepSeries accumulate(std::vector<std::pair<double, long long>> changes, double t0,
                       double end_time) {
-  std::stable_sort(changes.begin(), changes.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  // The changes at one time are added up: their order does not matter.
+  std::sort(changes.begin(), changes.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
   StepSeries series{{t0, 0}};
   long long value = 0;
   for (std::size_t i = 0; i < changes.size();) {

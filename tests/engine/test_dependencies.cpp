@@ -249,6 +249,30 @@ TEST_F(Eligibility, SingletonRunsOneJobOfANameAndUserAtATime) {
   EXPECT_EQ(reason(second), "") << "any end will do";
 }
 
+// The engine indexes jobs by name only once a singleton is queued (issue 15):
+// jobs of that name submitted before, without the dependency, still count.
+TEST_F(Eligibility, SingletonCountsJobsOfItsNameQueuedBeforeAnySingleton) {
+  JobSpec plain = rigid_spec(1);
+  plain.name = "nightly";
+  const JobId ended = run_job(plain);
+  end(ended, 0);
+  const JobId running = run_job(plain);
+  JobSpec singleton = plain;
+  singleton.dependency = "singleton";
+  const JobId waits = submit(singleton);
+  EXPECT_EQ(reason(waits), "Dependency") << "a job of its name runs, queued before any singleton";
+  end(running, 0);
+  EXPECT_EQ(reason(waits), "") << "the ended one does not count";
+  in_pass([&](PassContext& ctx) { EXPECT_EQ(ctx.start(waits), std::nullopt); });
+  engine->job_started(waits);
+  end(waits, 0);
+  const JobId plain_pending = submit(plain);
+  const JobId second = submit(singleton);
+  EXPECT_EQ(reason(second), "Dependency") << "a plain job of its name queued after the index";
+  ASSERT_TRUE(engine->cancel(plain_pending).ok());
+  EXPECT_EQ(reason(second), "");
+}
+
 TEST_F(Eligibility, UnknownIdsAndBadSpecsAreRefusedAtSubmit) {
   auto unknown = engine->submit(dependent("afterok:99"));
   ASSERT_FALSE(unknown.ok());

@@ -94,7 +94,18 @@ class Cluster {
     const auto i = static_cast<std::size_t>(index);
     return (idle_[i / 64] >> (i % 64)) & 1u;
   }
-  void set_idle(NodeIndex index, bool idle);
+  // Per node of every allocation and release (issue 15): no resize here, the
+  // counters are sized as partitions appear (fit_partition).
+  void set_idle(NodeIndex index, bool idle) {
+    if (is_idle(index) == idle) return;
+    const auto i = static_cast<std::size_t>(index);
+    idle_[i / 64] ^= std::uint64_t{1} << (i % 64);
+    const int delta = idle ? 1 : -1;
+    idle_count_ += delta;
+    idle_by_partition_[static_cast<std::size_t>(nodes_[i].partition)] += delta;
+  }
+  // Sizes the per-partition counters to hold `partition`.
+  void fit_partition(int partition);
   // Whether a node counts as releasing and unpromised, and the counters' step.
   static bool counts_releasing(const Node& node) {
     return node.releasing && node.promised == 0 && node.up && !node.draining;

@@ -353,7 +353,8 @@ class Engine {
 
   Job* job_mut(JobId id);
   void transition(Job& job, JobState to, EventType type, std::string message = {});
-  void emit(Event event);
+  // By reference: an event is built once and handed to every sink and policy.
+  void emit(Event&& event);
   void touch(Job& job);
   void account_allocation(Job& job);
   void enact(const Action& action);
@@ -412,7 +413,7 @@ class Engine {
   void release_nodes(Job& job, const std::vector<NodeIndex>& nodes);
   void launch_if_ready(JobId id);
   void requeue_waiting_start(Job& job);
-  JobId add_submitted(JobSpec spec, JobId id);
+  JobId add_submitted(JobSpec&& spec, JobId id);
   // ---- eligibility (engine_eligibility.cpp)
   // A new or restored PENDING job: its dependency parsed and indexed, then
   // placed in the queue it belongs to.
@@ -473,8 +474,9 @@ class Engine {
   CoreMap cores_;  // the invasive partitions' nodes (issue 20 item 2)
   std::unordered_map<JobId, std::unique_ptr<Job>> jobs_;
   PendingQueue pending_;
-  std::set<std::pair<double, JobId>> running_;  // (start time, id)
-  std::set<JobId> suspended_;                   // SUSPENDED jobs
+  // (start time, id) → the job: a pass walks it without a lookup per job.
+  std::map<std::pair<double, JobId>, Job*> running_;
+  std::set<JobId> suspended_;  // SUSPENDED jobs
   // STARTING jobs still waiting for promised nodes: id → nodes still missing.
   std::unordered_map<JobId, int> waiting_nodes_;
   // Adaptations under way: id → what was asked.
@@ -486,8 +488,14 @@ class Engine {
   // jobs they concern are looked at when something changes, never the queue.
   std::unordered_map<JobId, Dependency> dependencies_;  // pending job → its parsed dependency
   std::unordered_map<JobId, std::vector<JobId>> dependents_;  // job → pending jobs naming it
-  // (user, name) → jobs not yet ended with that name (for singleton).
+  // (user, name) → jobs not yet ended with that name, for singleton, the
+  // only rule that reads it: built when the first job with a singleton
+  // dependency is queued (index_names), kept from then on (issue 15: no
+  // string-keyed lookups per job for a rule most workloads never use).
+  bool names_indexed_ = false;
   std::map<std::pair<std::string, std::string>, std::set<JobId>> by_name_;
+  void index_names();
+  void note_name(const Job& job);
   std::map<std::pair<std::string, std::string>, std::set<JobId>> singletons_;  // pending, waiting
   std::set<std::pair<double, JobId>> begin_waits_;                             // (begin time, id)
   EndedJobLookup ended_lookup_;
