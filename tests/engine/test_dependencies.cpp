@@ -258,7 +258,7 @@ TEST_F(Eligibility, SingletonCountsJobsOfItsNameQueuedBeforeAnySingleton) {
   end(ended, 0);
   const JobId running = run_job(plain);
   JobSpec singleton = plain;
-  singleton.dependency = "singleton";
+  singleton.extra.edit().dependency = "singleton";
   const JobId waits = submit(singleton);
   EXPECT_EQ(reason(waits), "Dependency") << "a job of its name runs, queued before any singleton";
   end(running, 0);
