@@ -418,6 +418,10 @@ class Engine {
   // A new or restored PENDING job: its dependency parsed and indexed, then
   // placed in the queue it belongs to.
   void enqueue_pending(Job& job);
+  // by_name_: built from every job not yet ended (index_names), then kept
+  // as jobs are queued (note_name).
+  void index_names();
+  void note_name(const Job& job);
   // Re-decides whether a PENDING job may start and moves it between the
   // queues; cancels it when its dependency never can be met and the config
   // says so.
@@ -494,8 +498,6 @@ class Engine {
   // string-keyed lookups per job for a rule most workloads never use).
   bool names_indexed_ = false;
   std::map<std::pair<std::string, std::string>, std::set<JobId>> by_name_;
-  void index_names();
-  void note_name(const Job& job);
   std::map<std::pair<std::string, std::string>, std::set<JobId>> singletons_;  // pending, waiting
   std::set<std::pair<double, JobId>> begin_waits_;                             // (begin time, id)
   EndedJobLookup ended_lookup_;
