@@ -39,9 +39,8 @@ int Cluster::usable_count() const {
 }
 
 void Cluster::bump(std::vector<int>& counts, int partition, int delta) {
-  const auto i = static_cast<std::size_t>(partition);
-  if (counts.size() <= i) counts.resize(i + 1, 0);
-  counts[i] += delta;
+  // Sized already: every node's partition went through fit_partition.
+  counts[static_cast<std::size_t>(partition)] += delta;
 }
 
 void Cluster::fit_partition(int partition) {
