@@ -162,6 +162,17 @@ void Engine::touch(Job& job) {
   // Bounded by the jobs that can still change: a consumer further behind
   // than that checks every view instead.
   touched_.append(job.id, 4096 + 2 * (pending_.listing_size() + running_.size()));
+  releases_.update(job);
+}
+
+void Engine::add_running(Job& job) {
+  running_.emplace(std::pair{job.start_time, job.id}, &job);
+  releases_.join(job);
+}
+
+void Engine::drop_running(const Job& job) {
+  running_.erase({job.start_time, job.id});
+  releases_.leave(job.id);
 }
 
 void Engine::transition(Job& job, JobState to, EventType type, std::string message) {
@@ -472,7 +483,7 @@ Status Engine::restore_job(const Job& saved, const std::vector<std::string>& nod
       } else {
         for (NodeIndex n : allocation) cluster_.assign(n, ref.id);
       }
-      running_.emplace(std::pair{ref.start_time, ref.id}, &ref);
+      add_running(ref);
     }
     if (ref.spec.extra->array_job_id != 0) admit_array_task(ref, true);
   }

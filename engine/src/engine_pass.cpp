@@ -326,7 +326,7 @@ void Engine::enact_suspend(Job &job) {
   } else {
     for (NodeIndex n : job.allocation) cluster_.release(n);
   }
-  running_.erase({job.start_time, job.id});
+  drop_running(job);
   suspended_.insert(job.id);
   job.run.edit().suspended_since = clock_.now();
   ++job.run.edit().suspensions;
@@ -347,7 +347,7 @@ void Engine::enact_resume(Job &job) {
     job.run.edit().limit_extension += now - job.run->suspended_since;
   if (job.run->suspended_since != -1) job.run.edit().suspended_since = -1;
   job.allocation_since = now;
-  running_.emplace(std::pair{job.start_time, job.id}, &job);
+  add_running(job);
   transition(job, JobState::Running, EventType::JobResumed);
   enactor_.resume(job);
 }
@@ -372,7 +372,7 @@ void Engine::launch_if_ready(JobId id) {
       job->run.edit().limit_extension =
           job->spec.walltime * (static_cast<double>(job->spec.nodes) / job->size() - 1);
     }
-    running_.emplace(std::pair{job->start_time, job->id}, job);
+    add_running(*job);
     touch(*job);
     enactor_.start(*job);
   } else if (job->state == JobState::Adapting) {
@@ -432,7 +432,7 @@ void Engine::finish(Job &job) {
   waiting_nodes_.erase(job.id);
   drain_waits_.erase(job.id);
   mtct_windows_.erase(job.id);
-  running_.erase({job.start_time, job.id});
+  drop_running(job);
   if (was_suspended) {
     suspended_.erase(job.id);
     nodes.clear();  // ended while suspended: it held none of them

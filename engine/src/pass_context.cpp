@@ -24,8 +24,8 @@ PassContext::PassContext(Engine& engine, PassReason reason, bool dry, int partit
       reason_(reason),
       dry_(dry),
       partition_(partition),
-      idle_(partition < 0 ? engine.cluster().idle_count() : engine.cluster().idle_count(partition)),
-      refusal_counts_(kRefusalCodeCount, 0) {
+      idle_(partition < 0 ? engine.cluster().idle_count()
+                          : engine.cluster().idle_count(partition)) {
   // An invasive partition: a node with a free core is one a job may start on.
   if (engine.cores_partition(partition)) idle_ = nodes_with_free_cores();
 }
@@ -166,32 +166,69 @@ void PassContext::collect_releases() {
             [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
-std::vector<PassContext::ReleaseStep> PassContext::release_profile() {
-  collect_releases();
-  std::vector<ReleaseStep> profile{ReleaseStep{now(), idle_}};
-  for (std::size_t i = 0; i < releases_.size();) {
-    const double time = releases_[i].first;
+template <typename Visit>
+void PassContext::walk_releases(Visit&& visit) {
+  if (partition_ >= 0 || sizes_changed_) {
+    collect_releases();
+    for (std::size_t i = 0; i < releases_.size();) {
+      const double time = releases_[i].first;
+      int freed = 0;
+      for (; i < releases_.size() && releases_[i].first == time; ++i) freed += releases_[i].second;
+      if (visit(time, freed)) return;
+    }
+    return;
+  }
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  const double t = now();
+  starts_.clear();
+  for (const Action& action : actions_) {
+    if (action.type != Action::Type::Start) continue;
+    const Job* job = engine_.find_job(action.job);
+    const double walltime = job ? job->spec.walltime : 0;
+    starts_.emplace_back(walltime > 0 ? t + walltime : kNever, action.nodes);
+  }
+  std::sort(starts_.begin(), starts_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The index is sorted by end; an end already past counts as now, which
+  // keeps it sorted.
+  const std::vector<ReleaseIndex::Entry>& running = engine_.releases_.entries();
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < running.size() || j < starts_.size()) {
+    double time = kNever;
+    if (i < running.size()) time = std::max(running[i].end, t);
+    if (j < starts_.size()) time = std::min(time, starts_[j].first);
     int freed = 0;
-    for (; i < releases_.size() && releases_[i].first == time; ++i) freed += releases_[i].second;
+    for (; i < running.size() && std::max(running[i].end, t) == time; ++i) freed += running[i].size;
+    for (; j < starts_.size() && starts_[j].first == time; ++j) freed += starts_[j].second;
+    if (visit(time, freed)) return;
+  }
+}
+
+std::vector<PassContext::ReleaseStep> PassContext::release_profile() {
+  std::vector<ReleaseStep> profile{ReleaseStep{now(), idle_}};
+  walk_releases([&profile](double time, int freed) {
     if (time == profile.back().time) {
       profile.back().free += freed;  // an end already past: free now
     } else {
       profile.push_back(ReleaseStep{time, profile.back().free + freed});
     }
-  }
+    return false;
+  });
   return profile;
 }
 
 PassContext::ReleaseStep PassContext::earliest_start(int nodes) {
   if (nodes <= idle_) return ReleaseStep{now(), idle_ - nodes};
-  collect_releases();
+  ReleaseStep found{std::numeric_limits<double>::infinity(), 0};
   int free = idle_;
-  for (std::size_t i = 0; i < releases_.size();) {
-    const double time = releases_[i].first;
-    for (; i < releases_.size() && releases_[i].first == time; ++i) free += releases_[i].second;
-    if (free >= nodes) return ReleaseStep{time, free - nodes};
-  }
-  return ReleaseStep{std::numeric_limits<double>::infinity(), 0};
+  walk_releases([&](double time, int freed) {
+    free += freed;
+    if (free < nodes) return false;
+    found = ReleaseStep{time, free - nodes};
+    return true;
+  });
+  return found;
 }
 
 Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std::string detail) {
@@ -439,6 +476,7 @@ Verdict PassContext::expand(JobId id, int to_nodes) {
   Mark& mark = marks_[id];
   idle_ -= to_nodes - tentative_size(*job);
   mark.resize_to = to_nodes;
+  sizes_changed_ = true;
   mark.direction = +1;
   record_resize(actions_, Action::Type::Expand, id, to_nodes);
   return std::nullopt;
@@ -471,6 +509,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
   }
   idle_ += usable_nodes(cluster, leaving);
   mark.resize_to = to_nodes;
+  sizes_changed_ = true;
   mark.direction = -1;
   mark.leaving.insert(mark.leaving.end(), leaving.begin(), leaving.end());
   record_resize(actions_, Action::Type::Shrink, id, to_nodes).leaving = mark.leaving;
@@ -568,6 +607,7 @@ Verdict PassContext::preempt(JobId id, PreemptMode mode) {
   }
   idle_ += usable_nodes(engine_.cluster(), job->allocation);
   mark.preempted = true;
+  sizes_changed_ = true;
   Action action{Action::Type::Preempt, id};
   action.mode = mode;
   actions_.push_back(action);
@@ -598,6 +638,7 @@ Verdict PassContext::suspend(JobId id) {
     idle_ += usable_nodes(engine_.cluster(), job->allocation);
   }
   mark.preempted = true;
+  sizes_changed_ = true;
   actions_.push_back(Action{Action::Type::Suspend, id});
   return std::nullopt;
 }

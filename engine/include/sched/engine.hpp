@@ -36,6 +36,7 @@
 #include "sched/policy.hpp"
 #include "sched/policy_failure.hpp"
 #include "sched/priority.hpp"
+#include "sched/release_index.hpp"
 #include "sched/status.hpp"
 
 namespace sched {
@@ -356,6 +357,9 @@ class Engine {
   // By reference: an event is built once and handed to every sink and policy.
   void emit(Event&& event);
   void touch(Job& job);
+  // A job joins or leaves running_ (and with it the release index).
+  void add_running(Job& job);
+  void drop_running(const Job& job);
   void account_allocation(Job& job);
   void enact(const Action& action);
   void enact_start(Job& job, int nodes, const std::vector<NodeIndex>& placement);
@@ -480,6 +484,9 @@ class Engine {
   PendingQueue pending_;
   // (start time, id) → the job: a pass walks it without a lookup per job.
   std::map<std::pair<double, JobId>, Job*> running_;
+  // The estimated ends of running_'s jobs, sorted: kept by add_running,
+  // drop_running and touch (every change of a job's size or limit touches it).
+  ReleaseIndex releases_;
   std::set<JobId> suspended_;  // SUSPENDED jobs
   // STARTING jobs still waiting for promised nodes: id → nodes still missing.
   std::unordered_map<JobId, int> waiting_nodes_;

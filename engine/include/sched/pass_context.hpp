@@ -5,6 +5,7 @@
 // the policy returns, or drops it if the policy failed.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -146,7 +147,7 @@ class PassContext {
 
   const std::vector<Action>& actions() const { return actions_; }
   // Refusals seen in this pass, by code (for statistics).
-  const std::vector<int>& refusal_counts() const { return refusal_counts_; }
+  const std::array<int, kRefusalCodeCount>& refusal_counts() const { return refusal_counts_; }
   // The refusals themselves: kept in a dry pass only (sched policy check).
   const std::vector<Refusal>& refusals() const { return refusals_; }
 
@@ -174,6 +175,13 @@ class PassContext {
   // (time, nodes given back) of every running job and every job started in
   // this pass, sorted by time, into releases_.
   void collect_releases();
+  // Calls visit(time, nodes freed then) once per distinct release time, in
+  // time order, until it returns true. Reads the engine's release index
+  // merged with this pass's starts when the running jobs' sizes are the
+  // engine's (no resize, preemption or suspension in this pass, the whole
+  // cluster's pass); else collect_releases. The same steps either way.
+  template <typename Visit>
+  void walk_releases(Visit&& visit);
   Verdict check_resize(const Job* job, JobId id, int to, int direction);
   // The same for a job of an invasive partition, by cores; then the resize.
   Verdict check_resize_cores(const Job& job, int to, int direction);
@@ -194,7 +202,7 @@ class PassContext {
   int idle_;
   std::unordered_map<JobId, Mark> marks_;
   std::vector<Action> actions_;
-  std::vector<int> refusal_counts_;
+  std::array<int, kRefusalCodeCount> refusal_counts_{};  // no allocation per pass
   std::vector<Refusal> refusals_;
   std::vector<const Job*> pending_;  // the part of the queue walked so far (this partition's)
   mutable std::optional<std::size_t> pending_total_;  // a partition's pass: its count, once walked
@@ -203,6 +211,10 @@ class PassContext {
   std::optional<std::vector<const Job*>> running_;
   std::optional<std::vector<const Job*>> suspended_;
   std::vector<std::pair<double, int>> releases_;  // collect_releases' scratch
+  std::vector<std::pair<double, int>> starts_;    // walk_releases' scratch: this pass's starts
+  // A running job's tentative size differs from its size (resized,
+  // preempted or suspended in this pass): the release index does not say it.
+  bool sizes_changed_ = false;
   std::optional<std::size_t> appended_;
   // Nodes given to placed jobs in this pass, by index; sized on first use.
   std::vector<bool> placed_;
