@@ -81,20 +81,25 @@ std::vector<NodeIndex> Cluster::allocate(JobId job, int count, std::vector<NodeI
   }
   std::vector<NodeIndex> taken;
   taken.reserve(static_cast<std::size_t>(count));
-  // Idle nodes, lowest index first.
+  // Idle nodes, lowest index first; each word's bits are cleared at once.
   for (std::size_t word = 0; static_cast<int>(taken.size()) < count && word < idle_.size();) {
     std::uint64_t bits = idle_[word];
+    std::uint64_t took = 0;
     while (bits != 0 && static_cast<int>(taken.size()) < count) {
-      const auto index = static_cast<NodeIndex>(word * 64 + std::countr_zero(bits));
+      const int bit = std::countr_zero(bits);
       bits &= bits - 1;
+      const auto index = static_cast<NodeIndex>(word * 64 + static_cast<std::size_t>(bit));
       Node& node = nodes_[static_cast<std::size_t>(index)];
       if (partition >= 0 && node.partition != partition) continue;
-      set_idle(index, false);
+      took |= std::uint64_t{1} << bit;
+      --idle_by_partition_[static_cast<std::size_t>(node.partition)];
       node.job = job;
       taken.push_back(index);
     }
+    idle_[word] &= ~took;
     ++word;
   }
+  idle_count_ -= static_cast<int>(taken.size());
   int missing = count - static_cast<int>(taken.size());
   for (std::size_t i = 0; missing > 0 && i < nodes_.size(); ++i) {
     Node& node = nodes_[i];
@@ -126,6 +131,28 @@ JobId Cluster::release(NodeIndex index) {
   node.releasing = false;
   refresh_idle(index);
   return next;
+}
+
+void Cluster::release_held(JobId job, const std::vector<NodeIndex>& nodes,
+                           std::vector<JobId>& handed_to) {
+  for (NodeIndex index : nodes) {
+    Node& node = nodes_.at(static_cast<std::size_t>(index));
+    if (node.job != job) {
+      unpromise(index);  // a promised node that never came
+      continue;
+    }
+    const bool usable = node.up && !node.draining;
+    if (node.releasing && node.promised == 0 && usable) add_releasing(node, -1);
+    const JobId next = node.promised;
+    node.job = next;
+    node.promised = 0;
+    node.releasing = false;
+    if (next != 0) {
+      handed_to.push_back(next);
+    } else if (usable) {
+      set_idle(index, true);
+    }
+  }
 }
 
 void Cluster::assign(NodeIndex index, JobId job) {

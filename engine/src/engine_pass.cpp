@@ -466,13 +466,11 @@ void Engine::finish(Job &job) {
 }
 
 void Engine::release_nodes(Job &job, const std::vector<NodeIndex> &nodes) {
-  for (NodeIndex n : nodes) {
-    if (cluster_.node(n).job != job.id) {
-      cluster_.unpromise(n);  // a promised node that never came
-      continue;
-    }
-    const JobId next = cluster_.release(n);
-    if (next == 0) continue;
+  std::vector<JobId> handed_to;  // stays empty (no allocation) unless nodes were promised
+  cluster_.release_held(job.id, nodes, handed_to);
+  // Launched only once every node is given back (nothing a launch does
+  // reads the nodes), in the order their last nodes came.
+  for (const JobId next : handed_to) {
     auto it = waiting_nodes_.find(next);
     if (it != waiting_nodes_.end() && --it->second == 0) {
       waiting_nodes_.erase(it);

@@ -241,5 +241,54 @@ TEST(Cluster, AllocateNeverPromisesADrainingOrDownNode) {
   EXPECT_THROW(cluster.allocate(3, 1, nullptr), std::logic_error);
 }
 
+// A job's end gives back all its nodes at once (release_held): each held
+// node goes idle or to the job it was promised to, a node only promised to
+// the ending job has the promise withdrawn, and the counts stay true.
+TEST(Cluster, ReleaseHeldGivesBackEveryNodeAsReleaseWould) {
+  Cluster cluster = make_cluster(8);
+  const auto a = cluster.allocate(1, 4, nullptr);  // n0-n3
+  const auto b = cluster.allocate(2, 2, nullptr);  // n4-n5
+  ASSERT_EQ(a, (std::vector<NodeIndex>{0, 1, 2, 3}));
+  cluster.set_draining(3, true);  // a drained node of job 1: never idle again
+  cluster.mark_releasing(0);
+  cluster.mark_releasing(1);
+  std::vector<NodeIndex> promised;
+  const auto c = cluster.allocate(3, 3, &promised);  // n6, n7 now; n0 promised
+  EXPECT_EQ(c, (std::vector<NodeIndex>{6, 7}));
+  ASSERT_EQ(promised, (std::vector<NodeIndex>{0}));
+  // Job 2 shrinks off n5, which is promised to job 4; job 4 gives up, and
+  // its promise on n5 is what release_held(4, ...) withdraws.
+  cluster.mark_releasing(5);
+  std::vector<NodeIndex> promised4;
+  EXPECT_TRUE(cluster.allocate(4, 2, &promised4).empty());  // n1 and n5 promised
+  ASSERT_EQ(promised4, (std::vector<NodeIndex>{1, 5}));
+  expect_consistent(cluster);
+
+  std::vector<JobId> handed_to;
+  cluster.release_held(1, a, handed_to);
+  EXPECT_EQ(handed_to, (std::vector<JobId>{3, 4})) << "n0 to job 3, n1 to job 4";
+  EXPECT_EQ(cluster.node(0).job, 3);
+  EXPECT_EQ(cluster.node(1).job, 4);
+  EXPECT_EQ(cluster.node(2).job, 0);
+  EXPECT_TRUE(cluster.idle(2));
+  EXPECT_EQ(cluster.node(3).job, 0);
+  EXPECT_FALSE(cluster.idle(3)) << "draining";
+  EXPECT_FALSE(cluster.node(0).releasing);
+  EXPECT_EQ(cluster.node(0).promised, 0);
+  expect_consistent(cluster);
+
+  handed_to.clear();
+  cluster.release_held(4, {1, 5}, handed_to);  // n1 held, n5 only promised
+  EXPECT_TRUE(handed_to.empty());
+  EXPECT_TRUE(cluster.idle(1));
+  EXPECT_EQ(cluster.node(5).job, 2) << "still job 2's, releasing, promised to nobody";
+  EXPECT_EQ(cluster.node(5).promised, 0);
+  EXPECT_TRUE(cluster.node(5).releasing);
+  EXPECT_EQ(cluster.releasing_unpromised_count(), 1);
+  expect_consistent(cluster);
+  EXPECT_EQ(cluster.idle_count(), 2);  // n1, n2
+  EXPECT_EQ(cluster.idle_count(0), 2);
+}
+
 }  // namespace
 }  // namespace sched

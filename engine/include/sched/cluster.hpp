@@ -76,6 +76,11 @@ class Cluster {
   // The holder is done with the node. Returns the job it was promised to
   // (which now holds it), or 0 when the node became idle.
   JobId release(NodeIndex index);
+  // The same for every node of a job's allocation that `job` holds, at once
+  // (issue 15: a job's end gives back all its nodes); a node only promised
+  // to it has the promise withdrawn. The jobs nodes were handed to, one per
+  // node, in order, are appended to `handed_to`.
+  void release_held(JobId job, const std::vector<NodeIndex>& nodes, std::vector<JobId>& handed_to);
 
   // The holder stops giving the node back (a shrink rolled back); any promise
   // must have been withdrawn first.
