@@ -9,20 +9,26 @@ namespace sched {
 void Engine::compute_priority(Job& job,
                               const std::unordered_map<std::string, double>* fair_factors) {
   const PriorityConfig& config = config_.priority;
+  // A factor weighted 0 adds 0 (every factor is finite, in [0, 1]): only
+  // the weighted ones are computed (issue 15: all weights are 0 by default,
+  // and the QOS factor walks the QOS table by name at each submission).
+  const PriorityWeights& weights = config.weights;
   PriorityFactors factors;
-  factors.age = age_factor(clock_.now() - job.submit_time, config.max_age_s);
+  if (weights.age != 0) factors.age = age_factor(clock_.now() - job.submit_time, config.max_age_s);
   if (fair_factors) {
     const auto it = fair_factors->find(job.spec.user);
     factors.fairshare = it != fair_factors->end() ? it->second : 1.0;
-  } else if (config.weights.fairshare != 0) {
+  } else if (weights.fairshare != 0) {
     // A walk of every user's usage: only where it counts (a submission of a
     // 10,000-task array computes it per task).
     factors.fairshare = fair_share_.factor(job.spec.user, clock_.now());
   }
-  factors.jobsize = jobsize_factor(job.spec.nodes, cluster_.size());
-  factors.qos = qos_factor(config, job.spec.qos);
-  job.weighted = weigh(factors, config.weights);
-  job.priority = job_priority(factors, config.weights, job.spec.nice);
+  if (weights.jobsize != 0) factors.jobsize = jobsize_factor(job.spec.nodes, cluster_.size());
+  if (weights.qos != 0) factors.qos = qos_factor(config, job.spec.qos);
+  job.weighted = weigh(factors, weights);
+  // job_priority(factors, weights, nice), from the factors weighed once.
+  const WeightedFactors& w = job.weighted;
+  job.priority = w.age + w.fairshare + w.jobsize + w.qos - job.spec.nice;
 }
 
 void Engine::recompute_priorities(bool force) {
