@@ -79,13 +79,13 @@ std::vector<NodeIndex> Cluster::allocate(JobId job, int count, std::vector<NodeI
     throw std::logic_error("allocation of " + std::to_string(count) +
                            " nodes exceeds what is free");
   }
-  std::vector<NodeIndex> taken;
-  taken.reserve(static_cast<std::size_t>(count));
+  std::vector<NodeIndex> taken(static_cast<std::size_t>(std::max(count, 0)));
+  int n = 0;
   // Idle nodes, lowest index first; each word's bits are cleared at once.
-  for (std::size_t word = 0; static_cast<int>(taken.size()) < count && word < idle_.size();) {
+  for (std::size_t word = 0; n < count && word < idle_.size();) {
     std::uint64_t bits = idle_[word];
     std::uint64_t took = 0;
-    while (bits != 0 && static_cast<int>(taken.size()) < count) {
+    while (bits != 0 && n < count) {
       const int bit = std::countr_zero(bits);
       bits &= bits - 1;
       const auto index = static_cast<NodeIndex>(word * 64 + static_cast<std::size_t>(bit));
@@ -94,13 +94,14 @@ std::vector<NodeIndex> Cluster::allocate(JobId job, int count, std::vector<NodeI
       took |= std::uint64_t{1} << bit;
       --idle_by_partition_[static_cast<std::size_t>(node.partition)];
       node.job = job;
-      taken.push_back(index);
+      taken[static_cast<std::size_t>(n++)] = index;
     }
     idle_[word] &= ~took;
     ++word;
   }
-  idle_count_ -= static_cast<int>(taken.size());
-  int missing = count - static_cast<int>(taken.size());
+  idle_count_ -= n;
+  taken.resize(static_cast<std::size_t>(n));
+  int missing = count - n;
   for (std::size_t i = 0; missing > 0 && i < nodes_.size(); ++i) {
     Node& node = nodes_[i];
     if (partition >= 0 && node.partition != partition) continue;

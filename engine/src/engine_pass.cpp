@@ -96,7 +96,7 @@ bool Engine::run_policy_pass(PassReason reason, int partition,
   stats_.last_s = elapsed;
   stats_.total_s += elapsed;
   stats_.max_s = std::max(stats_.max_s, elapsed);
-  for (int code = 0; code < kRefusalCodeCount; ++code) {
+  for (int code = 0; ctx.refusal_total() > 0 && code < kRefusalCodeCount; ++code) {
     const auto n = static_cast<std::uint64_t>(ctx.refusal_counts()[static_cast<std::size_t>(code)]);
     stats_.refusals_by_code[static_cast<std::size_t>(code)] += n;
     stats_.refusals += n;

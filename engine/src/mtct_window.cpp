@@ -1,6 +1,7 @@
 #include "sched/mtct_window.hpp"
 
 #include <cmath>
+#include <cstddef>
 
 namespace sched {
 
@@ -9,13 +10,17 @@ void MtctWindow::add(double time, double comm_s, double compute_s) {
       (comm_s < samples_.back().comm_s || compute_s < samples_.back().compute_s)) {
     clear();  // the sums started anew (a new step, a restarted agent)
   }
-  samples_.push_back(Sample{time, comm_s, compute_s});
   if (window_s_ <= 0) {
-    samples_.erase(samples_.begin(), samples_.end() - 1);  // only the sums matter
+    // Only the sums matter: one sample, replaced.
+    if (samples_.empty()) samples_.emplace_back();
+    samples_.back() = Sample{time, comm_s, compute_s};
     return;
   }
+  samples_.push_back(Sample{time, comm_s, compute_s});
   // Keep one sample at or before time - window_s: the base of the window.
-  while (samples_.size() > 2 && samples_[1].time <= time - window_s_) samples_.pop_front();
+  std::size_t drop = 0;
+  while (samples_.size() - drop > 2 && samples_[drop + 1].time <= time - window_s_) ++drop;
+  samples_.erase(samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
 std::optional<double> MtctWindow::ratio() const {

@@ -233,6 +233,7 @@ PassContext::ReleaseStep PassContext::earliest_start(int nodes) {
 
 Verdict PassContext::refuse(RefusalCode code, JobId id, int want, int have, std::string detail) {
   ++refusal_counts_[static_cast<std::size_t>(code)];
+  ++refusal_total_;
   if (dry_) refusals_.push_back(Refusal{code, id, want, have, detail});
   return Refusal{code, id, want, have, std::move(detail)};
 }

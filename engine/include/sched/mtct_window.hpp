@@ -7,8 +7,8 @@
 // added over the last window_s seconds.
 #pragma once
 
-#include <deque>
 #include <optional>
+#include <vector>
 
 namespace sched {
 
@@ -36,7 +36,9 @@ class MtctWindow {
   };
   double window_s_;
   // Oldest first; the first is the window's base once the samples cover it.
-  std::deque<Sample> samples_;
+  // A vector: a window holds a few samples, and a std::deque allocates even
+  // empty (issue 15: one window per running job).
+  std::vector<Sample> samples_;
 };
 
 // Whether a new MTCT is worth telling the policy: there was none, or it moved

@@ -148,6 +148,7 @@ class PassContext {
   const std::vector<Action>& actions() const { return actions_; }
   // Refusals seen in this pass, by code (for statistics).
   const std::array<int, kRefusalCodeCount>& refusal_counts() const { return refusal_counts_; }
+  int refusal_total() const { return refusal_total_; }
   // The refusals themselves: kept in a dry pass only (sched policy check).
   const std::vector<Refusal>& refusals() const { return refusals_; }
 
@@ -203,6 +204,7 @@ class PassContext {
   std::unordered_map<JobId, Mark> marks_;
   std::vector<Action> actions_;
   std::array<int, kRefusalCodeCount> refusal_counts_{};  // no allocation per pass
+  int refusal_total_ = 0;
   std::vector<Refusal> refusals_;
   std::vector<const Job*> pending_;  // the part of the queue walked so far (this partition's)
   mutable std::optional<std::size_t> pending_total_;  // a partition's pass: its count, once walked
