@@ -117,19 +117,28 @@ class LuaRuntime {
     PendingQueue::Key key;
     const Job* job;  // valid while the job is queued
   };
-  // The Job::version the job's table shows; 0: it has none.
-  std::uint64_t& synced_version(JobId id);
-  // Writes the job's stored fields into its table: when `created` (by the
-  // job maker, which wrote those every job has), the optional ones present;
-  // else those that can change after submit.
-  void fill_job(int table, const Job& job, bool created);
-  // Pushes one of the fields a job table does not store (name, user,
-  // allocation, ...); false when `key` is none of them or has no value.
-  bool push_cold_field(const Job& job, std::string_view key);
+  // What a job's table shows: the Job::version it is in step with (0: it
+  // has no table), and which of the fields read through __index it keeps
+  // (bits by field code, lua_job_tables.cpp): those are rewritten when the
+  // job changes, the others are not in it.
+  struct JobSync {
+    std::uint64_t version = 0;
+    std::uint64_t cached = 0;
+  };
+  JobSync& job_sync(JobId id);
+  // The entry of a job whose table is live, else nullptr.
+  JobSync* live_sync(JobId id);
+  // Rewrites the fields the job's table keeps (JobSync::cached) after the
+  // job changed.
+  void refresh_cached(int table, const Job& job, JobSync& sync);
+  // Pushes the value of the field `code` of a job (a JobField,
+  // lua_job_tables.cpp); false when it has none (reads as nil).
+  bool push_field(const Job& job, int code);
   static int job_cold_field(lua_State* L);
   static int job_pairs(lua_State* L);
-  // Pushes the array of job field names fill_job writes by index.
+  // Pushes the array of job field names by code, and the map name → code.
   void push_job_keys();
+  void push_job_codes();
   // Pushes the Lua function that makes a job table (lua_job_tables.cpp).
   void push_job_maker();
   // Pushes the job's table, made or refreshed as needed; `jobs` is the
@@ -171,6 +180,7 @@ class LuaRuntime {
   int ref_jobs_ = LUA_NOREF;       // id → the job's plain table, kept across passes
   int ref_job_mt_ = LUA_NOREF;     // shared by job tables: new fields fail, prints "job N"
   int ref_job_keys_ = LUA_NOREF;   // the field names, interned once (push_job_keys)
+  int ref_job_codes_ = LUA_NOREF;  // name → field code (push_job_codes)
   int ref_job_maker_ = LUA_NOREF;  // makes a job table (push_job_maker)
   int ref_refusal_mt_ = LUA_NOREF;
   int ref_params_ = LUA_NOREF;        // ctx.params
@@ -187,8 +197,8 @@ class LuaRuntime {
     std::size_t suspended = 0;  // ctx.suspended_count
   };
   CtxShadow ctx_shadow_;
-  unsigned ctx_lazy_set_ = 0;          // bits of kCtxLazyFields set (note_ctx_lazy_field)
-  std::vector<std::uint64_t> synced_;  // synced_[id - synced_base_]: see synced_version
+  unsigned ctx_lazy_set_ = 0;    // bits of kCtxLazyFields set (note_ctx_lazy_field)
+  std::vector<JobSync> synced_;  // synced_[id - synced_base_]: see job_sync
   JobId synced_base_ = 0;
   std::size_t job_tables_ = 0;
   std::uint64_t touched_seen_ = 0;           // the engine's touched log, read up to here

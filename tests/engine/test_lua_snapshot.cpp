@@ -491,6 +491,58 @@ return P
   EXPECT_DOUBLE_EQ(seen.num("1.elapsed"), 5.0);
 }
 
+// A job's table holds the fields a pass over the queue reads; another one
+// enters it on its first read and, if it changes with the job, is
+// rewritten there when the job changes (issue 15: a table costs nothing to
+// keep up to date until the policy reads such a field).
+TEST(LuaSnapshot, AJobTableTakesAFieldOnFirstReadAndKeepsItUpToDate) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local kept
+local seen = {}
+function P.schedule(ctx)
+  if not kept then
+    kept = ctx.pending[1]
+    seen.nodes_held = rawget(kept, "nodes")
+    seen.state_before = rawget(kept, "state") == nil
+    seen.state = kept.state
+    seen.state_after = rawget(kept, "state")
+    seen.min_nodes = kept.min_nodes
+    seen.min_held = rawget(kept, "min_nodes")
+    seen.name_held = rawget(kept, "name") == nil and kept.name == "job"
+    ctx:start(kept)
+    return
+  end
+  -- Raw reads: what the engine wrote into the table, not __index.
+  seen.state_next = rawget(kept, "state")
+  seen.start_time_absent = rawget(kept, "start_time") == nil
+  seen.start_time = kept.start_time
+end
+function P.save() return seen end
+return P
+)lua"));
+  JobSpec spec = luatest::rigid(2);
+  spec.name = "job";
+  h.submit(spec);
+  h.ok_pass();
+  h.confirm_starts();
+  h.clock.advance(5);
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  EXPECT_EQ(seen.integer("nodes_held"), 2);
+  EXPECT_TRUE(seen.boolean("state_before"));
+  EXPECT_EQ(seen.str("state"), "PENDING");
+  EXPECT_EQ(seen.str("state_after"), "PENDING");
+  EXPECT_EQ(seen.integer("min_nodes"), 2);
+  EXPECT_EQ(seen.integer("min_held"), 2);
+  EXPECT_TRUE(seen.boolean("name_held"));
+  EXPECT_EQ(seen.str("state_next"), "RUNNING");
+  EXPECT_TRUE(seen.boolean("start_time_absent"));
+  EXPECT_DOUBLE_EQ(seen.num("start_time"), h.job(1).start_time);
+}
+
 TEST(LuaSnapshot, AnUnchangedJobIsTheSameTableAcrossPasses) {
   TempDir dir;
   Harness h(4);
