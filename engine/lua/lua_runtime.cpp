@@ -382,7 +382,8 @@ void push_params(lua_State* L, const PolicyParams& params) {
   }
 }
 
-// The fields of ctx its __index sets on first read in a pass.
+// The fields of ctx its __index sets on first read in a pass, in the order
+// of LuaRuntime::CtxLazyField.
 constexpr const char* kCtxLazyFields[] = {"power", "pending", "running", "suspended"};
 
 int schedule_trampoline(lua_State* L) {
@@ -393,12 +394,6 @@ int schedule_trampoline(lua_State* L) {
 }
 
 }  // namespace
-
-void LuaRuntime::note_ctx_lazy_field(std::string_view key) {
-  for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
-    if (key == kCtxLazyFields[i]) ctx_lazy_set_ |= 1u << i;
-  }
-}
 
 void LuaRuntime::set_pass_fields(PassContext& ctx) {
   // ctx is read-only to the policy: a field keeps its value from the last

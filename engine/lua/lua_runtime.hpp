@@ -103,8 +103,12 @@ class LuaRuntime {
   bool bound_exceeded() const { return bound_exceeded_; }
   // Which bound was hit: "instruction limit (N) exceeded", "time limit (0.5 s) exceeded".
   const std::string& bound_message() const { return bound_message_; }
-  // ctx's __index has set ctx[key] (a list or ctx.power): the next pass clears it.
-  void note_ctx_lazy_field(std::string_view key);
+  // The fields of ctx its __index sets on first read in a pass, by bit.
+  enum CtxLazyField : unsigned { kCtxPower, kCtxPending, kCtxRunning, kCtxSuspended };
+  // ctx's __index has set the field (a list or ctx.power): the next pass clears it.
+  void note_ctx_lazy_field(CtxLazyField field) { ctx_lazy_set_ |= 1u << field; }
+  // ctx.pending has been brought up to date in this pass.
+  bool pending_list_current() const { return (ctx_lazy_set_ & (1u << kCtxPending)) != 0; }
 
  private:
   void open_sandbox();
