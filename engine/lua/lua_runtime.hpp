@@ -117,8 +117,27 @@ class LuaRuntime {
   // The named fields of an event's topic, into the table at the top of the stack.
   void push_event_fields(const Event& event);
   // ---- views (lua_job_tables.cpp, lua_pending_list.cpp)
+  // A PendingQueue::Key as plain data, in the same order: the mirror's
+  // slots are then copied as bytes (a std::tuple is not trivially copyable,
+  // and patching copied the tail of the mirror element by element).
+  struct SlotKey {
+    bool not_urgent;
+    std::int64_t neg_priority;
+    double submit_time;
+    JobId id;
+    static SlotKey of(const PendingQueue::Key& key) {
+      return {std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key)};
+    }
+    friend bool operator==(const SlotKey&, const SlotKey&) = default;
+    friend bool operator<(const SlotKey& a, const SlotKey& b) {
+      if (a.not_urgent != b.not_urgent) return a.not_urgent < b.not_urgent;
+      if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
+      if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+      return a.id < b.id;
+    }
+  };
   struct PendingSlot {
-    PendingQueue::Key key;
+    SlotKey key;
     const Job* job;  // valid while the job is queued
   };
   // What a job's table shows: the Job::version it is in step with (0: it
@@ -213,7 +232,7 @@ class LuaRuntime {
   int pending_partition_ = -1;  // the partition the list is of (-1: the whole queue)
   // Reused by apply_pending_changes, so that patching allocates nothing.
   struct Delta {
-    PendingQueue::Key key;
+    SlotKey key;
     const Job* job;     // inserted; nullptr: removed
     std::size_t order;  // its place in the change log (a sort by key keeps it)
   };
