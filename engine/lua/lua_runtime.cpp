@@ -447,13 +447,23 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
     lua_setfield(L_, -2, "params");
   }
   // The lists and ctx.power are built when the policy first reads them
-  // (ctx's __index); those of the last pass are cleared.
+  // (ctx's __index); those of the last pass are cleared. But ctx.pending,
+  // one table for the life of the state, stays when the last pass read it
+  // (a policy that reads it reads it every pass): it is brought up to date
+  // now, which spares the pass a call of __index (issue 15).
+  const bool keep_pending = last.valid && (ctx_lazy_set_ & (1u << kCtxPending)) != 0;
   for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
     if (last.valid && (ctx_lazy_set_ & (1u << i)) == 0) continue;
+    if (i == kCtxPending && keep_pending) continue;
     lua_pushnil(L_);
     lua_setfield(L_, -2, kCtxLazyFields[i]);
   }
   ctx_lazy_set_ = 0;
+  if (keep_pending) {
+    push_pending_list(ctx);
+    lua_pop(L_, 1);
+    note_ctx_lazy_field(kCtxPending);
+  }
   last = CtxShadow{true,
                    static_cast<int>(ctx.reason()),
                    ctx.nodes_total(),
