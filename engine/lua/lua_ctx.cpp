@@ -112,10 +112,8 @@ int ctx_release_profile(lua_State* L) {
   return 1;
 }
 
-// true, or false plus a refusal table; keeps ctx.nodes_idle current.
-int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
-  lua_pushinteger(L, pass.nodes_idle());
-  lua_setfield(L, 1, "nodes_idle");
+// true, or false plus a refusal table.
+int verdict_of(lua_State* L, const Verdict& verdict) {
   if (!verdict) {
     lua_pushboolean(L, 1);
     return 1;
@@ -123,6 +121,13 @@ int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
   lua_pushboolean(L, 0);
   LuaRuntime::of(L).push_refusal(*verdict);
   return 2;
+}
+
+// The same, keeping ctx.nodes_idle current (after an action that may move it).
+int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
+  lua_pushinteger(L, pass.nodes_idle());
+  lua_setfield(L, 1, "nodes_idle");
+  return verdict_of(L, verdict);
 }
 
 // ctx:start(job, {cores = {node = {ids}}}): a job of an invasive partition
@@ -288,7 +293,8 @@ int ctx_reserve(lua_State* L) {
   PassContext& pass = pass_or_error(L, "reserve");
   const JobId id = job_arg(L, 2);
   const double time = luaL_checknumber(L, 3);
-  return answer(L, pass, pass.reserve(id, time));
+  // A reservation holds no node now: ctx.nodes_idle stands.
+  return verdict_of(L, pass.reserve(id, time));
 }
 
 // ctx's __index: the lazily built lists and ctx.power. ctx.running (and ctx.suspended) is a fresh

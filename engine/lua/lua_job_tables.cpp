@@ -452,13 +452,19 @@ void LuaRuntime::push_job(const Job& job, int jobs) {
     lua_call(L_, 5, 1);
     lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_mt_);
     lua_setmetatable(L_, -2);
+    int slot = ++job_slots_;
+    if (!free_job_slots_.empty()) {
+      --job_slots_;
+      slot = free_job_slots_.back();
+      free_job_slots_.pop_back();
+    }
     lua_pushvalue(L_, -1);
-    lua_rawseti(L_, jobs, job.id);
-    sync = JobSync{job.version, 0};
+    lua_rawseti(L_, jobs, slot);
+    sync = JobSync{job.version, 0, slot};
     ++job_tables_;
     return;
   }
-  lua_rawgeti(L_, jobs, job.id);
+  lua_rawgeti(L_, jobs, sync.slot);
   if (sync.version != job.version) {
     refresh_cached(-1, job, sync);
     sync.version = job.version;
@@ -504,7 +510,8 @@ void LuaRuntime::sweep_job_tables(PassContext& ctx) {
     const Job* job = ctx.job(id);
     if (job && !is_terminal(job->state)) continue;
     lua_pushnil(L_);
-    lua_rawseti(L_, -2, id);
+    lua_rawseti(L_, -2, synced_[i].slot);
+    free_job_slots_.push_back(synced_[i].slot);
     synced_[i] = JobSync{};
     --job_tables_;
   }

@@ -147,6 +147,10 @@ class LuaRuntime {
   struct JobSync {
     std::uint64_t version = 0;
     std::uint64_t cached = 0;
+    // Its place in the registry's array of job tables (ref_jobs_): a dense
+    // sequence, slots reused, so that adding a table costs no rehash of a
+    // map keyed by ids.
+    int slot = 0;
   };
   JobSync& job_sync(JobId id);
   // The entry of a job whose table is live, else nullptr.
@@ -165,7 +169,7 @@ class LuaRuntime {
   // Pushes the Lua function that makes a job table (lua_job_tables.cpp).
   void push_job_maker();
   // Pushes the job's table, made or refreshed as needed; `jobs` is the
-  // stack index of the registry's id → table map.
+  // stack index of the registry's array of job tables (JobSync::slot).
   void push_job(const Job& job, int jobs);
   // Before a pass: the tables of jobs changed since the last one.
   void refresh_touched_jobs(PassContext& ctx);
@@ -200,7 +204,7 @@ class LuaRuntime {
 
   int ref_policy_ = LUA_NOREF;     // the table the file returned
   int ref_ctx_ = LUA_NOREF;        // the ctx table, reused across passes
-  int ref_jobs_ = LUA_NOREF;       // id → the job's plain table, kept across passes
+  int ref_jobs_ = LUA_NOREF;       // slot → a job's plain table, kept across passes
   int ref_job_mt_ = LUA_NOREF;     // shared by job tables: new fields fail, prints "job N"
   int ref_job_keys_ = LUA_NOREF;   // the field names, interned once (push_job_keys)
   int ref_job_codes_ = LUA_NOREF;  // name → field code (push_job_codes)
@@ -224,6 +228,8 @@ class LuaRuntime {
   std::vector<JobSync> synced_;  // synced_[id - synced_base_]: see job_sync
   JobId synced_base_ = 0;
   std::size_t job_tables_ = 0;
+  int job_slots_ = 0;                        // slots of ref_jobs_ ever used
+  std::vector<int> free_job_slots_;          // of tables forgotten (sweep_job_tables)
   std::uint64_t touched_seen_ = 0;           // the engine's touched log, read up to here
   std::vector<PendingSlot> pending_mirror_;  // what ctx.pending holds, in order
   std::uint64_t pending_seen_ = 0;           // the queue's change log, read up to here
