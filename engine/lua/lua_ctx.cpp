@@ -62,19 +62,27 @@ int ctx_earliest_start(lua_State* L) {
 // `spare` nodes; nil when none. The scan a backfilling pass repeats over a
 // long queue, in C++: in Lua it was the larger part of an EASY pass.
 int ctx_next_fit(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  // A backfill calls it once per job it looks at: the checks take the
+  // common case first (issue 15), and give the same errors as luaL_check*.
+  if (lua_type(L, 1) != LUA_TTABLE) luaL_checktype(L, 1, LUA_TTABLE);
   PassContext& pass = pass_or_error(L, "next_fit");
   PendingFit fit;
-  fit.from = luaL_checkinteger(L, 2);
+  int is_integer = 0;
+  fit.from = lua_tointegerx(L, 2, &is_integer);
+  if (!is_integer) fit.from = luaL_checkinteger(L, 2);
   fit.nodes = size_arg(L, 3);
-  if (!lua_isnoneornil(L, 4)) {
+  if (lua_type(L, 4) > LUA_TNIL) {
     fit.now = pass.now();
-    fit.until = luaL_checknumber(L, 4);
+    int is_number = 0;
+    fit.until = lua_tonumberx(L, 4, &is_number);
+    if (!is_number) fit.until = luaL_checknumber(L, 4);
     fit.spare = size_arg(L, 5);
   }
-  lua_getfield(L, 1, "pending");  // brings the list up to date in this pass
-  lua_pop(L, 1);
   LuaRuntime& rt = LuaRuntime::of(L);
+  if (!rt.pending_list_current()) {
+    lua_getfield(L, 1, "pending");  // brings the list up to date in this pass
+    lua_pop(L, 1);
+  }
   if (const auto found = rt.next_pending_fit(fit)) {
     lua_pushinteger(L, static_cast<lua_Integer>(*found));
     // The job too: reading pending[k] would fill the list up to k, and a
@@ -104,10 +112,8 @@ int ctx_release_profile(lua_State* L) {
   return 1;
 }
 
-// true, or false plus a refusal table; keeps ctx.nodes_idle current.
-int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
-  lua_pushinteger(L, pass.nodes_idle());
-  lua_setfield(L, 1, "nodes_idle");
+// true, or false plus a refusal table.
+int verdict_of(lua_State* L, const Verdict& verdict) {
   if (!verdict) {
     lua_pushboolean(L, 1);
     return 1;
@@ -115,6 +121,13 @@ int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
   lua_pushboolean(L, 0);
   LuaRuntime::of(L).push_refusal(*verdict);
   return 2;
+}
+
+// The same, keeping ctx.nodes_idle current (after an action that may move it).
+int answer(lua_State* L, PassContext& pass, const Verdict& verdict) {
+  lua_pushinteger(L, pass.nodes_idle());
+  lua_setfield(L, 1, "nodes_idle");
+  return verdict_of(L, verdict);
 }
 
 // ctx:start(job, {cores = {node = {ids}}}): a job of an invasive partition
@@ -280,7 +293,8 @@ int ctx_reserve(lua_State* L) {
   PassContext& pass = pass_or_error(L, "reserve");
   const JobId id = job_arg(L, 2);
   const double time = luaL_checknumber(L, 3);
-  return answer(L, pass, pass.reserve(id, time));
+  // A reservation holds no node now: ctx.nodes_idle stands.
+  return verdict_of(L, pass.reserve(id, time));
 }
 
 // ctx's __index: the lazily built lists and ctx.power. ctx.running (and ctx.suspended) is a fresh
@@ -293,16 +307,19 @@ int ctx_index(lua_State* L) {
               std::string_view(key) == "suspended")) {
     PassContext& pass = pass_or_error(L, key);
     LuaRuntime& rt = LuaRuntime::of(L);
+    LuaRuntime::CtxLazyField field = LuaRuntime::kCtxPending;
     if (key[0] == 'r') {
       rt.push_job_list(pass, pass.running());
+      field = LuaRuntime::kCtxRunning;
     } else if (key[0] == 's') {
       rt.push_job_list(pass, pass.suspended());
+      field = LuaRuntime::kCtxSuspended;
     } else {
       rt.push_pending_list(pass);
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, 1, key);
-    rt.note_ctx_lazy_field(key);
+    rt.note_ctx_lazy_field(field);
     return 1;
   }
   if (key && std::string_view(key) == "power") {
@@ -311,7 +328,7 @@ int ctx_index(lua_State* L) {
     rt.push_power(pass);
     lua_pushvalue(L, -1);
     lua_setfield(L, 1, key);
-    rt.note_ctx_lazy_field(key);
+    rt.note_ctx_lazy_field(LuaRuntime::kCtxPower);
     return 1;
   }
   return 0;  // the methods are ctx's own fields (add_ctx_methods)

@@ -8,15 +8,15 @@
 // (lua_ctx.cpp).
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 #include "lua_runtime.hpp"
 #include "sched/pass_context.hpp"
 
 namespace sched {
 
-using Key = PendingQueue::Key;
-
 void LuaRuntime::push_pending_list(PassContext& ctx) {
+  static_assert(std::is_trivially_copyable_v<PendingSlot>, "the mirror is patched by byte copies");
   const PendingQueue& queue = ctx.pending_queue();
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_pending_list_);
   const int list = lua_gettop(L_);
@@ -43,7 +43,7 @@ void LuaRuntime::push_pending_list(PassContext& ctx) {
     auto cursor = queue.cursor();
     while (const Job* job = cursor.next()) {
       if (partition >= 0 && job->partition != partition) continue;
-      pending_mirror_.push_back(PendingSlot{PendingQueue::key_of(*job), job});
+      pending_mirror_.push_back(PendingSlot{SlotKey::of(PendingQueue::key_of(*job)), job});
     }
   } else if (!changes->empty()) {
     apply_pending_changes(*changes, list, jobs, partition);
@@ -104,7 +104,7 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   net.clear();
   for (const auto& change : changes) {
     if (partition >= 0 && change.partition != partition) continue;  // another partition's
-    deltas.push_back(Delta{change.key,
+    deltas.push_back(Delta{SlotKey::of(change.key),
                            change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr,
                            deltas.size()});
   }
@@ -124,7 +124,7 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
     i = j;
   }
   if (net.empty()) return;
-  const auto by_key = [](const PendingSlot& slot, const Key& key) { return slot.key < key; };
+  const auto by_key = [](const PendingSlot& slot, const SlotKey& key) { return slot.key < key; };
   const std::size_t from = static_cast<std::size_t>(
       std::lower_bound(pending_mirror_.begin(), pending_mirror_.end(), net.front().key, by_key) -
       pending_mirror_.begin());

@@ -180,9 +180,13 @@ void LuaRuntime::open_sandbox() {
   open_lua_sandbox(L_, sandbox_print, static_cast<lua_Integer>(seed_));
   open_sched_modules(L_);
 
-  // Every job table shares one metatable.
+  // Every job table shares one metatable. Its __index finds the field's
+  // code in the map it holds as upvalue 1: one table read, no string compares.
+  push_job_codes();
+  ref_job_codes_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_createtable(L_, 0, 5);
-  lua_pushcfunction(L_, job_cold_field);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref_job_codes_);
+  lua_pushcclosure(L_, job_cold_field, 1);
   lua_setfield(L_, -2, "__index");
   lua_pushcfunction(L_, job_pairs);
   lua_setfield(L_, -2, "__pairs");
@@ -378,7 +382,8 @@ void push_params(lua_State* L, const PolicyParams& params) {
   }
 }
 
-// The fields of ctx its __index sets on first read in a pass.
+// The fields of ctx its __index sets on first read in a pass, in the order
+// of LuaRuntime::CtxLazyField.
 constexpr const char* kCtxLazyFields[] = {"power", "pending", "running", "suspended"};
 
 int schedule_trampoline(lua_State* L) {
@@ -389,12 +394,6 @@ int schedule_trampoline(lua_State* L) {
 }
 
 }  // namespace
-
-void LuaRuntime::note_ctx_lazy_field(std::string_view key) {
-  for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
-    if (key == kCtxLazyFields[i]) ctx_lazy_set_ |= 1u << i;
-  }
-}
 
 void LuaRuntime::set_pass_fields(PassContext& ctx) {
   // ctx is read-only to the policy: a field keeps its value from the last
@@ -448,13 +447,23 @@ void LuaRuntime::set_pass_fields(PassContext& ctx) {
     lua_setfield(L_, -2, "params");
   }
   // The lists and ctx.power are built when the policy first reads them
-  // (ctx's __index); those of the last pass are cleared.
+  // (ctx's __index); those of the last pass are cleared. But ctx.pending,
+  // one table for the life of the state, stays when the last pass read it
+  // (a policy that reads it reads it every pass): it is brought up to date
+  // now, which spares the pass a call of __index (issue 15).
+  const bool keep_pending = last.valid && (ctx_lazy_set_ & (1u << kCtxPending)) != 0;
   for (std::size_t i = 0; i < std::size(kCtxLazyFields); ++i) {
     if (last.valid && (ctx_lazy_set_ & (1u << i)) == 0) continue;
+    if (i == kCtxPending && keep_pending) continue;
     lua_pushnil(L_);
     lua_setfield(L_, -2, kCtxLazyFields[i]);
   }
   ctx_lazy_set_ = 0;
+  if (keep_pending) {
+    push_pending_list(ctx);
+    lua_pop(L_, 1);
+    note_ctx_lazy_field(kCtxPending);
+  }
   last = CtxShadow{true,
                    static_cast<int>(ctx.reason()),
                    ctx.nodes_total(),

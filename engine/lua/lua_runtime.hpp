@@ -103,8 +103,12 @@ class LuaRuntime {
   bool bound_exceeded() const { return bound_exceeded_; }
   // Which bound was hit: "instruction limit (N) exceeded", "time limit (0.5 s) exceeded".
   const std::string& bound_message() const { return bound_message_; }
-  // ctx's __index has set ctx[key] (a list or ctx.power): the next pass clears it.
-  void note_ctx_lazy_field(std::string_view key);
+  // The fields of ctx its __index sets on first read in a pass, by bit.
+  enum CtxLazyField : unsigned { kCtxPower, kCtxPending, kCtxRunning, kCtxSuspended };
+  // ctx's __index has set the field (a list or ctx.power): the next pass clears it.
+  void note_ctx_lazy_field(CtxLazyField field) { ctx_lazy_set_ |= 1u << field; }
+  // ctx.pending has been brought up to date in this pass.
+  bool pending_list_current() const { return (ctx_lazy_set_ & (1u << kCtxPending)) != 0; }
 
  private:
   void open_sandbox();
@@ -113,27 +117,59 @@ class LuaRuntime {
   // The named fields of an event's topic, into the table at the top of the stack.
   void push_event_fields(const Event& event);
   // ---- views (lua_job_tables.cpp, lua_pending_list.cpp)
+  // A PendingQueue::Key as plain data, in the same order: the mirror's
+  // slots are then copied as bytes (a std::tuple is not trivially copyable,
+  // and patching copied the tail of the mirror element by element).
+  struct SlotKey {
+    bool not_urgent;
+    std::int64_t neg_priority;
+    double submit_time;
+    JobId id;
+    static SlotKey of(const PendingQueue::Key& key) {
+      return {std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key)};
+    }
+    friend bool operator==(const SlotKey&, const SlotKey&) = default;
+    friend bool operator<(const SlotKey& a, const SlotKey& b) {
+      if (a.not_urgent != b.not_urgent) return a.not_urgent < b.not_urgent;
+      if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
+      if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+      return a.id < b.id;
+    }
+  };
   struct PendingSlot {
-    PendingQueue::Key key;
+    SlotKey key;
     const Job* job;  // valid while the job is queued
   };
-  // The Job::version the job's table shows; 0: it has none.
-  std::uint64_t& synced_version(JobId id);
-  // Writes the job's stored fields into its table: when `created` (by the
-  // job maker, which wrote those every job has), the optional ones present;
-  // else those that can change after submit.
-  void fill_job(int table, const Job& job, bool created);
-  // Pushes one of the fields a job table does not store (name, user,
-  // allocation, ...); false when `key` is none of them or has no value.
-  bool push_cold_field(const Job& job, std::string_view key);
+  // What a job's table shows: the Job::version it is in step with (0: it
+  // has no table), and which of the fields read through __index it keeps
+  // (bits by field code, lua_job_tables.cpp): those are rewritten when the
+  // job changes, the others are not in it.
+  struct JobSync {
+    std::uint64_t version = 0;
+    std::uint64_t cached = 0;
+    // Its place in the registry's array of job tables (ref_jobs_): a dense
+    // sequence, slots reused, so that adding a table costs no rehash of a
+    // map keyed by ids.
+    int slot = 0;
+  };
+  JobSync& job_sync(JobId id);
+  // The entry of a job whose table is live, else nullptr.
+  JobSync* live_sync(JobId id);
+  // Rewrites the fields the job's table keeps (JobSync::cached) after the
+  // job changed.
+  void refresh_cached(int table, const Job& job, JobSync& sync);
+  // Pushes the value of the field `code` of a job (a JobField,
+  // lua_job_tables.cpp); false when it has none (reads as nil).
+  bool push_field(const Job& job, int code);
   static int job_cold_field(lua_State* L);
   static int job_pairs(lua_State* L);
-  // Pushes the array of job field names fill_job writes by index.
+  // Pushes the array of job field names by code, and the map name → code.
   void push_job_keys();
+  void push_job_codes();
   // Pushes the Lua function that makes a job table (lua_job_tables.cpp).
   void push_job_maker();
   // Pushes the job's table, made or refreshed as needed; `jobs` is the
-  // stack index of the registry's id → table map.
+  // stack index of the registry's array of job tables (JobSync::slot).
   void push_job(const Job& job, int jobs);
   // Before a pass: the tables of jobs changed since the last one.
   void refresh_touched_jobs(PassContext& ctx);
@@ -168,9 +204,10 @@ class LuaRuntime {
 
   int ref_policy_ = LUA_NOREF;     // the table the file returned
   int ref_ctx_ = LUA_NOREF;        // the ctx table, reused across passes
-  int ref_jobs_ = LUA_NOREF;       // id → the job's plain table, kept across passes
+  int ref_jobs_ = LUA_NOREF;       // slot → a job's plain table, kept across passes
   int ref_job_mt_ = LUA_NOREF;     // shared by job tables: new fields fail, prints "job N"
   int ref_job_keys_ = LUA_NOREF;   // the field names, interned once (push_job_keys)
+  int ref_job_codes_ = LUA_NOREF;  // name → field code (push_job_codes)
   int ref_job_maker_ = LUA_NOREF;  // makes a job table (push_job_maker)
   int ref_refusal_mt_ = LUA_NOREF;
   int ref_params_ = LUA_NOREF;        // ctx.params
@@ -187,10 +224,12 @@ class LuaRuntime {
     std::size_t suspended = 0;  // ctx.suspended_count
   };
   CtxShadow ctx_shadow_;
-  unsigned ctx_lazy_set_ = 0;          // bits of kCtxLazyFields set (note_ctx_lazy_field)
-  std::vector<std::uint64_t> synced_;  // synced_[id - synced_base_]: see synced_version
+  unsigned ctx_lazy_set_ = 0;    // bits of kCtxLazyFields set (note_ctx_lazy_field)
+  std::vector<JobSync> synced_;  // synced_[id - synced_base_]: see job_sync
   JobId synced_base_ = 0;
   std::size_t job_tables_ = 0;
+  int job_slots_ = 0;                        // slots of ref_jobs_ ever used
+  std::vector<int> free_job_slots_;          // of tables forgotten (sweep_job_tables)
   std::uint64_t touched_seen_ = 0;           // the engine's touched log, read up to here
   std::vector<PendingSlot> pending_mirror_;  // what ctx.pending holds, in order
   std::uint64_t pending_seen_ = 0;           // the queue's change log, read up to here
@@ -199,7 +238,7 @@ class LuaRuntime {
   int pending_partition_ = -1;  // the partition the list is of (-1: the whole queue)
   // Reused by apply_pending_changes, so that patching allocates nothing.
   struct Delta {
-    PendingQueue::Key key;
+    SlotKey key;
     const Job* job;     // inserted; nullptr: removed
     std::size_t order;  // its place in the change log (a sort by key keeps it)
   };

@@ -445,7 +445,8 @@ function P.schedule(ctx)
   pass.closed = shrinking_closed(pass)
   grant_requests(pass)
   -- EASY judges running jobs at the sizes grant_requests left them at.
-  local started = easy.schedule(ctx)
+  local started = {}
+  easy.schedule(ctx, nil, started)
   start_by_shrinking(pass, started)
   expand_into_idle(pass)
 end

@@ -491,6 +491,108 @@ return P
   EXPECT_DOUBLE_EQ(seen.num("1.elapsed"), 5.0);
 }
 
+// A job's table holds the fields a pass over the queue reads; another one
+// enters it on its first read and, if it changes with the job, is
+// rewritten there when the job changes (issue 15: a table costs nothing to
+// keep up to date until the policy reads such a field).
+TEST(LuaSnapshot, AJobTableTakesAFieldOnFirstReadAndKeepsItUpToDate) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local kept
+local seen = {}
+function P.schedule(ctx)
+  if not kept then
+    kept = ctx.pending[1]
+    seen.nodes_held = rawget(kept, "nodes")
+    seen.state_before = rawget(kept, "state") == nil
+    seen.state = kept.state
+    seen.state_after = rawget(kept, "state")
+    seen.min_nodes = kept.min_nodes
+    seen.min_held = rawget(kept, "min_nodes")
+    seen.name_held = rawget(kept, "name") == nil and kept.name == "job"
+    ctx:start(kept)
+    return
+  end
+  -- Raw reads: what the engine wrote into the table, not __index.
+  seen.state_next = rawget(kept, "state")
+  seen.start_time_absent = rawget(kept, "start_time") == nil
+  seen.start_time = kept.start_time
+end
+function P.save() return seen end
+return P
+)lua"));
+  JobSpec spec = luatest::rigid(2);
+  spec.name = "job";
+  h.submit(spec);
+  h.ok_pass();
+  h.confirm_starts();
+  h.clock.advance(5);
+  h.ok_pass();
+  LuaData seen = LuaData::saved_by(*h.policy);
+  EXPECT_EQ(seen.integer("nodes_held"), 2);
+  EXPECT_TRUE(seen.boolean("state_before"));
+  EXPECT_EQ(seen.str("state"), "PENDING");
+  EXPECT_EQ(seen.str("state_after"), "PENDING");
+  EXPECT_EQ(seen.integer("min_nodes"), 2);
+  EXPECT_EQ(seen.integer("min_held"), 2);
+  EXPECT_TRUE(seen.boolean("name_held"));
+  EXPECT_EQ(seen.str("state_next"), "RUNNING");
+  EXPECT_TRUE(seen.boolean("start_time_absent"));
+  EXPECT_DOUBLE_EQ(seen.num("start_time"), h.job(1).start_time);
+}
+
+// The tables of ended jobs are forgotten once they pile up, and their
+// places in the engine's store of tables taken by new jobs' tables: a job
+// that runs on keeps its table, and a new job never shows an old job's.
+TEST(LuaSnapshot, NewJobsGetTheirOwnTablesAfterOldOnesAreForgotten) {
+  TempDir dir;
+  Harness h(4);
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+local long
+function P.schedule(ctx)
+  local ids = {}
+  for _, job in ipairs(ctx.running) do
+    long = long or job
+    ids[#ids + 1] = (rawequal(long, job) and "same:" or "other:") .. job.id .. ":" .. job.state
+  end
+  for _, job in ipairs(ctx.pending) do
+    ids[#ids + 1] = job.id .. ":" .. job.nodes .. ":" .. job.state
+    ctx:start(job)
+  end
+  seen[#seen + 1] = table.concat(ids, ",")
+end
+function P.save() return seen end
+return P
+)lua"));
+  const JobId long_job = h.submit(luatest::rigid(1));  // runs to the end
+  std::vector<std::string> expected{std::to_string(long_job) + ":1:PENDING"};
+  h.ok_pass();
+  h.confirm_starts();
+  for (int round = 0; round < 400; ++round) {
+    std::string ids = "same:" + std::to_string(long_job) + ":RUNNING";
+    for (int k = 0; k < 2; ++k) {
+      const int nodes = 1 + (round + k) % 2;
+      const JobId id = h.submit(luatest::rigid(nodes));
+      ids += "," + std::to_string(id) + ":" + std::to_string(nodes) + ":PENDING";
+    }
+    expected.push_back(ids);
+    h.ok_pass();
+    h.confirm_starts();
+    for (const auto& [id, job] : h.engine.jobs()) {
+      if (id != long_job && job->state == JobState::Running) h.engine.job_ended(id, 0);
+    }
+  }
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), static_cast<int>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(seen.str(std::to_string(i + 1)), expected[i]) << "pass " << i + 1;
+  }
+}
+
 TEST(LuaSnapshot, AnUnchangedJobIsTheSameTableAcrossPasses) {
   TempDir dir;
   Harness h(4);

@@ -21,8 +21,10 @@ local huge = math.huge
 local last
 
 -- Phase 3 from position `from`: backfill behind the head without delaying
--- it. Returns what is left of idle and extra.
+-- it. Returns what is left of idle and extra, and how many jobs it started
+-- (added to `started` when given).
 local function backfill(ctx, started, from, shadow, extra, idle, depth)
+  local count = 0
   local now = ctx.now
   -- ctx:next_fit skips, in C++, the jobs that pass neither test below; it
   -- returns the job with its position (cheaper than reading pending[k]).
@@ -35,14 +37,20 @@ local function backfill(ctx, started, from, shadow, extra, idle, depth)
     if size and walltime > 0 and now + walltime <= shadow then
       if ctx:start(job, size) then
         idle = idle - size
-        started[job] = true
+        count = count + 1
+        if started then
+          started[job] = true
+        end
       end
     else
       size = size and moldable.size(job, extra < idle and extra or idle)
       if size and ctx:start(job, size) then
         idle = idle - size
         extra = extra - size
-        started[job] = true
+        count = count + 1
+        if started then
+          started[job] = true
+        end
       end
     end
     if idle == 0 then
@@ -50,7 +58,7 @@ local function backfill(ctx, started, from, shadow, extra, idle, depth)
     end
     k, job = ctx:next_fit(k + 1, idle, shadow, extra)
   end
-  return idle, extra
+  return idle, extra, count
 end
 
 -- The last pass's memo still stands for this one: nothing but appends since
@@ -62,7 +70,8 @@ local function memo_holds(ctx, memo)
 end
 
 -- The whole pass from position `first` (lib.urgent started those before);
--- returns its memo (see `last`), written into `memo`.
+-- returns its memo (see `last`), written into `memo`, and how many jobs it
+-- started (added to `started` when given).
 local function whole(ctx, started, depth, first, memo)
   local pending = ctx.pending
   local n = #pending
@@ -75,12 +84,14 @@ local function whole(ctx, started, depth, first, memo)
     if not size or not ctx:start(job, size) then
       break
     end
-    started[job] = true
+    if started then
+      started[job] = true
+    end
     i = i + 1
   end
   if i > n then
     memo.idle, memo.extra, memo.shadow = ctx.nodes_idle, nil, nil
-    return memo
+    return memo, i - first
   end
 
   -- Phase 2: reserve for the head the earliest time enough nodes are free,
@@ -95,9 +106,10 @@ local function whole(ctx, started, depth, first, memo)
 
   -- Phase 3.
   local idle = ctx.nodes_idle
-  memo.idle, memo.extra = backfill(ctx, started, i + 1, shadow, extra, idle, depth)
+  local backfilled
+  memo.idle, memo.extra, backfilled = backfill(ctx, started, i + 1, shadow, extra, idle, depth)
   memo.shadow = shadow
-  return memo
+  return memo, i - first + backfilled
 end
 
 -- The table whole() writes its memo into, the same every pass (a pass
@@ -125,10 +137,10 @@ end
 -- this, so a pass after one that started nothing may look at the new jobs
 -- only (the same decisions as a whole pass; tests/policies check it).
 -- `opts.max_job_test`: the backfill depth (depth_of).
--- Returns the set of jobs it started (job table → true).
-function M.schedule(ctx, opts)
+-- `started` (optional): a set the jobs it starts are added to (job → true),
+-- as lib.urgent's; without one, a pass makes no table for them.
+function M.schedule(ctx, opts, started)
   local depth = depth_of(opts)
-  local started = {}
   local first, acted = urgent.schedule(ctx, started)
   -- What lib.urgent did is not in the memo: the pass is whole.
   local incremental = opts and opts.incremental and not ctx.dry and not acted
@@ -136,19 +148,19 @@ function M.schedule(ctx, opts)
   if opts and opts.incremental and not ctx.dry then
     last = nil
   end
+  local count, _
   if memo_holds(ctx, memo) then
     if memo.shadow then
-      backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
+      _, _, count = backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
     else
-      whole(ctx, started, depth, 1, {})  -- the queue was empty: only new jobs in it
+      _, count = whole(ctx, started, depth, 1, {})  -- the queue was empty: only new jobs in it
     end
   else
-    memo = whole(ctx, started, depth, first, last == memo_table and {} or memo_table)
+    memo, count = whole(ctx, started, depth, first, last == memo_table and {} or memo_table)
   end
-  if incremental and next(started) == nil then
+  if incremental and count == 0 then
     last = memo
   end
-  return started
 end
 
 return M
