@@ -9,8 +9,9 @@
 #include <queue>
 #include <unordered_map>
 
+#include "report_text.hpp"
 #include "sched/plot/svg_plot.hpp"
-#include "sched/sim/report.hpp"
+#include "sched/plot/text_buffer.hpp"
 
 namespace sched::sim {
 namespace {
@@ -112,11 +113,14 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   std::vector<const JobRecord *> started;
   for (const JobRecord &job : result.jobs)
     if (job.start >= 0) started.push_back(&job);
-  std::sort(started.begin(), started.end(), [](const JobRecord *a, const JobRecord *b) {
-    return a->start != b->start ? a->start < b->start : a->id < b->id;
-  });
+  // Only the first max_gantt_jobs are drawn: only they need sorting.
   const std::size_t total = started.size();
-  if (started.size() > options.max_gantt_jobs) started.resize(options.max_gantt_jobs);
+  const std::size_t drawn = std::min(total, options.max_gantt_jobs);
+  std::partial_sort(started.begin(), started.begin() + static_cast<std::ptrdiff_t>(drawn),
+                    started.end(), [](const JobRecord *a, const JobRecord *b) {
+                      return a->start != b->start ? a->start < b->start : a->id < b->id;
+                    });
+  started.resize(drawn);
 
   const ResizesByJob by_job = resizes_by_job(result.resizes);
   // Lanes, first fit by start time: a job takes the lowest lane freed
@@ -129,7 +133,9 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   int lanes = 0;
   std::array<int, 4> group_of_kind{-1, -1, -1, -1};
   plot::Panel panel;
+  panel.bars.reserve(started.size());
   double widest = 0;
+  plot::TextBuffer tooltip;  // one buffer for every bar's text
   for (const JobRecord *job : started) {
     const double end = job->end >= 0 ? job->end : result.end_time;
     while (!busy.empty() && busy.top().first < job->start) {
@@ -155,7 +161,14 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
     bar.group = static_cast<std::size_t>(group_of_kind[kind]);
     const auto resizes = by_job.find(job->id);
     int nodes = start_nodes(*job, first_of(by_job, job->id));
-    std::string sizes = std::to_string(nodes);
+    // "job 7 (malleable): 4→8→2 nodes, 120–3600 s", the sizes as the loop finds them.
+    tooltip.clear();
+    tooltip += "job ";
+    tooltip.append_integer(job->id);
+    tooltip += " (";
+    tooltip += to_string(job->kind);
+    tooltip += "): ";
+    tooltip.append_integer(nodes);
     double from = job->start;
     if (resizes != by_job.end()) {
       for (const ResizeRecord *r : resizes->second) {
@@ -165,14 +178,18 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
               {from / unit.seconds, r->time / unit.seconds, static_cast<double>(nodes)});
         from = r->time;
         nodes = r->to;
-        sizes += "→" + std::to_string(nodes);
+        tooltip += "→";
+        tooltip.append_integer(nodes);
       }
     }
     bar.segments.push_back({from / unit.seconds, end / unit.seconds, static_cast<double>(nodes)});
     for (const auto &segment : bar.segments) widest = std::max(widest, segment.size);
-    bar.tooltip = "job " + std::to_string(job->id) + " (" + std::string(to_string(job->kind)) +
-                  "): " + sizes + " nodes, " + format_seconds(job->start) + "–" +
-                  format_seconds(end) + " s";
+    tooltip += " nodes, ";
+    append_seconds(tooltip, job->start);
+    tooltip += "–";
+    append_seconds(tooltip, end);
+    tooltip += " s";
+    bar.tooltip = tooltip.view();
     panel.bars.push_back(std::move(bar));
   }
   panel.bar_full_size = widest;

@@ -1,0 +1,139 @@
+#include "sched/plot/text_buffer.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
+namespace sched::plot {
+namespace {
+
+constexpr int kFastDecimals = 15;  // 10^15 is exact as a double and as an integer
+constexpr std::uint64_t kPow10[kFastDecimals + 1] = {1,
+                                                     10,
+                                                     100,
+                                                     1000,
+                                                     10000,
+                                                     100000,
+                                                     1000000,
+                                                     10000000,
+                                                     100000000,
+                                                     1000000000,
+                                                     10000000000,
+                                                     100000000000,
+                                                     1000000000000,
+                                                     10000000000000,
+                                                     100000000000000,
+                                                     1000000000000000};
+constexpr double kTwoTo52 = 4503599627370496.0;
+// The longest fast-path text: '-', 16 integer digits, '.', 15 decimals.
+constexpr std::size_t kFastRoom = 40;
+// The longest fixed text to_chars gives: 309 integer digits of DBL_MAX,
+// with room for decimals.
+constexpr std::size_t kExactRoom = 400;
+
+// Writes `value` as exactly `digits` digits, zero-padded on the left.
+char* write_padded(char* at, std::uint64_t value, int digits) {
+  for (int i = digits - 1; i >= 0; --i) {
+    at[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+  return at + digits;
+}
+
+}  // namespace
+
+void TextBuffer::reserve(std::size_t bytes) {
+  if (bytes > text_.size()) text_.resize(bytes);
+}
+
+void TextBuffer::grow(std::size_t bytes) {
+  text_.resize(std::max(2 * text_.size(), size_ + bytes + 256));
+}
+
+std::string TextBuffer::take() {
+  text_.resize(size_);
+  size_ = 0;
+  return std::move(text_);
+}
+
+void TextBuffer::append_integer(long long value) {
+  char* at = room(24);
+  size_ = static_cast<std::size_t>(std::to_chars(at, at + 24, value).ptr - text_.data());
+}
+
+void TextBuffer::append_fixed(double value, int decimals) {
+  if (!append_fixed_fast(value, decimals)) append_fixed_exact(value, decimals);
+}
+
+// Whole values (most times in a trace) print as integers. Others are
+// rounded to `decimals` decimals in integers: |value| × 10^d computed in a
+// double, `scaled`, is off the exact product by at most half a unit in its
+// last place; below 2^52 a fractional part other than exactly 0.5 is then
+// at least a unit from 0.5 and rounds the exact product the same way. At
+// 0.5 the product's exact remainder (an fma) decides; an exact tie is left
+// to to_chars, which rounds it to even.
+bool TextBuffer::append_fixed_fast(double value, int decimals) {
+  if (decimals < 0 || decimals > kFastDecimals || !(std::fabs(value) < kTwoTo52)) return false;
+  const auto integral = static_cast<long long>(value);  // truncated
+  if (static_cast<double>(integral) == value) {
+    append_integer(integral);  // -0 included, as "0"
+    return true;
+  }
+  const double magnitude = std::fabs(value);
+  const double power = static_cast<double>(kPow10[decimals]);
+  const double scaled = magnitude * power;
+  if (!(scaled < kTwoTo52)) return false;
+  const auto whole = static_cast<std::uint64_t>(scaled);        // the floor: scaled >= 0
+  const double fraction = scaled - static_cast<double>(whole);  // exact
+  bool up = fraction > 0.5;
+  if (fraction == 0.5) {
+    const double remainder = std::fma(magnitude, power, -scaled);  // exact product − scaled
+    if (remainder == 0) return false;
+    up = remainder > 0;
+  }
+  const std::uint64_t units = whole + (up ? 1 : 0);
+  char* const begin = room(kFastRoom);
+  char* at = begin;
+  if (units == 0) {
+    *at++ = '0';  // also for a negative value that rounds to zero
+  } else {
+    if (value < 0) *at++ = '-';
+    at = std::to_chars(at, begin + kFastRoom, units / kPow10[decimals]).ptr;
+    std::uint64_t decimal_part = units % kPow10[decimals];
+    if (decimal_part != 0) {
+      int digits = decimals;
+      for (; decimal_part % 10 == 0; decimal_part /= 10) --digits;
+      *at++ = '.';
+      at = write_padded(at, decimal_part, digits);
+    }
+  }
+  size_ += static_cast<std::size_t>(at - begin);
+  return true;
+}
+
+void TextBuffer::append_fixed_exact(double value, int decimals) {
+  char* const begin = room(kExactRoom);
+  const auto [end, error] =
+      std::to_chars(begin, begin + kExactRoom, value, std::chars_format::fixed, decimals);
+  if (error != std::errc{}) {
+    append('0');
+    return;
+  }
+  std::string_view text(begin, static_cast<std::size_t>(end - begin));
+  if (text.find('.') != std::string_view::npos) {
+    text.remove_suffix(text.size() - text.find_last_not_of('0') - 1);
+    if (text.back() == '.') text.remove_suffix(1);
+  }
+  if (text == "-0") text = "0";
+  if (text.data() != begin) text.copy(begin, text.size());
+  size_ += text.size();
+}
+
+std::string fixed_text(double value, int decimals) {
+  TextBuffer buffer;
+  buffer.append_fixed(value, decimals);
+  return buffer.take();
+}
+
+}  // namespace sched::plot
