@@ -62,8 +62,19 @@ void append_px(TextBuffer& out, double value) { out.append_fixed(value, 2); }
 // special characters, drops control characters XML 1.0 forbids and
 // replaces invalid UTF-8 with U+FFFD, so any name yields a well-formed file.
 void append_escaped(TextBuffer& out, std::string_view bytes) {
+  const auto plain = [](char c) {
+    return c >= 0x20 && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+  };
   std::size_t i = 0;
   while (i < bytes.size()) {
+    // A run of bytes that need nothing (most text) goes in at once.
+    std::size_t run = i;
+    while (run < bytes.size() && plain(bytes[run])) ++run;
+    if (run > i) {
+      out.append(bytes.substr(i, run - i));
+      i = run;
+      continue;
+    }
     const auto byte = static_cast<unsigned char>(bytes[i]);
     if (byte < 0x80) {
       switch (byte) {
@@ -388,9 +399,13 @@ std::vector<std::pair<double, double>> thinned(const std::vector<std::pair<doubl
   std::vector<std::pair<double, double>> out;
   std::size_t i = 0;
   while (i < in.size()) {
-    const double column = std::floor(in[i].first);
+    const double column = std::floor(in[i].first), next = column + 1;
+    // floor(x) == column without a call to floor, where column + 1 is exact.
+    const auto in_column = [&](double x) {
+      return next > column ? x >= column && x < next : std::floor(x) == column;
+    };
     std::size_t end = i + 1, low = i, high = i;
-    while (end < in.size() && std::floor(in[end].first) == column) {
+    while (end < in.size() && in_column(in[end].first)) {
       if (in[end].second < in[low].second) low = end;
       if (in[end].second > in[high].second) high = end;
       ++end;

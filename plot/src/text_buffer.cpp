@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 namespace sched::plot {
 namespace {
@@ -32,8 +34,16 @@ constexpr std::size_t kFastRoom = 40;
 // with room for decimals.
 constexpr std::size_t kExactRoom = 400;
 
-// Writes `value` as exactly `digits` digits, zero-padded on the left.
-char* write_padded(char* at, std::uint64_t value, int digits) {
+// The digits of `value`; 32-bit division, where it fits, is the cheaper.
+char* write_unsigned(char* at, std::uint64_t value) {
+  if (value <= std::numeric_limits<std::uint32_t>::max())
+    return std::to_chars(at, at + 20, static_cast<std::uint32_t>(value)).ptr;
+  return std::to_chars(at, at + 20, value).ptr;
+}
+
+// `value` as exactly `digits` digits, zero-padded on the left.
+template <typename Unsigned>
+char* write_padded(char* at, Unsigned value, int digits) {
   for (int i = digits - 1; i >= 0; --i) {
     at[i] = static_cast<char>('0' + value % 10);
     value /= 10;
@@ -41,45 +51,57 @@ char* write_padded(char* at, std::uint64_t value, int digits) {
   return at + digits;
 }
 
+// The decimals of a fixed text: `decimals` digits, trailing zeros dropped
+// (none left: no point either).
+char* write_decimals(char* at, std::uint64_t value, int decimals) {
+  if (value == 0) return at;
+  for (; value % 10 == 0; value /= 10) --decimals;
+  *at++ = '.';
+  if (decimals <= 9) return write_padded(at, static_cast<std::uint32_t>(value), decimals);
+  return write_padded(at, value, decimals);
+}
+
 }  // namespace
 
 void TextBuffer::reserve(std::size_t bytes) {
-  if (bytes > text_.size()) text_.resize(bytes);
+  if (bytes > capacity_ - size_) grow(bytes);
 }
 
 void TextBuffer::grow(std::size_t bytes) {
-  text_.resize(std::max(2 * text_.size(), size_ + bytes + 256));
+  const std::size_t capacity = std::max(2 * capacity_, size_ + bytes + 256);
+  auto data = std::make_unique_for_overwrite<char[]>(capacity);
+  if (size_ > 0) std::memcpy(data.get(), data_.get(), size_);
+  data_ = std::move(data);
+  capacity_ = capacity;
 }
 
 std::string TextBuffer::take() {
-  text_.resize(size_);
+  std::string text(view());
   size_ = 0;
-  return std::move(text_);
+  return text;
 }
 
 void TextBuffer::append_integer(long long value) {
-  char* at = room(24);
-  size_ = static_cast<std::size_t>(std::to_chars(at, at + 24, value).ptr - text_.data());
+  char* const begin = room(24);
+  char* at = begin;
+  auto magnitude = static_cast<std::uint64_t>(value);
+  if (value < 0) {
+    *at++ = '-';
+    magnitude = 0 - magnitude;  // also right for the most negative value
+  }
+  at = write_unsigned(at, magnitude);
+  size_ += static_cast<std::size_t>(at - begin);
 }
 
-void TextBuffer::append_fixed(double value, int decimals) {
-  if (!append_fixed_fast(value, decimals)) append_fixed_exact(value, decimals);
-}
-
-// Whole values (most times in a trace) print as integers. Others are
-// rounded to `decimals` decimals in integers: |value| × 10^d computed in a
+// A value with a fractional part, rounded to `decimals` decimals in
+// integers: |value| × 10^d computed in a
 // double, `scaled`, is off the exact product by at most half a unit in its
 // last place; below 2^52 a fractional part other than exactly 0.5 is then
 // at least a unit from 0.5 and rounds the exact product the same way. At
-// 0.5 the product's exact remainder (an fma) decides; an exact tie is left
-// to to_chars, which rounds it to even.
-bool TextBuffer::append_fixed_fast(double value, int decimals) {
+// 0.5 the product's exact remainder (an fma) decides; an exact tie rounds
+// to even, as to_chars does.
+bool TextBuffer::append_fraction_fast(double value, int decimals) {
   if (decimals < 0 || decimals > kFastDecimals || !(std::fabs(value) < kTwoTo52)) return false;
-  const auto integral = static_cast<long long>(value);  // truncated
-  if (static_cast<double>(integral) == value) {
-    append_integer(integral);  // -0 included, as "0"
-    return true;
-  }
   const double magnitude = std::fabs(value);
   const double power = static_cast<double>(kPow10[decimals]);
   const double scaled = magnitude * power;
@@ -89,8 +111,7 @@ bool TextBuffer::append_fixed_fast(double value, int decimals) {
   bool up = fraction > 0.5;
   if (fraction == 0.5) {
     const double remainder = std::fma(magnitude, power, -scaled);  // exact product − scaled
-    if (remainder == 0) return false;
-    up = remainder > 0;
+    up = remainder > 0 || (remainder == 0 && whole % 2 == 1);
   }
   const std::uint64_t units = whole + (up ? 1 : 0);
   char* const begin = room(kFastRoom);
@@ -99,14 +120,8 @@ bool TextBuffer::append_fixed_fast(double value, int decimals) {
     *at++ = '0';  // also for a negative value that rounds to zero
   } else {
     if (value < 0) *at++ = '-';
-    at = std::to_chars(at, begin + kFastRoom, units / kPow10[decimals]).ptr;
-    std::uint64_t decimal_part = units % kPow10[decimals];
-    if (decimal_part != 0) {
-      int digits = decimals;
-      for (; decimal_part % 10 == 0; decimal_part /= 10) --digits;
-      *at++ = '.';
-      at = write_padded(at, decimal_part, digits);
-    }
+    at = write_unsigned(at, units / kPow10[decimals]);
+    at = write_decimals(at, units % kPow10[decimals], decimals);
   }
   size_ += static_cast<std::size_t>(at - begin);
   return true;

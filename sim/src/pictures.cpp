@@ -114,13 +114,17 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   for (const JobRecord &job : result.jobs)
     if (job.start >= 0) started.push_back(&job);
   // Only the first max_gantt_jobs are drawn: only they need sorting.
+  const auto earlier = [](const JobRecord *a, const JobRecord *b) {
+    return a->start != b->start ? a->start < b->start : a->id < b->id;
+  };
   const std::size_t total = started.size();
-  const std::size_t drawn = std::min(total, options.max_gantt_jobs);
-  std::partial_sort(started.begin(), started.begin() + static_cast<std::ptrdiff_t>(drawn),
-                    started.end(), [](const JobRecord *a, const JobRecord *b) {
-                      return a->start != b->start ? a->start < b->start : a->id < b->id;
-                    });
-  started.resize(drawn);
+  if (total > options.max_gantt_jobs) {
+    std::nth_element(started.begin(),
+                     started.begin() + static_cast<std::ptrdiff_t>(options.max_gantt_jobs),
+                     started.end(), earlier);
+    started.resize(options.max_gantt_jobs);
+  }
+  std::sort(started.begin(), started.end(), earlier);
 
   const ResizesByJob by_job = resizes_by_job(result.resizes);
   // Lanes, first fit by start time: a job takes the lowest lane freed

@@ -10,14 +10,6 @@
 #include "report_text.hpp"
 
 namespace sched::sim {
-void append_seconds(plot::TextBuffer& out, double seconds) {
-  if (std::isfinite(seconds)) {
-    out.append_fixed(seconds, 6);
-  } else {
-    out += std::isnan(seconds) ? "nan" : (seconds > 0 ? "inf" : "-inf");
-  }
-}
-
 void write_text_file(const std::string& path, std::string_view text) {
   std::ofstream out(path, std::ios::out | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot open " + path + " for writing");
