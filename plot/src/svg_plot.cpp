@@ -61,10 +61,17 @@ void append_px(TextBuffer& out, double value) { out.append_fixed(value, 2); }
 // Appends `bytes` as XML character data or attribute text: escapes the
 // special characters, drops control characters XML 1.0 forbids and
 // replaces invalid UTF-8 with U+FFFD, so any name yields a well-formed file.
+// The bytes that go into XML as they are: printable ASCII but & < > " '.
+constexpr auto kPlainByte = [] {
+  std::array<bool, 256> plain{};
+  for (int byte = 0x20; byte < 0x80; ++byte) plain[byte] = true;
+  for (const char special : {'&', '<', '>', '"', '\''})
+    plain[static_cast<unsigned char>(special)] = false;
+  return plain;
+}();
+
 void append_escaped(TextBuffer& out, std::string_view bytes) {
-  const auto plain = [](char c) {
-    return c >= 0x20 && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
-  };
+  const auto plain = [](char c) { return kPlainByte[static_cast<unsigned char>(c)]; };
   std::size_t i = 0;
   while (i < bytes.size()) {
     // A run of bytes that need nothing (most text) goes in at once.
@@ -790,7 +797,10 @@ std::string format_tick(double value, double step) {
   return fixed_text(value, decimals);
 }
 
-std::string render_svg(const Figure& figure) {
+namespace {
+
+// The document into `writer`.
+void render(Writer& writer, const Figure& figure) {
   const double panel_width = sane_size(figure.panel_width, kDefaultPanelWidth);
   const double panel_height = sane_size(figure.panel_height, kDefaultPanelHeight);
   const std::size_t panel_count = figure.panels.size();
@@ -801,7 +811,6 @@ std::string render_svg(const Figure& figure) {
   const double width = static_cast<double>(columns) * panel_width;
   const double height = std::max(title_height + static_cast<double>(rows) * panel_height, 40.0);
 
-  Writer writer;
   writer.out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   writer.out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(width) + "\" height=\"" +
                 px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
@@ -818,11 +827,20 @@ std::string render_svg(const Figure& figure) {
     render_panel(writer, figure.panels[i], i, x, y, panel_width, panel_height);
   }
   writer.out += "</svg>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const Figure& figure) {
+  Writer writer;
+  render(writer, figure);
   return writer.out.take();
 }
 
 void write_svg(const std::string& path, const Figure& figure) {
-  const std::string svg = render_svg(figure);
+  Writer writer;  // written from its buffer, without a copy into a string
+  render(writer, figure);
+  const std::string_view svg = writer.out.view();
   errno = 0;  // so that a reason is reported only if the open set one
   std::ofstream out(path, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!out) {
@@ -830,7 +848,7 @@ void write_svg(const std::string& path, const Figure& figure) {
     throw std::runtime_error("cannot open SVG file '" + path + "' for writing" +
                              (error != 0 ? std::string(": ") + std::strerror(error) : ""));
   }
-  out << svg;
+  out.write(svg.data(), static_cast<std::streamsize>(svg.size()));
   out.close();
   if (!out) throw std::runtime_error("error writing SVG file '" + path + "'");
 }

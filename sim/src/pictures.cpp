@@ -193,7 +193,7 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
     tooltip += "–";
     append_seconds(tooltip, end);
     tooltip += " s";
-    bar.tooltip = tooltip.view();
+    bar.tooltip = std::string(tooltip.view());  // made, not assigned: the cheaper
     panel.bars.push_back(std::move(bar));
   }
   panel.bar_full_size = widest;
