@@ -463,6 +463,7 @@ void render_series(Writer& writer, const Frame& frame, const Series& series, std
   const std::string dash = series_dash(series, index);
 
   std::vector<std::pair<double, double>> mapped;
+  mapped.reserve(series.points.size());
   for (const auto& [x, y] : series.points) {
     if (!finite(x) || !finite(y)) continue;
     const double mx = frame.map_x(x);
