@@ -38,14 +38,17 @@ double first_submit(const std::vector<JobRecord> &jobs) {
 using Change = std::pair<double, long long>;  // (time, change)
 
 // Sorts by time the two runs changes[0, middle) and changes[middle, end)
-// (the first left as it is when already in order, as a trace's submits
-// are), then merges them: cheaper than one sort of the whole. With middle
-// 0 the whole is one run.
+// (each left as it is when already in order, as a trace's submits are),
+// then merges them: cheaper than one sort of the whole. With middle 0 the
+// whole is one run.
 void sort_by_time(std::vector<Change> &changes, std::size_t middle) {
   const auto by_time = [](const Change &a, const Change &b) { return a.first < b.first; };
+  const auto sort_run = [&](auto first, auto last) {
+    if (!std::is_sorted(first, last, by_time)) std::sort(first, last, by_time);
+  };
   const auto split = changes.begin() + static_cast<std::ptrdiff_t>(middle);
-  if (!std::is_sorted(changes.begin(), split, by_time)) std::sort(changes.begin(), split, by_time);
-  std::sort(split, changes.end(), by_time);
+  sort_run(changes.begin(), split);
+  sort_run(split, changes.end());
   std::inplace_merge(changes.begin(), split, changes.end(), by_time);
 }
 
