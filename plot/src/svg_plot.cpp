@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "sched/plot/text_buffer.hpp"
+
 namespace sched::plot {
 namespace {
 
@@ -36,22 +38,6 @@ constexpr double kMarkerRadius = 3;
 
 bool finite(double value) { return std::isfinite(value); }
 
-// Fixed-point text with at most `decimals` decimals and no trailing zeros.
-// to_chars, unlike printf and streams, ignores the global locale.
-std::string trimmed_fixed(double value, int decimals) {
-  char buffer[400];  // room for the 309 digits of the largest double
-  const auto [end, error] =
-      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
-  if (error != std::errc{}) return "0";
-  std::string text(buffer, end);
-  if (text.find('.') != std::string::npos) {
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
-}
-
 // Scientific text with `digits` significant digits, shortened: 1.5e9, 2e-7.
 std::string compact_scientific(double value, int digits) {
   char buffer[64];
@@ -68,15 +54,34 @@ std::string compact_scientific(double value, int digits) {
   return mantissa + "e" + std::to_string(std::atoi(text.c_str() + e + 1));
 }
 
-// A pixel coordinate; callers pass only finite values.
-std::string px(double value) { return trimmed_fixed(value, 2); }
+// A pixel coordinate (2 decimals at most); callers pass only finite values.
+std::string px(double value) { return fixed_text(value, 2); }
+void append_px(TextBuffer& out, double value) { out.append_fixed(value, 2); }
 
 // Appends `bytes` as XML character data or attribute text: escapes the
 // special characters, drops control characters XML 1.0 forbids and
 // replaces invalid UTF-8 with U+FFFD, so any name yields a well-formed file.
-void append_escaped(std::string& out, std::string_view bytes) {
+// The bytes that go into XML as they are: printable ASCII but & < > " '.
+constexpr auto kPlainByte = [] {
+  std::array<bool, 256> plain{};
+  for (int byte = 0x20; byte < 0x80; ++byte) plain[byte] = true;
+  for (const char special : {'&', '<', '>', '"', '\''})
+    plain[static_cast<unsigned char>(special)] = false;
+  return plain;
+}();
+
+void append_escaped(TextBuffer& out, std::string_view bytes) {
+  const auto plain = [](char c) { return kPlainByte[static_cast<unsigned char>(c)]; };
   std::size_t i = 0;
   while (i < bytes.size()) {
+    // A run of bytes that need nothing (most text) goes in at once.
+    std::size_t run = i;
+    while (run < bytes.size() && plain(bytes[run])) ++run;
+    if (run > i) {
+      out.append(bytes.substr(i, run - i));
+      i = run;
+      continue;
+    }
     const auto byte = static_cast<unsigned char>(bytes[i]);
     if (byte < 0x80) {
       switch (byte) {
@@ -132,9 +137,9 @@ void append_escaped(std::string& out, std::string_view bytes) {
 }
 
 std::string escaped(std::string_view text) {
-  std::string out;
+  TextBuffer out;
   append_escaped(out, text);
-  return out;
+  return out.take();
 }
 
 // Rough rendered width of `text` for layout: code points × an average
@@ -335,14 +340,17 @@ std::string series_dash(const Series& series, std::size_t index) {
   return series.dash.empty() ? kDashes[(index / kPalette.size()) % kDashes.size()] : series.dash;
 }
 
-std::string bar_colour(std::size_t group) { return kPalette[group % kPalette.size()]; }
+const char* bar_colour(std::size_t group) { return kPalette[group % kPalette.size()]; }
 
+// Elements written straight into one buffer, coordinates included.
 class Writer {
  public:
-  std::string out;
+  TextBuffer out;
 
   void text(double x, double y, std::string_view content, std::string_view attributes) {
-    out += "<text x=\"" + px(x) + "\" y=\"" + px(y) + "\" ";
+    coordinate("<text x=\"", x);
+    coordinate("\" y=\"", y);
+    out += "\" ";
     out += attributes;
     out += '>';
     append_escaped(out, content);
@@ -350,23 +358,39 @@ class Writer {
   }
 
   void line(double x1, double y1, double x2, double y2, std::string_view attributes) {
-    out += "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) + "\" y2=\"" +
-           px(y2) + "\" ";
+    coordinate("<line x1=\"", x1);
+    coordinate("\" y1=\"", y1);
+    coordinate("\" x2=\"", x2);
+    coordinate("\" y2=\"", y2);
+    out += "\" ";
     out += attributes;
     out += "/>\n";
   }
 
   void rect(double x, double y, double width, double height, std::string_view attributes) {
-    out += "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(width) + "\" height=\"" +
-           px(height) + "\" ";
+    coordinate("<rect x=\"", x);
+    coordinate("\" y=\"", y);
+    coordinate("\" width=\"", width);
+    coordinate("\" height=\"", height);
+    out += "\" ";
     out += attributes;
     out += "/>\n";
   }
 
   void circle(double x, double y, std::string_view attributes) {
-    out += "<circle cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"" + px(kMarkerRadius) + "\" ";
+    coordinate("<circle cx=\"", x);
+    coordinate("\" cy=\"", y);
+    coordinate("\" r=\"", kMarkerRadius);
+    out += "\" ";
     out += attributes;
     out += "/>\n";
+  }
+
+ private:
+  // `before`, then the coordinate.
+  void coordinate(std::string_view before, double value) {
+    out += before;
+    append_px(out, value);
   }
 };
 
@@ -382,9 +406,13 @@ std::vector<std::pair<double, double>> thinned(const std::vector<std::pair<doubl
   std::vector<std::pair<double, double>> out;
   std::size_t i = 0;
   while (i < in.size()) {
-    const double column = std::floor(in[i].first);
+    const double column = std::floor(in[i].first), next = column + 1;
+    // floor(x) == column without a call to floor, where column + 1 is exact.
+    const auto in_column = [&](double x) {
+      return next > column ? x >= column && x < next : std::floor(x) == column;
+    };
     std::size_t end = i + 1, low = i, high = i;
-    while (end < in.size() && std::floor(in[end].first) == column) {
+    while (end < in.size() && in_column(in[end].first)) {
       if (in[end].second < in[low].second) low = end;
       if (in[end].second > in[high].second) high = end;
       ++end;
@@ -435,6 +463,7 @@ void render_series(Writer& writer, const Frame& frame, const Series& series, std
   const std::string dash = series_dash(series, index);
 
   std::vector<std::pair<double, double>> mapped;
+  mapped.reserve(series.points.size());
   for (const auto& [x, y] : series.points) {
     if (!finite(x) || !finite(y)) continue;
     const double mx = frame.map_x(x);
@@ -458,8 +487,10 @@ void render_series(Writer& writer, const Frame& frame, const Series& series, std
   writer.out += "<polyline fill=\"none\" stroke-width=\"1.8\" stroke-linejoin=\"round\" " +
                 stroke_style(colour, dash) + " points=\"";
   for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const auto& [x, y] = vertices[i];
-    writer.out += px(x) + "," + px(y) + (i + 1 < vertices.size() ? " " : "");
+    if (i > 0) writer.out += ' ';
+    append_px(writer.out, vertices[i].first);
+    writer.out += ',';
+    append_px(writer.out, vertices[i].second);
   }
   writer.out += "\"/>\n";
   if (series.markers) {
@@ -515,7 +546,9 @@ void render_bars(Writer& writer, const Frame& frame, const Panel& panel) {
   for (const auto& bar : panel.bars) {
     const double centre = frame.map_y(bar.row);
     if (!finite(centre) || !finite(row_px)) continue;
-    writer.out += "<g class=\"bar\" fill=\"" + bar_colour(bar.group) + "\">";
+    writer.out += "<g class=\"bar\" fill=\"";
+    writer.out += bar_colour(bar.group);
+    writer.out += "\">";
     if (!bar.tooltip.empty()) {
       writer.out += "<title>";
       append_escaped(writer.out, bar.tooltip);
@@ -762,10 +795,13 @@ std::string format_tick(double value, double step) {
     if (std::abs(units - std::round(units)) <= 1e-6 * units) break;
     ++decimals;
   }
-  return trimmed_fixed(value, decimals);
+  return fixed_text(value, decimals);
 }
 
-std::string render_svg(const Figure& figure) {
+namespace {
+
+// The document into `writer`.
+void render(Writer& writer, const Figure& figure) {
   const double panel_width = sane_size(figure.panel_width, kDefaultPanelWidth);
   const double panel_height = sane_size(figure.panel_height, kDefaultPanelHeight);
   const std::size_t panel_count = figure.panels.size();
@@ -776,7 +812,6 @@ std::string render_svg(const Figure& figure) {
   const double width = static_cast<double>(columns) * panel_width;
   const double height = std::max(title_height + static_cast<double>(rows) * panel_height, 40.0);
 
-  Writer writer;
   writer.out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   writer.out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(width) + "\" height=\"" +
                 px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
@@ -793,11 +828,20 @@ std::string render_svg(const Figure& figure) {
     render_panel(writer, figure.panels[i], i, x, y, panel_width, panel_height);
   }
   writer.out += "</svg>\n";
-  return std::move(writer.out);
+}
+
+}  // namespace
+
+std::string render_svg(const Figure& figure) {
+  Writer writer;
+  render(writer, figure);
+  return writer.out.take();
 }
 
 void write_svg(const std::string& path, const Figure& figure) {
-  const std::string svg = render_svg(figure);
+  Writer writer;  // written from its buffer, without a copy into a string
+  render(writer, figure);
+  const std::string_view svg = writer.out.view();
   errno = 0;  // so that a reason is reported only if the open set one
   std::ofstream out(path, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!out) {
@@ -805,7 +849,7 @@ void write_svg(const std::string& path, const Figure& figure) {
     throw std::runtime_error("cannot open SVG file '" + path + "' for writing" +
                              (error != 0 ? std::string(": ") + std::strerror(error) : ""));
   }
-  out << svg;
+  out.write(svg.data(), static_cast<std::streamsize>(svg.size()));
   out.close();
   if (!out) throw std::runtime_error("error writing SVG file '" + path + "'");
 }

@@ -9,8 +9,9 @@
 #include <queue>
 #include <unordered_map>
 
+#include "report_text.hpp"
 #include "sched/plot/svg_plot.hpp"
-#include "sched/sim/report.hpp"
+#include "sched/plot/text_buffer.hpp"
 
 namespace sched::sim {
 namespace {
@@ -34,13 +35,30 @@ double first_submit(const std::vector<JobRecord> &jobs) {
   return t0;
 }
 
-// Sums (time, change) pairs into a step series starting at t0 at 0.
-StepSeries accumulate(std::vector<std::pair<double, long long>> changes, double t0,
-                      double end_time) {
+using Change = std::pair<double, long long>;  // (time, change)
+
+// Sorts by time the two runs changes[0, middle) and changes[middle, end)
+// (each left as it is when already in order, as a trace's submits are),
+// then merges them: cheaper than one sort of the whole. With middle 0 the
+// whole is one run.
+void sort_by_time(std::vector<Change> &changes, std::size_t middle) {
+  const auto by_time = [](const Change &a, const Change &b) { return a.first < b.first; };
+  const auto sort_run = [&](auto first, auto last) {
+    if (!std::is_sorted(first, last, by_time)) std::sort(first, last, by_time);
+  };
+  const auto split = changes.begin() + static_cast<std::ptrdiff_t>(middle);
+  sort_run(changes.begin(), split);
+  sort_run(split, changes.end());
+  std::inplace_merge(changes.begin(), split, changes.end(), by_time);
+}
+
+// Sums the changes, in two runs as sort_by_time takes them, into a step
+// series starting at t0 at 0.
+StepSeries accumulate(std::vector<Change> changes, std::size_t middle, double t0, double end_time) {
   // The changes at one time are added up: their order does not matter.
-  std::sort(changes.begin(), changes.end(),
-            [](const auto &a, const auto &b) { return a.first < b.first; });
+  sort_by_time(changes, middle);
   StepSeries series{{t0, 0}};
+  series.reserve(changes.size() + 2);
   long long value = 0;
   for (std::size_t i = 0; i < changes.size();) {
     const double time = changes[i].first;
@@ -112,11 +130,18 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   std::vector<const JobRecord *> started;
   for (const JobRecord &job : result.jobs)
     if (job.start >= 0) started.push_back(&job);
-  std::sort(started.begin(), started.end(), [](const JobRecord *a, const JobRecord *b) {
+  // Only the first max_gantt_jobs are drawn: only they need sorting.
+  const auto earlier = [](const JobRecord *a, const JobRecord *b) {
     return a->start != b->start ? a->start < b->start : a->id < b->id;
-  });
+  };
   const std::size_t total = started.size();
-  if (started.size() > options.max_gantt_jobs) started.resize(options.max_gantt_jobs);
+  if (total > options.max_gantt_jobs) {
+    std::nth_element(started.begin(),
+                     started.begin() + static_cast<std::ptrdiff_t>(options.max_gantt_jobs),
+                     started.end(), earlier);
+    started.resize(options.max_gantt_jobs);
+  }
+  std::sort(started.begin(), started.end(), earlier);
 
   const ResizesByJob by_job = resizes_by_job(result.resizes);
   // Lanes, first fit by start time: a job takes the lowest lane freed
@@ -129,7 +154,9 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
   int lanes = 0;
   std::array<int, 4> group_of_kind{-1, -1, -1, -1};
   plot::Panel panel;
+  panel.bars.reserve(started.size());
   double widest = 0;
+  plot::TextBuffer tooltip;  // one buffer for every bar's text
   for (const JobRecord *job : started) {
     const double end = job->end >= 0 ? job->end : result.end_time;
     while (!busy.empty() && busy.top().first < job->start) {
@@ -155,7 +182,14 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
     bar.group = static_cast<std::size_t>(group_of_kind[kind]);
     const auto resizes = by_job.find(job->id);
     int nodes = start_nodes(*job, first_of(by_job, job->id));
-    std::string sizes = std::to_string(nodes);
+    // "job 7 (malleable): 4→8→2 nodes, 120–3600 s", the sizes as the loop finds them.
+    tooltip.clear();
+    tooltip += "job ";
+    tooltip.append_integer(job->id);
+    tooltip += " (";
+    tooltip += to_string(job->kind);
+    tooltip += "): ";
+    tooltip.append_integer(nodes);
     double from = job->start;
     if (resizes != by_job.end()) {
       for (const ResizeRecord *r : resizes->second) {
@@ -165,14 +199,18 @@ plot::Figure gantt_figure(const SimResult &result, const PictureOptions &options
               {from / unit.seconds, r->time / unit.seconds, static_cast<double>(nodes)});
         from = r->time;
         nodes = r->to;
-        sizes += "→" + std::to_string(nodes);
+        tooltip += "→";
+        tooltip.append_integer(nodes);
       }
     }
     bar.segments.push_back({from / unit.seconds, end / unit.seconds, static_cast<double>(nodes)});
     for (const auto &segment : bar.segments) widest = std::max(widest, segment.size);
-    bar.tooltip = "job " + std::to_string(job->id) + " (" + std::string(to_string(job->kind)) +
-                  "): " + sizes + " nodes, " + format_seconds(job->start) + "–" +
-                  format_seconds(end) + " s";
+    tooltip += " nodes, ";
+    append_seconds(tooltip, job->start);
+    tooltip += "–";
+    append_seconds(tooltip, end);
+    tooltip += " s";
+    bar.tooltip = std::string(tooltip.view());  // made, not assigned: the cheaper
     panel.bars.push_back(std::move(bar));
   }
   panel.bar_full_size = widest;
@@ -303,23 +341,24 @@ plot::Figure power_figure(const SimResult &result, const TimeUnit &unit) {
 }  // namespace
 
 StepSeries queue_length_series(const std::vector<JobRecord> &jobs, double end_time) {
-  std::vector<std::pair<double, long long>> changes;
+  std::vector<Change> changes;
   changes.reserve(2 * jobs.size());
+  for (const JobRecord &job : jobs) changes.emplace_back(job.submit, 1);
+  const std::size_t submits = changes.size();
   for (const JobRecord &job : jobs) {
-    changes.emplace_back(job.submit, 1);
     if (job.start >= 0) {
       changes.emplace_back(job.start, -1);
     } else if (job.end >= 0) {
       changes.emplace_back(job.end, -1);
     }
   }
-  return accumulate(std::move(changes), first_submit(jobs), end_time);
+  return accumulate(std::move(changes), submits, first_submit(jobs), end_time);
 }
 
 StepSeries busy_nodes_series(const std::vector<JobRecord> &jobs,
                              const std::vector<ResizeRecord> &resizes, double end_time) {
   const ResizesByJob by_job = resizes_by_job(resizes);
-  std::vector<std::pair<double, long long>> changes;
+  std::vector<Change> changes;
   changes.reserve(2 * jobs.size() + resizes.size());
   for (const JobRecord &job : jobs) {
     if (job.start < 0) continue;
@@ -335,7 +374,8 @@ StepSeries busy_nodes_series(const std::vector<JobRecord> &jobs,
     }
     changes.emplace_back(end, -nodes);
   }
-  return accumulate(std::move(changes), first_submit(jobs), end_time);
+  // One run: starts and ends come in no order (two sorted runs cost more).
+  return accumulate(std::move(changes), 0, first_submit(jobs), end_time);
 }
 
 int start_nodes(const JobRecord &job, const ResizeRecord *first_resize) {

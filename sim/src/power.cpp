@@ -1,10 +1,9 @@
 #include "sched/sim/power.hpp"
 
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
-#include "sched/sim/report.hpp"
+#include "report_text.hpp"
 
 namespace sched::sim {
 namespace {
@@ -66,15 +65,20 @@ int corridor_failures(const std::vector<PowerSample> &samples, double end_time,
 }
 
 void write_power_csv(const std::string &path, const std::vector<PowerSample> &samples) {
-  std::ofstream out(path, std::ios::out | std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot open " + path + " for writing");
-  out << "time,watts,lower_w,upper_w\n";
+  plot::TextBuffer text;
+  text.reserve(samples.size() * 32 + 32);
+  text += "time,watts,lower_w,upper_w\n";
   for (const PowerSample &s : samples) {
-    out << format_seconds(s.time) << ',' << format_seconds(s.watts) << ','
-        << format_seconds(s.lower_w) << ',' << format_seconds(s.upper_w) << '\n';
+    append_seconds(text, s.time);
+    text += ',';
+    append_seconds(text, s.watts);
+    text += ',';
+    append_seconds(text, s.lower_w);
+    text += ',';
+    append_seconds(text, s.upper_w);
+    text += '\n';
   }
-  out.close();
-  if (!out) throw std::runtime_error("error writing " + path);
+  write_text_file(path, text.view());
 }
 
 }  // namespace sched::sim

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,67 @@ TEST(SimPictures, BusyNodesFollowStartsResizesAndEnds) {
   double node_seconds = 0;
   for (const auto& job : jobs) node_seconds += job.node_seconds;
   EXPECT_DOUBLE_EQ(integral(busy), node_seconds);
+}
+
+// Thousands of jobs at scattered times (fractions, negatives, large
+// values, ties, neighbouring doubles): both series agree with a count at each of their times.
+TEST(SimPictures, ALargeRunsSeriesAreCountsAtEachChange) {
+  std::mt19937_64 random(15);
+  std::uniform_real_distribution<double> uniform(-500, 5000);
+  const auto time = [&] {
+    switch (random() % 5) {
+      case 4:  // a few thousand doubles apart: the lowest bits order them
+        return 1000.0 + static_cast<double>(random() % 4096) * 0x1p-43;  // k ulps up
+      case 0:
+        return std::round(uniform(random));  // whole seconds, many ties
+      case 1:
+        return uniform(random);
+      case 2:
+        return 1e9 + uniform(random);
+      default:
+        return std::round(uniform(random)) / 8;
+    }
+  };
+  std::vector<JobRecord> jobs;
+  for (JobId id = 1; id <= 3000; ++id) {
+    const double submit = time();
+    const double start = random() % 10 == 0 ? -1 : std::max(0.0, submit + std::fabs(time()));
+    const double end = start >= 0 && random() % 10 != 0 ? start + std::fabs(time()) : -1;
+    jobs.push_back(record(id, submit, start, end, 1 + static_cast<int>(random() % 64)));
+    jobs.back().start_nodes = jobs.back().nodes;
+  }
+  const double end_time = 1e10;  // after every change
+
+  // Every job waits from its submit until its start, else its end, else forever;
+  // it holds its nodes from its start until its end, else end_time.
+  const auto waiting_at = [&](double t) {
+    double n = 0;
+    for (const JobRecord& job : jobs) {
+      const double until = job.start >= 0 ? job.start : (job.end >= 0 ? job.end : INFINITY);
+      n += job.submit <= t && t < until;
+    }
+    return n;
+  };
+  const auto busy_at = [&](double t) {
+    double n = 0;
+    for (const JobRecord& job : jobs) {
+      const double until = job.end >= 0 ? job.end : end_time;
+      if (job.start >= 0 && job.start <= t && t < until) n += job.nodes;
+    }
+    return n;
+  };
+  const auto check = [&](const StepSeries& series, const std::function<double(double)>& at) {
+    ASSERT_GT(series.size(), 1000u);
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      if (i > 0) {
+        ASSERT_LT(series[i - 1].first, series[i].first);
+      }
+      ASSERT_EQ(series[i].second, at(series[i].first)) << "at " << series[i].first;
+    }
+    EXPECT_EQ(series.back().first, end_time);
+  };
+  check(queue_length_series(jobs, end_time), waiting_at);
+  check(busy_nodes_series(jobs, {}, end_time), busy_at);
 }
 
 TEST(SimPictures, StartNodesPreferTheFirstResizeThenTheNodeTime) {

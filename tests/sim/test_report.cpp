@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -51,6 +52,20 @@ TEST(ReportFormat, SecondsAsInTheInput) {
   EXPECT_EQ(format_seconds(2.0000001), "2");
   EXPECT_EQ(format_seconds(1234567890), "1234567890");
   EXPECT_EQ(format_seconds(-1.5), "-1.5");
+}
+
+// What the reports printed before their numbers went into one buffer.
+TEST(ReportFormat, SecondsEdgeCasesAsBefore) {
+  EXPECT_EQ(format_seconds(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(format_seconds(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(format_seconds(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(format_seconds(-0.0000004), "0");        // rounds to a negative zero
+  EXPECT_EQ(format_seconds(0.0000005), "0");         // below the tie (the double)
+  EXPECT_EQ(format_seconds(0.0000015), "0.000002");  // above it
+  EXPECT_EQ(format_seconds(7508.9722222), "7508.972222");
+  EXPECT_EQ(format_seconds(68955345), "68955345");
+  EXPECT_EQ(format_seconds(1e16), "10000000000000000");
+  EXPECT_EQ(format_seconds(-1e300).size(), 302u);
 }
 
 TEST_F(ReportTest, JobsCsvHeaderAndRows) {
