@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <istream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -286,12 +287,18 @@ WorkloadJob SwfTrace::make(std::size_t index) const {
   job.id = record.id;
   job.submit = record.submit;
   job.runtime = record.runtime;
-  job.spec.name = "job" + std::to_string(record.id);
-  if (record.user > 0) job.spec.user = "u" + std::to_string(record.user);
+  // "job7", "u12": written once each, no temporary strings.
+  char text[24] = "job";
+  job.spec.name.assign(text, std::to_chars(text + 3, std::end(text), record.id).ptr);
+  if (record.user > 0) {
+    text[0] = 'u';
+    job.spec.user.assign(text, std::to_chars(text + 1, std::end(text), record.user).ptr);
+  }
   job.spec.kind = JobKind::Rigid;
   job.spec.nodes = record.nodes;
+  // What normalize_spec makes of a rigid job (checked when the record was read).
+  job.spec.min_nodes = job.spec.max_nodes = record.nodes;
   job.spec.walltime = record.walltime;
-  (void)normalize_spec(job.spec);  // checked when the record was read
   return job;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -152,8 +153,10 @@ class Simulator : private Enactor, private EventSink {
   // Schedules the run's next milestone (completion, phase change or evolving
   // request) and its time limit, under a fresh generation.
   void plan(JobId id, Run &run);
-  // Schedules the run's time limit under its current generation.
-  void plan_limit(JobId id, const Run &run);
+  // Schedules the run's time limit under its current generation, unless it
+  // comes after `milestone`, the time of that generation's milestone.
+  void plan_limit(JobId id, const Run &run,
+                  double milestone = std::numeric_limits<double>::infinity());
   void reach_milestone(JobId id, Run &run);
   void end_adaptation(JobId id, Run &run);
   // The job's MTCT over the engine's window (sim/app_model.hpp's model
