@@ -192,7 +192,9 @@ SimResult Simulator::run() {
     // nothing more the simulator can model: the run ends and they stay
     // unfinished (a policy that never starts them would otherwise tick
     // forever).
-    const bool only_ticks_left = queue_.empty();
+    // A time limit plan_limit left out would still be queued (stale) until
+    // its time: it counts as before.
+    const bool only_ticks_left = queue_.empty() && !(limit_left_out_ > now);
     const bool stuck = only_ticks_left && engine_.running_jobs_count() == 0 &&
                        submitted_ == job_count() && engine_.stats().actions == actions_before;
     if (stuck && engine_.active_jobs() > 0) {
@@ -479,7 +481,10 @@ void Simulator::plan_limit(JobId id, const Run &run, double milestone) {
     // A limit not before the milestone of its generation would be stale when
     // it came (completions come first within an instant): the job has ended
     // or been planned anew by then. Most jobs end before their limit.
-    if (limit >= milestone) return;
+    if (limit >= milestone) {
+      limit_left_out_ = std::max(limit_left_out_, limit);
+      return;
+    }
     push(Pending{limit, kOrderWalltime, ++seq_, Kind::Walltime, 0, id, run.generation});
   }
 }

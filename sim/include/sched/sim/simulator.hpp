@@ -191,6 +191,9 @@ class Simulator : private Enactor, private EventSink {
   std::unordered_map<JobId, Run> runs_;  // started jobs that have not ended
   std::vector<int> start_sizes_;         // by workload job: the size of its last start
   std::uint64_t generations_ = 0;
+  // The latest time limit plan_limit left out (it would have been stale):
+  // run() ends a stuck run as if it were queued until then.
+  double limit_left_out_ = -std::numeric_limits<double>::infinity();
   // What the enactor knows at once (a start confirmed, a stopped job's end,
   // performance data), fed to the engine after the pass that caused it.
   DeferredResults results_;
