@@ -1,13 +1,11 @@
 // The administrative commands: nodes (sinfo, scontrol update node), policy,
-// corridor, events, stats (sdiag) and acct (sacct). One file per command;
-// add_admin_commands adds them all.
+// corridor, events, stats (sdiag), acct (sacct), partition and negotiation.
+// One file per command; cli/commands.cpp lists them all.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 namespace sched::cli {
-
-void add_admin_commands(CLI::App& app);
 
 void add_nodes_command(CLI::App& app);
 void add_policy_command(CLI::App& app);

@@ -1,5 +1,4 @@
-// `sched queue`, `sched show`, `sched cancel` (and the registration of
-// `sched submit`, in submit_command.cpp).
+// `sched queue`, `sched show`, `sched cancel`.
 #include "job_commands.hpp"
 
 #include <ctime>
@@ -23,12 +22,6 @@
 #include "state_codes.hpp"
 
 namespace sched::cli {
-
-void add_submit_command(CLI::App& app);
-void add_run_command(CLI::App& app);
-void add_alloc_command(CLI::App& app);         // alloc_command.cpp
-void add_job_control_commands(CLI::App& app);  // job_control_commands.cpp
-
 namespace {
 
 // "s1:0-3;s2:4,6" (issue 20 item 2): a job's core ids per node, runs
@@ -398,13 +391,7 @@ void cancel_jobs(const CancelArgs& args) {
 
 }  // namespace
 
-void add_job_commands(CLI::App& app) {
-  add_submit_command(app);
-  add_run_command(app);
-  add_alloc_command(app);
-  add_job_control_commands(app);
-  add_prio_command(app);
-
+void add_queue_command(CLI::App& app) {
   auto q = std::make_shared<QueueArgs>();
   CLI::App* queue_cmd = app.add_subcommand("queue", "List pending and running jobs (like squeue)");
   queue_cmd->add_option("-u,--user", q->user, "Only this user's jobs");
@@ -424,7 +411,9 @@ void add_job_commands(CLI::App& app) {
                       "One line per pending array task (default: one line per array)");
   queue_cmd->add_option("-p,--partition", q->partition, "Only this partition's jobs");
   queue_cmd->callback([q] { run_command([&] { queue(*q); }); });
+}
 
+void add_show_command(CLI::App& app) {
   // The id as text, parsed here: CLI11's number check words a bad id as a
   // floating-point range ("Value abc not in range 0 to 1.79769e+308").
   auto show_id = std::make_shared<std::string>();
@@ -440,7 +429,9 @@ void add_job_commands(CLI::App& app) {
       show(ids.front(), *show_json);
     });
   });
+}
 
+void add_cancel_command(CLI::App& app) {
   auto cancel = std::make_shared<CancelArgs>();
   CLI::App* cancel_cmd = app.add_subcommand(
       "cancel", "Cancel jobs (like scancel): by id, or every job matching -u/-n/-t");

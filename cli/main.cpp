@@ -6,19 +6,17 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "admin_commands.hpp"
-#include "cluster_command.hpp"
+#include "commands.hpp"
 #include "connection.hpp"
-#include "job_commands.hpp"
-#include "keys_command.hpp"
 #include "program_name.hpp"
-#include "sim_command.hpp"
 #include "slurm_front_end.hpp"
 
 namespace {
@@ -72,17 +70,15 @@ int main(int argc, char** argv) {
     if (verbose) spdlog::set_level(spdlog::level::debug);
   });
   sched::cli::add_connection_options(app);
-  sched::cli::add_job_commands(app);
-  sched::cli::add_admin_commands(app);
-  sched::cli::add_cluster_command(app);
-  sched::cli::add_keys_command(app);
-  sched::cli::add_sim_command(app);
   try {
     if (auto command = sched::cli::slurm_command(argc > 0 ? argv[0] : "")) {
       std::vector<std::string> args = front_end_arguments(*command, argc, argv);
+      sched::cli::add_commands(app, std::vector<std::string_view>(args.begin(), args.end()));
       std::reverse(args.begin(), args.end());  // CLI11 takes them last first
       app.parse(args);
     } else {
+      sched::cli::add_commands(
+          app, std::vector<std::string_view>(argv + std::min(argc, 1), argv + argc));
       app.parse(argc, argv);
     }
   } catch (const CLI::Success& e) {

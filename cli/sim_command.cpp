@@ -210,7 +210,9 @@ void run_sim(const SimOptions& options) {
 
   // Resolve and load every policy before spending time on the workload.
   const std::string dir = layout::policy_dir_or(default_policy_dir());
-  std::vector<std::string> paths;
+  // Each loaded once: a policy is not used before its run, so the one loaded
+  // here is the one a fresh load would give (same file, options and seed).
+  std::vector<std::unique_ptr<LuaPolicy>> policies;
   for (const std::string& name : options.policies) {
     auto path = resolve_policy_path(name, dir);
     if (!path) {
@@ -218,11 +220,10 @@ void run_sim(const SimOptions& options) {
            " (available: " + available_policies(dir) + ")");
     }
     try {
-      LuaPolicy::load(*path, policy_options);
+      policies.push_back(LuaPolicy::load(*path, policy_options));
     } catch (const PolicyLoadError& e) {
       fail(std::string("cannot load policy: ") + e.what());
     }
-    paths.push_back(*path);
   }
 
   sim::Workload workload;
@@ -238,7 +239,7 @@ void run_sim(const SimOptions& options) {
   }
 
   std::vector<sim::SimResult> results;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
+  for (std::unique_ptr<LuaPolicy>& policy : policies) {
     sim::SimConfig config;
     config.nodes = options.nodes;
     config.tick_s = options.tick_s;
@@ -246,7 +247,7 @@ void run_sim(const SimOptions& options) {
     config.engine.mtct_refresh_fraction = options.mtct_refresh_fraction;
     const auto simulator = trace ? std::make_unique<sim::Simulator>(trace->header, *trace, config)
                                  : std::make_unique<sim::Simulator>(workload, config);
-    simulator->set_policy(LuaPolicy::load(paths[i], policy_options));
+    simulator->set_policy(std::move(policy));
     sim::SimResult result = simulator->run();
     std::cout << sim::format_summary(result.policy, result.metrics) << "\n";
     const auto unfinished = std::count_if(result.jobs.begin(), result.jobs.end(),
@@ -260,7 +261,7 @@ void run_sim(const SimOptions& options) {
     }
     if (!options.out_dir.empty()) {
       std::filesystem::path dir_out(options.out_dir);
-      if (paths.size() > 1) dir_out /= result.policy;
+      if (policies.size() > 1) dir_out /= result.policy;
       std::error_code ec;
       std::filesystem::create_directories(dir_out, ec);
       if (ec) fail("cannot create " + dir_out.string() + ": " + ec.message());

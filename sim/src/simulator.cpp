@@ -192,7 +192,9 @@ SimResult Simulator::run() {
     // nothing more the simulator can model: the run ends and they stay
     // unfinished (a policy that never starts them would otherwise tick
     // forever).
-    const bool only_ticks_left = queue_.empty();
+    // A time limit plan_limit left out would still be queued (stale) until
+    // its time: it counts as before.
+    const bool only_ticks_left = queue_.empty() && !(limit_left_out_ > now);
     const bool stuck = only_ticks_left && engine_.running_jobs_count() == 0 &&
                        submitted_ == job_count() && engine_.stats().actions == actions_before;
     if (stuck && engine_.active_jobs() > 0) {
@@ -468,15 +470,22 @@ void Simulator::plan(JobId id, Run &run) {
     mark = std::min(mark, job.model.requests[run.next_request].at_done * work);
   }
   const double left = std::max(mark - run.done, 0.0);
-  push(Pending{now + left / rate(run), kOrderCompletion, ++seq_, Kind::Milestone, 0, id,
-               run.generation});
-  plan_limit(id, run);
+  const double milestone = now + left / rate(run);
+  push(Pending{milestone, kOrderCompletion, ++seq_, Kind::Milestone, 0, id, run.generation});
+  plan_limit(id, run, milestone);
 }
 
-void Simulator::plan_limit(JobId id, const Run &run) {
+void Simulator::plan_limit(JobId id, const Run &run, double milestone) {
   if (const Job *engine_job = engine_.find_job(id); engine_job && engine_job->est_end() >= 0) {
-    push(Pending{std::max(engine_job->est_end(), clock_.now()), kOrderWalltime, ++seq_,
-                 Kind::Walltime, 0, id, run.generation});
+    const double limit = std::max(engine_job->est_end(), clock_.now());
+    // A limit not before the milestone of its generation would be stale when
+    // it came (completions come first within an instant): the job has ended
+    // or been planned anew by then. Most jobs end before their limit.
+    if (limit >= milestone) {
+      limit_left_out_ = std::max(limit_left_out_, limit);
+      return;
+    }
+    push(Pending{limit, kOrderWalltime, ++seq_, Kind::Walltime, 0, id, run.generation});
   }
 }
 

@@ -5,8 +5,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <istream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -36,37 +38,19 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
-// Splits a record into its fields, in place; returns how many there are
-// (counting on past kFieldCount so the error can say how many it found).
-std::size_t split_fields(std::string_view line, std::array<std::string_view, kFieldCount>& out) {
-  // A loop over the characters: find_first_of with a set of three costs a
-  // search of the set per character.
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  std::size_t count = 0;
-  const char* p = line.data();
-  const char* const stop = p + line.size();
-  while (true) {
-    while (p < stop && blank(*p)) ++p;
-    if (p == stop) break;
-    const char* const start = p;
-    while (p < stop && !blank(*p)) ++p;
-    if (count < out.size())
-      out[count] = std::string_view(start, static_cast<std::size_t>(p - start));
-    ++count;
-  }
-  return count;
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Whether the field at `p` is "-1", which SWF writes for every value it does
+// not know: most fields of most records, so it is worth telling apart
+// before a from_chars call (about 80 instructions each).
+bool unknown(const char* p, const char* stop) {
+  return stop - p >= 2 && p[0] == '-' && p[1] == '1' && (stop - p == 2 || is_blank(p[2]));
 }
 
+// A field that is not a plain integer (a fraction, an exponent, "-0" with
+// its sign, an integer too large for long long) or not a number at all.
 std::optional<double> parse_number(std::string_view token) {
   const auto* end = token.data() + token.size();
-  // Nearly every SWF field is an integer: parsing one as such is several
-  // times cheaper than as a double, and exact. "-0" stays on the double path
-  // (its sign).
-  long long whole = 0;
-  if (const auto [ptr, ec] = std::from_chars(token.data(), end, whole);
-      ec == std::errc() && ptr == end && !(whole == 0 && token.front() == '-')) {
-    return static_cast<double>(whole);
-  }
   double value = 0;
   const auto [ptr, ec] = std::from_chars(token.data(), end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
@@ -85,17 +69,10 @@ class SwfParser {
   SwfParser(const std::string& source, const SwfOptions& options)
       : source_(source), options_(options) {}
 
-  SwfTrace parse(std::istream& in) {
+  // `text` is the whole file: each line is a view into it, each field is
+  // parsed where it lies (docs/simulator.md: about 1 µs a line).
+  SwfTrace parse(std::string_view text) {
     check_options();
-    // The whole text at once, then each line as a view into it: no copy per
-    // line, no stream per field (docs/simulator.md: about 1 µs a line).
-    std::string text;
-    {
-      std::ostringstream buffer;
-      buffer << in.rdbuf();
-      if (in.bad()) fail_file("read error");
-      text = std::move(buffer).str();
-    }
     SwfTrace trace;
     Workload& workload = trace.header;
     workload.source = source_;
@@ -105,23 +82,25 @@ class SwfParser {
     // applied), made in place; the cluster-size rule waits until the whole
     // header is known.
     std::vector<SwfRecord>& jobs = trace.records;
-    jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    jobs.reserve(line_count(text));
     long records = 0;
-    std::size_t pos = 0;
-    while ((options_.max_jobs == 0 || records < options_.max_jobs) && pos < text.size()) {
-      std::size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
-      const std::string_view line(text.data() + pos, end - pos);
-      pos = end + 1;
+    const char* p = text.data();
+    const char* const stop = p + text.size();
+    while ((options_.max_jobs == 0 || records < options_.max_jobs) && p < stop) {
+      const auto* newline =
+          static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
+      const char* const end = newline ? newline : stop;
+      const char* first = p;
+      p = newline ? newline + 1 : stop;
       ++line_number_;
-      const auto trimmed = trim(line);
-      if (trimmed.empty()) continue;
-      if (trimmed.front() == ';') {
-        read_header(trimmed.substr(1));
+      while (first < end && is_blank(*first)) ++first;
+      if (first == end) continue;
+      if (*first == ';') {
+        read_header(trim(std::string_view(first + 1, static_cast<std::size_t>(end - first - 1))));
         continue;
       }
       ++records;
-      read_record(trimmed, jobs.emplace_back());
+      read_record(first, end, jobs.emplace_back());
     }
 
     workload.nodes = cluster_nodes();
@@ -174,21 +153,68 @@ class SwfParser {
     if (number > 0) *target = number;
   }
 
-  void read_record(std::string_view text, SwfRecord& job) const {
-    std::array<std::string_view, kFieldCount> tokens;
-    const std::size_t found = split_fields(text, tokens);
+  // How many records the text can hold at most: one a line.
+  static std::size_t line_count(std::string_view text) {
+    std::size_t lines = 1;
+    const char* p = text.data();
+    const char* const stop = p + text.size();
+    while (const auto* newline =
+               static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)))) {
+      ++lines;
+      p = newline + 1;
+    }
+    return lines;
+  }
+
+  // The fields of the record in [p, stop) (from its first character), in
+  // one pass: each is parsed as an integer where it lies, and only one that
+  // is not a plain integer is cut out and parsed again. The errors come in
+  // this order: the field count, the first field that is not a number, the
+  // first that must be an integer and is not.
+  void read_record(const char* p, const char* const stop, SwfRecord& job) {
+    Fields fields{};
+    std::size_t found = 0;
+    std::string_view bad;  // the first field that is not a number
+    std::size_t bad_field = 0;
+    while (true) {
+      while (p < stop && is_blank(*p)) ++p;
+      if (p == stop) break;
+      const char* const start = p;
+      if (found < fields.size()) {
+        // Nearly every SWF field is an integer: parsing one as such is
+        // several times cheaper than as a double, and exact. "-0" goes the
+        // double way (its sign).
+        long long whole = 0;
+        if (unknown(start, stop)) {
+          fields[found] = -1;
+          p = start + 2;
+        } else if (const auto [ptr, ec] = std::from_chars(start, stop, whole);
+                   ec == std::errc() && (ptr == stop || is_blank(*ptr)) &&
+                   !(whole == 0 && *start == '-')) {
+          fields[found] = static_cast<double>(whole);
+          p = ptr;
+        } else {
+          while (p < stop && !is_blank(*p)) ++p;
+          const std::string_view token(start, static_cast<std::size_t>(p - start));
+          if (const auto value = parse_number(token)) {
+            fields[found] = *value;
+          } else if (bad.empty()) {
+            bad = token;
+            bad_field = found + 1;
+          }
+        }
+      } else {
+        while (p < stop && !is_blank(*p)) ++p;
+      }
+      ++found;
+    }
     if (found != static_cast<std::size_t>(kFieldCount)) {
       fail_line("expected " + std::to_string(kFieldCount) + " fields, found " +
                 std::to_string(found));
     }
-    Fields fields{};
-    for (int i = 0; i < kFieldCount; ++i) {
-      const auto value = parse_number(tokens[static_cast<std::size_t>(i)]);
-      if (!value) {
-        fail_line("field " + std::to_string(i + 1) + " is not a number: '" +
-                  std::string(tokens[static_cast<std::size_t>(i)]) + "'");
-      }
-      fields[static_cast<std::size_t>(i)] = *value;
+    if (!bad.empty()) {
+      fail_line("field " + std::to_string(bad_field) + " is not a number: '" + std::string(bad) +
+                "'");
     }
     for (const int integral : {kJobNumber, kAllocatedProcs, kRequestedProcs, kUserId}) {
       if (!is_integral(field(fields, integral))) {
@@ -204,7 +230,7 @@ class SwfParser {
 
   // The job as docs/design.md §7 replays it, or one of 0 nodes when a skip
   // rule applies.
-  void make_job(const Fields& fields, SwfRecord& job) const {
+  void make_job(const Fields& fields, SwfRecord& job) {
     const double runtime = field(fields, kRunTime);
     const double requested = field(fields, kRequestedProcs);
     const double size = requested > 0 ? requested : field(fields, kAllocatedProcs);
@@ -224,10 +250,11 @@ class SwfParser {
     job.walltime = std::max(estimate > 0 ? estimate : runtime, runtime);
     // The spec's checks now, so that a bad record is an error of this line
     // (SwfTrace::make builds the rest of the spec, which they do not read).
-    JobSpec spec;
-    spec.nodes = job.nodes;
-    spec.walltime = job.walltime;
-    if (const auto error = normalize_spec(spec)) fail_line(*error);
+    // One spec for every line: only what a record sets changes.
+    check_.nodes = job.nodes;
+    check_.min_nodes = check_.max_nodes = 0;
+    check_.walltime = job.walltime;
+    if (const auto error = normalize_spec(check_)) fail_line(*error);
   }
 
   static void skip(SwfRecord& job) { job.nodes = 0; }
@@ -249,6 +276,7 @@ class SwfParser {
   long line_number_ = 0;
   std::optional<long long> max_procs_;
   std::optional<long long> max_nodes_;
+  JobSpec check_;  // make_job's
 };
 
 }  // namespace
@@ -259,12 +287,18 @@ WorkloadJob SwfTrace::make(std::size_t index) const {
   job.id = record.id;
   job.submit = record.submit;
   job.runtime = record.runtime;
-  job.spec.name = "job" + std::to_string(record.id);
-  if (record.user > 0) job.spec.user = "u" + std::to_string(record.user);
+  // "job7", "u12": written once each, no temporary strings.
+  char text[24] = "job";
+  job.spec.name.assign(text, std::to_chars(text + 3, std::end(text), record.id).ptr);
+  if (record.user > 0) {
+    text[0] = 'u';
+    job.spec.user.assign(text, std::to_chars(text + 1, std::end(text), record.user).ptr);
+  }
   job.spec.kind = JobKind::Rigid;
   job.spec.nodes = record.nodes;
+  // What normalize_spec makes of a rigid job (checked when the record was read).
+  job.spec.min_nodes = job.spec.max_nodes = record.nodes;
   job.spec.walltime = record.walltime;
-  (void)normalize_spec(job.spec);  // checked when the record was read
   return job;
 }
 
@@ -277,13 +311,27 @@ Workload SwfTrace::workload() const {
 
 SwfTrace parse_swf_trace(std::istream& in, const std::string& source_name,
                          const SwfOptions& options) {
-  return SwfParser(source_name, options).parse(in);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw WorkloadError(source_name + ": read error");
+  return SwfParser(source_name, options).parse(std::move(buffer).str());
 }
 
 SwfTrace read_swf_trace(const std::string& path, const SwfOptions& options) {
-  std::ifstream in(path);
+  // The whole file in one read, its size known beforehand.
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw WorkloadError(path + ": cannot open SWF file");
-  return parse_swf_trace(in, path, options);
+  const std::streamoff size =
+      in.seekg(0, std::ios::end) ? static_cast<std::streamoff>(in.tellg()) : -1;
+  if (size < 0 || !in.seekg(0)) {  // not a plain file (a pipe): read it to its end
+    in.clear();
+    return parse_swf_trace(in, path, options);
+  }
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), size);
+  if (in.bad()) throw WorkloadError(path + ": read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return SwfParser(path, options).parse(text);
 }
 
 Workload parse_swf(std::istream& in, const std::string& source_name, const SwfOptions& options) {

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_paths.hpp"
 
@@ -78,6 +81,32 @@ TEST(CliUsageErrors, HelpAndVersionStillSucceed) {
   EXPECT_EQ(run_sched("--help").status, 0);
   EXPECT_EQ(run_sched("--version").status, 0);
   EXPECT_EQ(run_sched("queue --help").status, 0);
+}
+
+// The command builds only the subcommands its arguments name
+// (cli/commands.cpp): each one the top-level help lists must be found by its
+// name, and give its own help.
+TEST(CliUsageErrors, EverySubcommandTheHelpListsIsReachable) {
+  const Outcome help = run_sched("--help");
+  const auto at = help.out.find("Subcommands:\n");
+  ASSERT_NE(at, std::string::npos) << help.out;
+  std::istringstream listing(help.out.substr(at));
+  std::string line;
+  std::vector<std::string> names;
+  while (std::getline(listing, line)) {
+    // "  NAME   description"
+    if (line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ') {
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+    }
+  }
+  EXPECT_GE(names.size(), 20u);
+  EXPECT_NE(std::find(names.begin(), names.end(), "sim"), names.end());
+  for (const std::string& name : names) {
+    const Outcome outcome = run_sched(name + " --help");
+    EXPECT_EQ(outcome.status, 0) << name << "\n" << outcome.err;
+    EXPECT_NE(outcome.out.find(" " + name + " [OPTIONS]"), std::string::npos) << name << "\n"
+                                                                              << outcome.out;
+  }
 }
 
 }  // namespace

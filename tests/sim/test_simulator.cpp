@@ -151,6 +151,48 @@ TEST(Simulator, ARunWhoseWaitingJobsCanNeverStartEnds) {
   for (const auto& job : result.jobs) EXPECT_EQ(job.state, JobState::Pending);
 }
 
+// The simulator leaves out a time limit that the job's next milestone comes
+// before (it would be stale when it came). The end of a stuck run stays as
+// it was when every limit was queued: ticks go on until the last one's time.
+TEST(Simulator, AStuckRunEndsAsWhenEveryTimeLimitWasQueued) {
+  const sim::Workload workload = sim::parse_native(R"(
+[cluster]
+nodes = 4
+[[job]]
+id = 1
+submit = 0
+runtime = 10
+nodes = 1
+walltime = 95
+[[job]]
+id = 2
+submit = 0
+runtime = 10
+nodes = 1
+)",
+                                                   "stuck.toml");
+  sim::SimConfig config;
+  config.tick_s = 10;
+  sim::Simulator simulator(workload, config);
+  auto policy = std::make_shared<CppPolicy>(
+      [](PassContext& ctx) {
+        for (const Job* job : ctx.pending()) {
+          if (job->id == 1) (void)ctx.start(job->id);  // job 2 never
+        }
+      },
+      true);
+  simulator.set_policy(policy);
+  const sim::SimResult result = simulator.run();
+  ASSERT_EQ(result.jobs.size(), 2u);
+  EXPECT_EQ(result.jobs[0].state, JobState::Completed);
+  EXPECT_EQ(result.jobs[0].end, 10);
+  EXPECT_EQ(result.jobs[1].state, JobState::Pending);
+  // Job 1's limit (95 s) would have been queued: ticks at 10, 20, ... 100.
+  EXPECT_EQ(result.end_time, 100);
+  ASSERT_FALSE(policy->times.empty());
+  EXPECT_EQ(policy->times.back(), 100);
+}
+
 // Issue 18 item 5: priorities that change with age are recomputed at the
 // calc period on the simulated clock, as schedd does on the wall clock.
 TEST(Simulator, AgeReordersTheQueueAtTheCalcPeriod) {

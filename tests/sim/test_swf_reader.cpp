@@ -210,6 +210,61 @@ TEST(SwfReader, FractionalProcessorCountIsAnError) {
               HasSubstr("test.swf:2: field 5 must be an integer"));
 }
 
+TEST(SwfReader, TruncatedLastLineNamesItsLine) {
+  // The file ends inside a record, with no newline.
+  const auto message = error_of("; MaxProcs: 8\n" + record(1, 0, 1, 1, 1, -1) + "2 0 -1 10");
+  EXPECT_THAT(message, HasSubstr("test.swf:3: expected 18 fields, found 4"));
+}
+
+TEST(SwfReader, FieldCountIsCheckedBeforeNumbers) {
+  EXPECT_THAT(error_of("; MaxProcs: 8\n1 x 2\n"),
+              HasSubstr("test.swf:2: expected 18 fields, found 3"));
+  EXPECT_THAT(error_of("; MaxProcs: 8\n" + std::string(19 * 2, ' ') +
+                       "1 0 -1 1 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1 extra\n"),
+              HasSubstr("test.swf:2: expected 18 fields, found 19"));
+}
+
+TEST(SwfReader, FirstFieldThatIsNotANumberIsNamed) {
+  // "-1" is read apart from other numbers: what only starts with it is no number.
+  EXPECT_THAT(error_of("; MaxProcs: 8\n1 0 -1 10 1 -1x -1 -1 -1 -1 1 -1 -1 -1 0 -1 y -1\n"),
+              HasSubstr("test.swf:2: field 6 is not a number: '-1x'"));
+  EXPECT_THAT(error_of("; MaxProcs: 8\n1 0 -1 10 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 - -1\n"),
+              HasSubstr("test.swf:2: field 17 is not a number: '-'"));
+  EXPECT_THAT(error_of("; MaxProcs: 8\n1 0 -1 10 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 +1\n"),
+              HasSubstr("test.swf:2: field 18 is not a number: '+1'"));
+  EXPECT_THAT(error_of("; MaxProcs: 8\n1 0 -1 10 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 nan\n"),
+              HasSubstr("test.swf:2: field 18 is not a number: 'nan'"));
+}
+
+TEST(SwfReader, NegativeFields) {
+  // Negative values other than -1 are numbers like any other: a negative
+  // run time or processor count skips the job, a negative user is none, a
+  // negative estimate is no estimate; -0 and -1.0 are integers.
+  const auto workload =
+      parse("; MaxProcs: 8\n" + record(1, -10, 10, 2, -12, -1, -12) + record(2, 0, -10, 1, 1, -1) +
+            record(3, 0, 10, -3, -1, -1) + record(4, 0, 10, 1, 1, -100) +
+            "5 0 -1 10 -0 -1 -1 -1.0e0 -1 -1 1 -0 -1 -1 0 -1 -1 -1\n" +
+            "-6 0 -1 10 1 -1 -1 1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n");
+  ASSERT_EQ(workload.jobs.size(), 3u);
+  EXPECT_EQ(workload.skipped, 3);  // jobs 2 and 3, and job 5 with no processors
+  EXPECT_EQ(workload.jobs[0].id, 1);
+  EXPECT_EQ(workload.jobs[0].submit, -10);
+  EXPECT_EQ(workload.jobs[0].spec.nodes, 2);
+  EXPECT_EQ(workload.jobs[0].spec.user, "");
+  EXPECT_EQ(workload.jobs[1].id, -6);
+  EXPECT_EQ(workload.jobs[2].id, 4);
+  EXPECT_EQ(workload.jobs[2].spec.walltime, 10);
+}
+
+TEST(SwfReader, ReadsAFileWithoutAFinalNewlineAndWithCarriageReturns) {
+  const auto workload = parse(
+      "; MaxProcs: 8\r\n1 0 -1 10 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\r\n"
+      "2 5 -1 10 2 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1");
+  EXPECT_EQ(workload.nodes, 8);
+  ASSERT_EQ(workload.jobs.size(), 2u);
+  EXPECT_EQ(workload.jobs[1].spec.nodes, 2);
+}
+
 TEST(SwfReader, BadHeaderValueIsAnError) {
   EXPECT_THAT(error_of("; MaxProcs: lots\n"), HasSubstr("test.swf:1: MaxProcs"));
 }

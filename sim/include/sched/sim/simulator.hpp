@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -152,8 +153,10 @@ class Simulator : private Enactor, private EventSink {
   // Schedules the run's next milestone (completion, phase change or evolving
   // request) and its time limit, under a fresh generation.
   void plan(JobId id, Run &run);
-  // Schedules the run's time limit under its current generation.
-  void plan_limit(JobId id, const Run &run);
+  // Schedules the run's time limit under its current generation, unless it
+  // comes after `milestone`, the time of that generation's milestone.
+  void plan_limit(JobId id, const Run &run,
+                  double milestone = std::numeric_limits<double>::infinity());
   void reach_milestone(JobId id, Run &run);
   void end_adaptation(JobId id, Run &run);
   // The job's MTCT over the engine's window (sim/app_model.hpp's model
@@ -188,6 +191,9 @@ class Simulator : private Enactor, private EventSink {
   std::unordered_map<JobId, Run> runs_;  // started jobs that have not ended
   std::vector<int> start_sizes_;         // by workload job: the size of its last start
   std::uint64_t generations_ = 0;
+  // The latest time limit plan_limit left out (it would have been stale):
+  // run() ends a stuck run as if it were queued until then.
+  double limit_left_out_ = -std::numeric_limits<double>::infinity();
   // What the enactor knows at once (a start confirmed, a stopped job's end,
   // performance data), fed to the engine after the pass that caused it.
   DeferredResults results_;
