@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sched::sim {
@@ -28,6 +29,12 @@ constexpr int kAllocatedProcs = 5;
 constexpr int kRequestedProcs = 8;
 constexpr int kRequestedTime = 9;
 constexpr int kUserId = 12;
+
+// The largest time (submit, run or requested time) a record may give, in
+// seconds: about 31.7 years. The simulator's clock is a double and steps
+// from event to event; past about 1e15 s a second no longer changes it, and
+// a run would never end (issue 15). 1e9 s keeps a step of a microsecond.
+constexpr double kMaxSeconds = 1e9;
 
 using Fields = std::array<double, kFieldCount>;
 
@@ -219,6 +226,14 @@ class SwfParser {
     for (const int integral : {kJobNumber, kAllocatedProcs, kRequestedProcs, kUserId}) {
       if (!is_integral(field(fields, integral))) {
         fail_line("field " + std::to_string(integral) + " must be an integer");
+      }
+    }
+    for (const auto& [number, name] :
+         {std::pair{kSubmitTime, "submit time"}, std::pair{kRunTime, "run time"},
+          std::pair{kRequestedTime, "requested time"}}) {
+      if (std::fabs(field(fields, number)) > kMaxSeconds) {
+        fail_line("field " + std::to_string(number) + " (" + name + ") is beyond " +
+                  std::to_string(static_cast<long>(kMaxSeconds)) + " s");
       }
     }
     make_job(fields, job);

@@ -256,6 +256,26 @@ TEST(SwfReader, NegativeFields) {
   EXPECT_EQ(workload.jobs[2].spec.walltime, 10);
 }
 
+TEST(SwfReader, TimesBeyondTheSimulatorsBoundAreErrors) {
+  // 1e20 s once made `sched sim` loop forever: the clock no longer moved.
+  const std::string huge = "99999999999999999999";
+  EXPECT_THAT(error_of("; MaxProcs: 8\n" + record(1, 0, 1, 1, 1, -1) + "2 0 -1 " + huge +
+                       " 1 -1 -1 1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"),
+              HasSubstr("test.swf:3: field 4 (run time) is beyond 1000000000 s"));
+  EXPECT_THAT(
+      error_of("; MaxProcs: 8\n1 " + huge + " -1 1 1 -1 -1 1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"),
+      HasSubstr("test.swf:2: field 2 (submit time) is beyond 1000000000 s"));
+  EXPECT_THAT(error_of("; MaxProcs: 8\n" + record(1, 0, 1, 1, 1, 1e10)),
+              HasSubstr("test.swf:2: field 9 (requested time) is beyond 1000000000 s"));
+  EXPECT_THAT(error_of("; MaxProcs: 8\n" + record(1, -2e9, 1, 1, 1, -1)),
+              HasSubstr("test.swf:2: field 2 (submit time) is beyond 1000000000 s"));
+  // The bound itself is a time like any other.
+  const auto workload = parse("; MaxProcs: 8\n" + record(1, 1e9, 1e9, 1, 1, 1e9));
+  ASSERT_EQ(workload.jobs.size(), 1u);
+  EXPECT_EQ(workload.jobs[0].submit, 1e9);
+  EXPECT_EQ(workload.jobs[0].runtime, 1e9);
+}
+
 TEST(SwfReader, ReadsAFileWithoutAFinalNewlineAndWithCarriageReturns) {
   const auto workload = parse(
       "; MaxProcs: 8\r\n1 0 -1 10 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\r\n"

@@ -54,7 +54,9 @@ struct SwfTrace : JobSource {
 };
 
 // Reads the trace at `path`. Throws WorkloadError when the file cannot be
-// opened, a line is malformed ("FILE:LINE: what is wrong"), the options are
+// opened, a line is malformed ("FILE:LINE: what is wrong"; a submit, run
+// or requested time beyond 1e9 s, which the simulator could not step, is
+// malformed too), the options are
 // invalid, or the cluster size is known neither from the header nor from
 // options.nodes. Jobs that cannot be replayed (negative run time, no
 // processors, larger than the cluster) are left out and counted in
