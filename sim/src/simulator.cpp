@@ -108,8 +108,15 @@ void Simulator::push_next_submission() {
   }
   if (next_submission_ >= job_count()) return;
   const std::size_t index = next_submission_++;
-  const WorkloadJob &job =
-      source_ ? made_.emplace(index, source_->make(index)).first->second : workload_.jobs[index];
+  // The source's job is made in its map node: try_emplace converts a Made
+  // there, with no temporary WorkloadJob to move and destroy (issue 15).
+  struct Made {
+    const JobSource &source;
+    std::size_t index;
+    operator WorkloadJob() const { return source.make(index); }  // implicit: the point
+  };
+  const WorkloadJob &job = source_ ? made_.try_emplace(index, Made{*source_, index}).first->second
+                                   : workload_.jobs[index];
   push(Pending{job.submit, kOrderSubmission, static_cast<std::uint64_t>(job.id), Kind::Submission,
                index, job.id, 0});
 }
@@ -299,7 +306,8 @@ void Simulator::handle(const Pending &event) {
       return;
     case Kind::Submission: {
       ++submitted_;
-      const WorkloadJob &job = job_at(event.index);
+      WorkloadJob *made = source_ ? &made_.at(event.index) : nullptr;
+      const WorkloadJob &job = made ? *made : workload_.jobs[event.index];
       const JobId id = job.id;
       if (job.spec.power_max_w > 0 || job.spec.power_min_w > 0) jobs_draw_power_ = true;
       // A second job with the id of one in the engine is refused below: it
@@ -308,8 +316,8 @@ void Simulator::handle(const Pending &event) {
       // A job made by a source is the simulator's own: its spec moves into
       // the engine (issue 15: no copy per job). What the simulator reads of
       // it later, sizes and power, are numbers, which a move leaves as they are.
-      const auto result = source_ ? engine_.submit(std::move(made_.at(event.index).spec), id)
-                                  : engine_.submit(job.spec, id);
+      const auto result =
+          made ? engine_.submit(std::move(made->spec), id) : engine_.submit(job.spec, id);
       if (!result.ok()) {
         ++rejected_;
         spdlog::warn("job {} not submitted: {}", id, result.status().message());

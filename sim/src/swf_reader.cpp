@@ -228,6 +228,16 @@ class SwfParser {
         fail_line("field " + std::to_string(integral) + " must be an integer");
       }
     }
+    if (std::fabs(field(fields, kSubmitTime)) > kMaxSeconds ||
+        std::fabs(field(fields, kRunTime)) > kMaxSeconds ||
+        std::fabs(field(fields, kRequestedTime)) > kMaxSeconds) [[unlikely]] {
+      fail_time(fields);
+    }
+    make_job(fields, job);
+  }
+
+  // Names the first time beyond kMaxSeconds (read_record found one).
+  [[noreturn]] void fail_time(const Fields& fields) const {
     for (const auto& [number, name] :
          {std::pair{kSubmitTime, "submit time"}, std::pair{kRunTime, "run time"},
           std::pair{kRequestedTime, "requested time"}}) {
@@ -236,7 +246,7 @@ class SwfParser {
                   std::to_string(static_cast<long>(kMaxSeconds)) + " s");
       }
     }
-    make_job(fields, job);
+    fail_line("a time is beyond the bound");  // not reached: read_record found one
   }
 
   static double field(const Fields& fields, int number) {
