@@ -168,6 +168,21 @@ TEST_F(CliSim, BadSwfLineNamesFileAndLine) {
   EXPECT_THAT(run.output, HasSubstr("bad.swf:3"));
 }
 
+TEST_F(CliSim, ARunTimeTheClockCannotStepIsRefusedAndWritesNothing) {
+  // 1e20 s once made this run loop forever (issue 15).
+  const std::string swf =
+      dir.write("huge.swf",
+                "; MaxProcs: 4\n"
+                "1 0 -1 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                "2 5 -1 99999999999999999999 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n");
+  const fs::path out = dir.path() / "out";
+  const Outcome run =
+      sched_sim("--workload " + quote(swf) + " --policy fcfs --out " + quote(out.string()));
+  EXPECT_NE(run.status, 0);
+  EXPECT_THAT(run.output, HasSubstr("huge.swf:3: field 4 (run time) is beyond 1000000000 s"));
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(CliSim, MaxJobsReadsOnlyThatManyRecords) {
   const fs::path out = dir.path() / "out";
   const Outcome run = sched_sim("--workload " + quote(lublin()) +
