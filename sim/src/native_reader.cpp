@@ -189,9 +189,20 @@ class NativeParser {
     return value;
   }
 
+  // A time the simulator steps to (a submit, a run time, a limit, an
+  // event): at most kMaxWorkloadSeconds.
+  std::optional<double> time_seconds(const toml::table& table, std::string_view key) const {
+    const auto value = seconds(table, key);
+    if (value && *value > kMaxWorkloadSeconds) {
+      fail(*table.get(key), std::string(key) + " is beyond " +
+                                std::to_string(static_cast<long>(kMaxWorkloadSeconds)) + " s");
+    }
+    return value;
+  }
+
   double required_seconds(const toml::table& table, std::string_view key,
                           std::string_view what) const {
-    const auto value = seconds(table, key);
+    const auto value = time_seconds(table, key);
     if (!value) fail(table, std::string(what) + " has no " + std::string(key));
     return *value;
   }
@@ -330,7 +341,7 @@ class NativeParser {
       spec.constraint = *parsed;
     }
     spec.tasks_per_node = small_integer(table, "tasks_per_node").value_or(1);
-    spec.walltime = seconds(table, "walltime").value_or(0);
+    spec.walltime = time_seconds(table, "walltime").value_or(0);
     spec.power_min_w = number(table, "power_min_w").value_or(0);
     spec.power_max_w = number(table, "power_max_w").value_or(0);
     spec.urgent = boolean(table, "urgent").value_or(false);

@@ -30,11 +30,8 @@ constexpr int kRequestedProcs = 8;
 constexpr int kRequestedTime = 9;
 constexpr int kUserId = 12;
 
-// The largest time (submit, run or requested time) a record may give, in
-// seconds: about 31.7 years. The simulator's clock is a double and steps
-// from event to event; past about 1e15 s a second no longer changes it, and
-// a run would never end (issue 15). 1e9 s keeps a step of a microsecond.
-constexpr double kMaxSeconds = 1e9;
+// The largest submit, run or requested time a record may give.
+constexpr double kMaxSeconds = kMaxWorkloadSeconds;
 
 using Fields = std::array<double, kFieldCount>;
 

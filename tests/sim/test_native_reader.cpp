@@ -256,6 +256,19 @@ runtime = 1
               StartsWith("w.toml:9: duplicate job id 2"));
 }
 
+TEST(NativeReader, TimesBeyondTheSimulatorsBoundHaveLines) {
+  // A submit of 1e20 s once made `sched sim` loop forever (issue 15).
+  EXPECT_THAT(error_of("[[job]]\nsubmit = 1e20\nruntime = 1\n"),
+              StartsWith("w.toml:2: submit is beyond 1000000000 s"));
+  EXPECT_THAT(error_of("[[job]]\nsubmit = 0\nruntime = 99999999999999999999.0\n"),
+              StartsWith("w.toml:3: runtime is beyond 1000000000 s"));
+  EXPECT_THAT(error_of("[[job]]\nsubmit = 0\nruntime = 1\nwalltime = 1000000001\n"),
+              StartsWith("w.toml:4: walltime is beyond 1000000000 s"));
+  EXPECT_THAT(error_of("[[event]]\ntime = 2e9\ntype = \"node_down\"\nnode = \"n1\"\n"),
+              StartsWith("w.toml:2: time is beyond 1000000000 s"));
+  EXPECT_EQ(error_of("[cluster]\nnodes = 1\n[[job]]\nsubmit = 1e9\nruntime = 1e9\n"), "no error");
+}
+
 TEST(NativeReader, NegativeTimesHaveLines) {
   EXPECT_THAT(error_of("[[job]]\nsubmit = -1\nruntime = 1\n"),
               StartsWith("w.toml:2: submit must not be negative"));

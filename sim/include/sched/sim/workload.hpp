@@ -60,6 +60,13 @@ class JobSource {
   virtual WorkloadJob make(std::size_t index) const = 0;
 };
 
+// The largest time, in seconds, a workload reader accepts for a submit, a
+// run time, a limit or an event (about 31.7 years). The simulator's clock
+// is a double stepped from event to event: from about 1e15 s on a job's
+// seconds no longer move it and a run would never end (issue 15); below
+// 1e9 s a step of a microsecond still does.
+inline constexpr double kMaxWorkloadSeconds = 1e9;
+
 // A workload that cannot be read: the message names the file and line.
 class WorkloadError : public std::runtime_error {
  public:
