@@ -145,11 +145,12 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   std::vector<std::ptrdiff_t>& src = scratch_src_;
   src.clear();
   std::size_t b = 0;
-  // src is read for the filled prefix only: none when the changes are past it.
-  const bool track = from < pending_filled_;
+  // src is read for the filled prefix only (none when the changes are past
+  // it), not for the rest of the tail.
+  const std::size_t tracked = from < pending_filled_ ? pending_filled_ - from : 0;
   // Keeps before[b, stop) in bulk: most of the tail between two changes.
   const auto keep_until = [&](std::size_t stop) {
-    for (std::size_t k = b; track && k < stop; ++k) {
+    for (std::size_t k = b; k < stop && src.size() < tracked; ++k) {
       src.push_back(static_cast<std::ptrdiff_t>(from + k));
     }
     pending_mirror_.insert(pending_mirror_.end(), before.begin() + static_cast<std::ptrdiff_t>(b),
@@ -166,7 +167,7 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
       if (present) {
         keep_until(b + 1);  // the same key is the same job: already there
       } else {
-        if (track) src.push_back(-1);
+        if (src.size() < tracked) src.push_back(-1);
         pending_mirror_.push_back(PendingSlot{delta.key, delta.job});
       }
     } else if (present) {
