@@ -74,22 +74,23 @@ end
 -- started (added to `started` when given).
 local function whole(ctx, started, depth, first, memo)
   local pending = ctx.pending
-  local n = #pending
   local i = first
 
-  -- Phase 1: first come, first served while jobs fit.
-  while i <= n do
-    local job = pending[i]
-    local size = moldable.size(job, ctx.nodes_idle)
-    if not size or not ctx:start(job, size) then
+  -- Phase 1: first come, first served while jobs fit. (pending[i] is nil
+  -- past the end: no #pending, a call, in the common pass whose head waits.)
+  local head = pending[i]
+  while head do
+    local size = moldable.size(head, ctx.nodes_idle)
+    if not size or not ctx:start(head, size) then
       break
     end
     if started then
-      started[job] = true
+      started[head] = true
     end
     i = i + 1
+    head = pending[i]
   end
-  if i > n then
+  if head == nil then
     memo.idle, memo.extra, memo.shadow = ctx.nodes_idle, nil, nil
     return memo, i - first
   end
@@ -98,7 +99,6 @@ local function whole(ctx, started, depth, first, memo)
   -- by the running jobs' estimated ends (est_end includes what adaptations
   -- added to a job's limit) and the ends of the jobs phase 1 started; extra:
   -- the nodes free then beyond the head's.
-  local head = pending[i]
   local shadow, extra = ctx:earliest_start(moldable.least(head))
   if shadow < huge then
     ctx:reserve(head, shadow)
