@@ -240,11 +240,8 @@ local function serve_urgent(ctx, mode, started)
   end
 end
 
--- Step 2; whether it acted.
+-- Step 2, when a job is suspended; whether it acted.
 local function resume_suspended(ctx)
-  if ctx.suspended_count == 0 then
-    return false  -- without building ctx.suspended, a table, every pass
-  end
   local acted = false
   for _, job in ipairs(ctx.suspended) do
     if ctx:resume(job) then
@@ -260,7 +257,8 @@ function M.schedule(ctx, started)
     error("urgent_preempt must be \"suspend\" or \"requeue\", not " .. tostring(mode), 0)
   end
   local first = serve_urgent(ctx, mode, started)
-  local resumed = resume_suspended(ctx)
+  -- Seldom a job is suspended: no call, nor ctx.suspended (a table), then.
+  local resumed = ctx.suspended_count > 0 and resume_suspended(ctx)
   return first, first > 1 or resumed
 end
 
