@@ -140,7 +140,7 @@ end
 -- `started` (optional): a set the jobs it starts are added to (job → true),
 -- as lib.urgent's; without one, a pass makes no table for them.
 function M.schedule(ctx, opts, started)
-  local depth = depth_of(opts)
+  local depth = opts and opts.max_job_test ~= nil and depth_of(opts) or huge
   local first, acted = urgent.schedule(ctx, started)
   -- What lib.urgent did is not in the memo: the pass is whole.
   local incremental = opts and opts.incremental and not ctx.dry and not acted
@@ -149,7 +149,7 @@ function M.schedule(ctx, opts, started)
     last = nil
   end
   local count, _
-  if memo_holds(ctx, memo) then
+  if memo and memo_holds(ctx, memo) then
     if memo.shadow then
       _, _, count = backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
     else

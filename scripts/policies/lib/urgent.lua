@@ -256,7 +256,9 @@ function M.schedule(ctx, started)
   if mode ~= "suspend" and mode ~= "requeue" then
     error("urgent_preempt must be \"suspend\" or \"requeue\", not " .. tostring(mode), 0)
   end
-  local first = serve_urgent(ctx, mode, started)
+  -- Seldom an urgent job heads the queue: no call then.
+  local head = ctx.pending[1]
+  local first = head and head.urgent and serve_urgent(ctx, mode, started) or 1
   -- Seldom a job is suspended: no call, nor ctx.suspended (a table), then.
   local resumed = ctx.suspended_count > 0 and resume_suspended(ctx)
   return first, first > 1 or resumed
