@@ -32,7 +32,11 @@ local function backfill(ctx, started, from, shadow, extra, idle, depth)
   while k and k <= depth do
     -- A moldable job takes the largest size that fits (lib/moldable.lua):
     -- all the idle nodes allow if it ends in time, the spare ones if not.
-    local size = moldable.size(job, idle)
+    -- A rigid one fits at its size (next_fit found it so), without a call.
+    local size = job.nodes
+    if job.kind == "moldable" then
+      size = moldable.size(job, idle)
+    end
     local walltime = job.walltime
     if size and walltime > 0 and now + walltime <= shadow then
       if ctx:start(job, size) then
@@ -80,7 +84,14 @@ local function whole(ctx, started, depth, first, memo)
   -- past the end: no #pending, a call, in the common pass whose head waits.)
   local head = pending[i]
   while head do
-    local size = moldable.size(head, ctx.nodes_idle)
+    -- lib/moldable.lua's size, without a call for a rigid job (the common
+    -- kind; every pass asks it of the head).
+    local size
+    if head.kind ~= "moldable" then
+      size = head.nodes <= ctx.nodes_idle and head.nodes or nil
+    else
+      size = moldable.size(head, ctx.nodes_idle)
+    end
     if not size or not ctx:start(head, size) then
       break
     end
@@ -99,7 +110,8 @@ local function whole(ctx, started, depth, first, memo)
   -- by the running jobs' estimated ends (est_end includes what adaptations
   -- added to a job's limit) and the ends of the jobs phase 1 started; extra:
   -- the nodes free then beyond the head's.
-  local shadow, extra = ctx:earliest_start(moldable.least(head))
+  local least = head.kind == "moldable" and moldable.least(head) or head.nodes
+  local shadow, extra = ctx:earliest_start(least)
   if shadow < huge then
     ctx:reserve(head, shadow)
   end
