@@ -21,15 +21,16 @@ PassContext& pass_or_error(lua_State* L, const char* what) {
 
 // A job argument: a job table (its id field) or a job id.
 JobId job_arg(lua_State* L, int arg) {
-  if (lua_isinteger(L, arg)) return lua_tointeger(L, arg);
-  if (lua_istable(L, arg)) {
+  // A job table first: the common case (a pass starts every job this way).
+  const int type = lua_type(L, arg);
+  if (type == LUA_TTABLE) {
     lua_getfield(L, arg, "id");
-    if (lua_isinteger(L, -1)) {
-      const JobId id = lua_tointeger(L, -1);
-      lua_pop(L, 1);
-      return id;
-    }
+    int is_integer = 0;
+    const JobId id = lua_tointegerx(L, -1, &is_integer);
     lua_pop(L, 1);
+    if (is_integer) return id;
+  } else if (type == LUA_TNUMBER && lua_isinteger(L, arg)) {
+    return lua_tointeger(L, arg);
   }
   luaL_argerror(L, arg, "expected a job table or a job id");
   return 0;

@@ -108,6 +108,11 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
                            change.kind == PendingQueue::Change::Kind::Insert ? change.job : nullptr,
                            deltas.size()});
   }
+  if (deltas.size() == 1) {
+    // The common pass: one submission or one start since the last.
+    apply_one_change(deltas.front(), list, jobs);
+    return;
+  }
   // Stable by key, without the temporary buffer std::stable_sort allocates.
   std::sort(deltas.begin(), deltas.end(), [](const Delta& a, const Delta& b) {
     return std::tie(a.key, a.order) < std::tie(b.key, b.order);
@@ -124,6 +129,10 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
     i = j;
   }
   if (net.empty()) return;
+  if (net.size() == 1) {
+    apply_one_change(net.front(), list, jobs);
+    return;
+  }
   const auto by_key = [](const PendingSlot& slot, const SlotKey& key) { return slot.key < key; };
   const std::size_t from = static_cast<std::size_t>(
       std::lower_bound(pending_mirror_.begin(), pending_mirror_.end(), net.front().key, by_key) -
@@ -136,11 +145,12 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
   std::vector<std::ptrdiff_t>& src = scratch_src_;
   src.clear();
   std::size_t b = 0;
-  // src is read for the filled prefix only: none when the changes are past it.
-  const bool track = from < pending_filled_;
+  // src is read for the filled prefix only (none when the changes are past
+  // it), not for the rest of the tail.
+  const std::size_t tracked = from < pending_filled_ ? pending_filled_ - from : 0;
   // Keeps before[b, stop) in bulk: most of the tail between two changes.
   const auto keep_until = [&](std::size_t stop) {
-    for (std::size_t k = b; track && k < stop; ++k) {
+    for (std::size_t k = b; k < stop && src.size() < tracked; ++k) {
       src.push_back(static_cast<std::ptrdiff_t>(from + k));
     }
     pending_mirror_.insert(pending_mirror_.end(), before.begin() + static_cast<std::ptrdiff_t>(b),
@@ -157,7 +167,7 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
       if (present) {
         keep_until(b + 1);  // the same key is the same job: already there
       } else {
-        if (track) src.push_back(-1);
+        if (src.size() < tracked) src.push_back(-1);
         pending_mirror_.push_back(PendingSlot{delta.key, delta.job});
       }
     } else if (present) {
@@ -191,6 +201,49 @@ void LuaRuntime::apply_pending_changes(std::span<const PendingQueue::Change> cha
     if (filled_before(k)) continue;
     push_job(*pending_mirror_[from + k].job, jobs);
     lua_rawseti(L_, list, static_cast<lua_Integer>(from + k + 1));
+  }
+  for (std::size_t i = new_filled; i < old_filled; ++i) {
+    lua_pushnil(L_);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(i + 1));
+  }
+  pending_filled_ = new_filled;
+}
+
+void LuaRuntime::apply_one_change(const Delta& delta, int list, int jobs) {
+  // The merge below for a single change, with the same Lua writes in the
+  // same order, without copying the mirror's tail.
+  const auto by_key = [](const PendingSlot& slot, const SlotKey& key) { return slot.key < key; };
+  const auto at =
+      std::lower_bound(pending_mirror_.begin(), pending_mirror_.end(), delta.key, by_key);
+  const auto p = static_cast<std::size_t>(at - pending_mirror_.begin());
+  const bool present = at != pending_mirror_.end() && at->key == delta.key;
+  if (delta.job ? present : !present) return;  // already as the change leaves it
+  const std::size_t old_filled = pending_filled_;
+  if (delta.job) {
+    pending_mirror_.insert(at, PendingSlot{delta.key, delta.job});
+    if (p >= old_filled) return;
+    // Shift the filled part right, back to front; the last one falls out.
+    for (std::size_t k = old_filled; --k > p;) {
+      lua_rawgeti(L_, list, static_cast<lua_Integer>(k));
+      lua_rawseti(L_, list, static_cast<lua_Integer>(k + 1));
+    }
+    push_job(*delta.job, jobs);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(p + 1));
+    return;
+  }
+  pending_mirror_.erase(at);
+  if (p >= old_filled) return;
+  // Shift the filled part left, front to back; the job that moves into its
+  // last position is written, or that position cleared when the list is
+  // shorter than it now.
+  const std::size_t new_filled = std::min(old_filled, pending_mirror_.size());
+  for (std::size_t k = p; k < new_filled && k + 1 < old_filled; ++k) {
+    lua_rawgeti(L_, list, static_cast<lua_Integer>(k + 2));
+    lua_rawseti(L_, list, static_cast<lua_Integer>(k + 1));
+  }
+  if (new_filled == old_filled) {
+    push_job(*pending_mirror_[new_filled - 1].job, jobs);
+    lua_rawseti(L_, list, static_cast<lua_Integer>(new_filled));
   }
   for (std::size_t i = new_filled; i < old_filled; ++i) {
     lua_pushnil(L_);

@@ -177,6 +177,8 @@ class LuaRuntime {
   // `partition` >= 0: only that partition's jobs are in the list.
   void apply_pending_changes(std::span<const PendingQueue::Change> changes, int list, int jobs,
                              int partition);
+  struct Delta;
+  void apply_one_change(const Delta& delta, int list, int jobs);
 
   lua_State* L_ = nullptr;
   std::unique_ptr<CallWatch> watch_;  // arms the count hook of a long call

@@ -838,6 +838,59 @@ return P
   }
 }
 
+// One change between passes (the common pass: one submission or one start)
+// is patched on its own: a removal or an insertion inside the filled part of
+// a longer list shifts it and fills its last position again; one past it
+// leaves the filled part alone.
+TEST(LuaSnapshot, OneChangeKeepsAPartlyFilledPendingListTrue) {
+  TempDir dir;
+  Harness h(2);  // the policy starts nothing
+  h.use(dir.write("p.lua", R"lua(
+local P = { api = 1 }
+local seen = {}
+function P.schedule(ctx)
+  local ids = {}
+  for i = 1, 4 do ids[i] = ctx.pending[i] and ctx.pending[i].id or 0 end
+  ids[5] = #ctx.pending
+  seen[#seen + 1] = table.concat(ids, ",")
+end
+function P.save() return seen end
+return P
+)lua"));
+  std::vector<std::string> expected;
+  const auto pass = [&] {
+    const auto jobs = h.engine.pending_jobs();
+    std::string ids;
+    for (std::size_t i = 0; i < 4; ++i) {
+      ids += std::to_string(i < jobs.size() ? jobs[i]->id : 0) + ",";
+    }
+    ids += std::to_string(jobs.size());
+    expected.push_back(ids);
+    h.ok_pass();
+  };
+  for (int i = 0; i < 10; ++i) h.submit(luatest::rigid(2));
+  pass();
+  ASSERT_TRUE(h.engine.cancel(2).ok());  // inside the filled part
+  pass();
+  JobSpec urgent = luatest::rigid(2);
+  urgent.urgent = true;
+  h.submit(urgent);  // in front
+  pass();
+  ASSERT_TRUE(h.engine.cancel(9).ok());  // past the filled part
+  pass();
+  h.submit(luatest::rigid(2));  // at the tail
+  pass();
+  for (const JobId id : {1, 3, 4, 5, 6, 7}) {
+    ASSERT_TRUE(h.engine.cancel(id).ok());  // one at a time, down to a short list
+    pass();
+  }
+  LuaData seen = LuaData::saved_by(*h.policy);
+  ASSERT_EQ(seen.length(""), static_cast<int>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(seen.str(std::to_string(i + 1)), expected[i]) << "pass " << i + 1;
+  }
+}
+
 TEST(LuaSnapshot, RunningIsAFreshSortableTableEachPass) {
   TempDir dir;
   Harness h(4);

@@ -32,7 +32,11 @@ local function backfill(ctx, started, from, shadow, extra, idle, depth)
   while k and k <= depth do
     -- A moldable job takes the largest size that fits (lib/moldable.lua):
     -- all the idle nodes allow if it ends in time, the spare ones if not.
-    local size = moldable.size(job, idle)
+    -- A rigid one fits at its size (next_fit found it so), without a call.
+    local size = job.nodes
+    if job.kind == "moldable" then
+      size = moldable.size(job, idle)
+    end
     local walltime = job.walltime
     if size and walltime > 0 and now + walltime <= shadow then
       if ctx:start(job, size) then
@@ -74,22 +78,30 @@ end
 -- started (added to `started` when given).
 local function whole(ctx, started, depth, first, memo)
   local pending = ctx.pending
-  local n = #pending
   local i = first
 
-  -- Phase 1: first come, first served while jobs fit.
-  while i <= n do
-    local job = pending[i]
-    local size = moldable.size(job, ctx.nodes_idle)
-    if not size or not ctx:start(job, size) then
+  -- Phase 1: first come, first served while jobs fit. (pending[i] is nil
+  -- past the end: no #pending, a call, in the common pass whose head waits.)
+  local head = pending[i]
+  while head do
+    -- lib/moldable.lua's size, without a call for a rigid job (the common
+    -- kind; every pass asks it of the head).
+    local size
+    if head.kind ~= "moldable" then
+      size = head.nodes <= ctx.nodes_idle and head.nodes or nil
+    else
+      size = moldable.size(head, ctx.nodes_idle)
+    end
+    if not size or not ctx:start(head, size) then
       break
     end
     if started then
-      started[job] = true
+      started[head] = true
     end
     i = i + 1
+    head = pending[i]
   end
-  if i > n then
+  if head == nil then
     memo.idle, memo.extra, memo.shadow = ctx.nodes_idle, nil, nil
     return memo, i - first
   end
@@ -98,8 +110,8 @@ local function whole(ctx, started, depth, first, memo)
   -- by the running jobs' estimated ends (est_end includes what adaptations
   -- added to a job's limit) and the ends of the jobs phase 1 started; extra:
   -- the nodes free then beyond the head's.
-  local head = pending[i]
-  local shadow, extra = ctx:earliest_start(moldable.least(head))
+  local least = head.kind == "moldable" and moldable.least(head) or head.nodes
+  local shadow, extra = ctx:earliest_start(least)
   if shadow < huge then
     ctx:reserve(head, shadow)
   end
@@ -140,7 +152,7 @@ end
 -- `started` (optional): a set the jobs it starts are added to (job → true),
 -- as lib.urgent's; without one, a pass makes no table for them.
 function M.schedule(ctx, opts, started)
-  local depth = depth_of(opts)
+  local depth = opts and opts.max_job_test ~= nil and depth_of(opts) or huge
   local first, acted = urgent.schedule(ctx, started)
   -- What lib.urgent did is not in the memo: the pass is whole.
   local incremental = opts and opts.incremental and not ctx.dry and not acted
@@ -149,7 +161,7 @@ function M.schedule(ctx, opts, started)
     last = nil
   end
   local count, _
-  if memo_holds(ctx, memo) then
+  if memo and memo_holds(ctx, memo) then
     if memo.shadow then
       _, _, count = backfill(ctx, started, ctx.appended, memo.shadow, memo.extra, memo.idle, depth)
     else

@@ -240,11 +240,8 @@ local function serve_urgent(ctx, mode, started)
   end
 end
 
--- Step 2; whether it acted.
+-- Step 2, when a job is suspended; whether it acted.
 local function resume_suspended(ctx)
-  if ctx.suspended_count == 0 then
-    return false  -- without building ctx.suspended, a table, every pass
-  end
   local acted = false
   for _, job in ipairs(ctx.suspended) do
     if ctx:resume(job) then
@@ -259,8 +256,11 @@ function M.schedule(ctx, started)
   if mode ~= "suspend" and mode ~= "requeue" then
     error("urgent_preempt must be \"suspend\" or \"requeue\", not " .. tostring(mode), 0)
   end
-  local first = serve_urgent(ctx, mode, started)
-  local resumed = resume_suspended(ctx)
+  -- Seldom an urgent job heads the queue: no call then.
+  local head = ctx.pending[1]
+  local first = head and head.urgent and serve_urgent(ctx, mode, started) or 1
+  -- Seldom a job is suspended: no call, nor ctx.suspended (a table), then.
+  local resumed = ctx.suspended_count > 0 and resume_suspended(ctx)
   return first, first > 1 or resumed
 end
 
