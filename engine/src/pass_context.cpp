@@ -26,8 +26,33 @@ PassContext::PassContext(Engine& engine, PassReason reason, bool dry, int partit
       partition_(partition),
       idle_(partition < 0 ? engine.cluster().idle_count()
                           : engine.cluster().idle_count(partition)) {
+  PassContext::Scratch& spare = engine.pass_scratch_;
+  marks_.swap(spare.marks);
+  actions_.swap(spare.actions);
+  pending_.swap(spare.pending);
+  releases_.swap(spare.releases);
+  starts_.swap(spare.starts);
   // An invasive partition: a node with a free core is one a job may start on.
   if (engine.cores_partition(partition)) idle_ = nodes_with_free_cores();
+}
+
+PassContext::~PassContext() {
+  // Emptied, the containers keep their capacity for the next pass (a nested
+  // pass found the engine's spare ones taken and made its own: either set
+  // is as good).
+  PassContext::Scratch& spare = engine_.pass_scratch_;
+  // Clearing a map empties every bucket: a rare huge pass's are not kept.
+  if (marks_.bucket_count() > 1024) marks_ = {};
+  marks_.clear();
+  actions_.clear();
+  pending_.clear();
+  releases_.clear();
+  starts_.clear();
+  marks_.swap(spare.marks);
+  actions_.swap(spare.actions);
+  pending_.swap(spare.pending);
+  releases_.swap(spare.releases);
+  starts_.swap(spare.starts);
 }
 
 int PassContext::nodes_with_free_cores() {
