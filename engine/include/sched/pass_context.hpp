@@ -15,6 +15,7 @@
 #include "sched/core_map.hpp"
 #include "sched/decision.hpp"
 #include "sched/job.hpp"
+#include "sched/node_pool.hpp"
 #include "sched/pending_queue.hpp"
 
 namespace sched {
@@ -178,9 +179,13 @@ class PassContext {
     std::vector<const Job*> pending;
     std::vector<std::pair<double, int>> releases;
     std::vector<std::pair<double, int>> starts;
+    // The marks' nodes, taken back at a pass's end (a mark per job acted on).
+    NodePool<std::unordered_map<JobId, Mark>> mark_nodes;
   };
 
  private:
+  // The job's mark in this pass, made (unmarked) on first use.
+  Mark& mark_of(JobId id);
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});
   Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named, int cores = 0);
   Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count = 0);
