@@ -71,7 +71,9 @@ Status Engine::forget_job(JobId id) {
                             std::string(to_string(state)) + ")");
   }
   forgotten_.emplace(id, state);
-  jobs_.erase(it);
+  auto node = jobs_.extract(it);
+  node.mapped().reset();  // the job goes now; its node waits for the next one
+  job_nodes_.keep(std::move(node));
   return {};
 }
 
@@ -166,12 +168,12 @@ void Engine::touch(Job& job) {
 }
 
 void Engine::add_running(Job& job) {
-  running_.emplace(std::pair{job.start_time, job.id}, &job);
+  pooled_emplace(running_, running_nodes_, std::pair{job.start_time, job.id}, &job);
   releases_.join(job);
 }
 
 void Engine::drop_running(const Job& job) {
-  running_.erase({job.start_time, job.id});
+  running_nodes_.keep(running_.extract({job.start_time, job.id}));
   releases_.leave(job.id);
 }
 
@@ -342,7 +344,7 @@ JobId Engine::add_submitted(JobSpec&& spec, JobId id) {
   fair_share_.note_user(job->spec.user);
   compute_priority(*job);
   Job& ref = *job;
-  jobs_.emplace(id, std::move(job));
+  pooled_emplace(jobs_, job_nodes_, id, std::move(job));
   enqueue_pending(ref);
   ++active_;
 
@@ -566,11 +568,23 @@ void Engine::perf_totals(JobId id, double comm_s, double compute_s, bool publish
   const Job* job = find_job(id);
   if (!job || (job->state != JobState::Running && job->state != JobState::Adapting)) return;
   if (!std::isfinite(comm_s) || !std::isfinite(compute_s) || comm_s < 0 || compute_s < 0) return;
-  const auto it = mtct_windows_.try_emplace(id, config_.mtct_window_s).first;
+  auto it = mtct_windows_.find(id);
+  if (it == mtct_windows_.end()) {
+    auto node = mtct_nodes_.take();
+    if (node.empty()) {
+      it = mtct_windows_.try_emplace(id, config_.mtct_window_s).first;
+    } else {
+      node.key() = id;
+      node.mapped().reset(config_.mtct_window_s);
+      it = mtct_windows_.insert(std::move(node)).position;
+    }
+  }
   it->second.add(clock_.now(), comm_s, compute_s);
   if (!publish) return;
   if (const auto ratio = it->second.ratio()) perf_report(id, *ratio);
 }
+
+void Engine::drop_mtct_window(JobId id) { mtct_nodes_.keep(mtct_windows_.extract(id)); }
 
 Status Engine::resize_request(JobId id, ResizeRequest request) {
   Job* job = job_mut(id);
@@ -818,7 +832,7 @@ void Engine::adaptation_done(JobId id, bool ok) {
   }
   if (ok) {
     if (job->run->mtct) job->run.edit().mtct.reset();  // MTCT is measured anew at the new size
-    mtct_windows_.erase(id);
+    drop_mtct_window(id);
   }
   if (ok && job->run->request) {
     // A granted request is done once the job reached the size it asked for.

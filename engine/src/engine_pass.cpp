@@ -431,7 +431,7 @@ void Engine::finish(Job &job) {
   }
   waiting_nodes_.erase(job.id);
   drain_waits_.erase(job.id);
-  mtct_windows_.erase(job.id);
+  drop_mtct_window(job.id);
   drop_running(job);
   if (was_suspended) {
     suspended_.erase(job.id);

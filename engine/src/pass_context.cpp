@@ -26,8 +26,40 @@ PassContext::PassContext(Engine& engine, PassReason reason, bool dry, int partit
       partition_(partition),
       idle_(partition < 0 ? engine.cluster().idle_count()
                           : engine.cluster().idle_count(partition)) {
+  PassContext::Scratch& spare = engine.pass_scratch_;
+  marks_.swap(spare.marks);
+  actions_.swap(spare.actions);
+  pending_.swap(spare.pending);
+  releases_.swap(spare.releases);
+  starts_.swap(spare.starts);
   // An invasive partition: a node with a free core is one a job may start on.
   if (engine.cores_partition(partition)) idle_ = nodes_with_free_cores();
+}
+
+PassContext::~PassContext() {
+  // Emptied, the containers keep their capacity for the next pass (a nested
+  // pass found the engine's spare ones taken and made its own: either set
+  // is as good).
+  PassContext::Scratch& spare = engine_.pass_scratch_;
+  while (!marks_.empty()) spare.mark_nodes.keep(marks_.extract(marks_.begin()));
+  // Clearing a map empties every bucket: a rare huge pass's are not kept.
+  if (marks_.bucket_count() > 1024) marks_ = {};
+  marks_.clear();
+  actions_.clear();
+  pending_.clear();
+  releases_.clear();
+  starts_.clear();
+  marks_.swap(spare.marks);
+  actions_.swap(spare.actions);
+  pending_.swap(spare.pending);
+  releases_.swap(spare.releases);
+  starts_.swap(spare.starts);
+}
+
+PassContext::Mark& PassContext::mark_of(JobId id) {
+  const auto it = marks_.find(id);
+  if (it != marks_.end()) return it->second;
+  return pooled_emplace(marks_, engine_.pass_scratch_.mark_nodes, id, Mark{}).first->second;
 }
 
 int PassContext::nodes_with_free_cores() {
@@ -247,7 +279,7 @@ Verdict PassContext::start_impl(JobId id, std::optional<int> nodes, const CoreSe
   const Job* job = engine_.find_job(id);
   if (!job) return refuse(RefusalCode::UnknownJob, id);
   if (!mine(*job)) return refuse_other_partition(*job);
-  Mark& mark = marks_[id];
+  Mark& mark = mark_of(id);
   if (mark.started)
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already started in this pass");
   if (job->state != JobState::Pending) {
@@ -406,7 +438,7 @@ Verdict PassContext::check_resize(const Job* job, JobId id, int to, int directio
                   "its last adaptation was rolled back; resizes wait until t=" +
                       std::to_string(job->run->resize_held_until));
   }
-  const Mark& mark = marks_[id];
+  const Mark& mark = mark_of(id);
   if (mark.preempted) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "preempted or suspended in this pass");
   }
@@ -474,7 +506,7 @@ Verdict PassContext::expand(JobId id, int to_nodes) {
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, +1)) return refusal;
   if (!job->run->cores.empty()) return expand_by_cores(*job, to_nodes);
-  Mark& mark = marks_[id];
+  Mark& mark = mark_of(id);
   idle_ -= to_nodes - tentative_size(*job);
   mark.resize_to = to_nodes;
   sizes_changed_ = true;
@@ -488,7 +520,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
   const Job* job = engine_.find_job(id);
   if (auto refusal = check_resize(job, id, to_nodes, -1)) return refusal;
   if (!job->run->cores.empty()) return shrink_by_cores(*job, to_nodes, nodes.has_value());
-  Mark& mark = marks_[id];
+  Mark& mark = mark_of(id);
   const int count = tentative_size(*job) - to_nodes;
   const Cluster& cluster = engine_.cluster();
   std::vector<NodeIndex> leaving;
@@ -520,7 +552,7 @@ Verdict PassContext::shrink(JobId id, int to_nodes,
 // ---- resizing by cores (issue 20 item 2)
 
 Verdict PassContext::check_resize_cores(const Job& job, int to, int direction) {
-  const Mark& mark = marks_[job.id];
+  const Mark& mark = mark_of(job.id);
   const int current = mark.cores_to > 0 ? mark.cores_to : core_count(job.run->cores);
   if (direction > 0 && to <= current) return refuse(RefusalCode::NotLarger, job.id, to, current);
   if (direction < 0 && to >= current) return refuse(RefusalCode::NotSmaller, job.id, to, current);
@@ -538,7 +570,7 @@ Verdict PassContext::check_resize_cores(const Job& job, int to, int direction) {
 }
 
 Verdict PassContext::expand_by_cores(const Job& job, int to) {
-  Mark& mark = marks_[job.id];
+  Mark& mark = mark_of(job.id);
   CoreSet held = mark.cores_held.empty() ? job.run->cores : mark.cores_held;
   const int want = to - core_count(held);
   const std::vector<NodeIndex> candidates = core_candidates();
@@ -565,7 +597,7 @@ Verdict PassContext::shrink_by_cores(const Job& job, int to, bool named_nodes) {
     return refuse(RefusalCode::BadArgument, job.id, to, 0,
                   "a job of an invasive partition is shrunk by cores; the engine picks them");
   }
-  Mark& mark = marks_[job.id];
+  Mark& mark = mark_of(job.id);
   CoreSet held = mark.cores_held.empty() ? job.run->cores : mark.cores_held;
   auto leaving = sched::shrink_cores(core_map(), held, core_count(held) - to);
   if (!leaving) return refuse(RefusalCode::BadArgument, job.id, to, core_count(held));
@@ -587,7 +619,7 @@ Verdict PassContext::request_perf(JobId id) {
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
   }
-  if (marks_[id].direction != 0) {
+  if (mark_of(id).direction != 0) {
     return refuse(RefusalCode::Adapting, id, 0, 0, "resized in this pass: MTCT resets after it");
   }
   actions_.push_back(Action{Action::Type::RequestPerf, id});
@@ -602,7 +634,7 @@ Verdict PassContext::preempt(JobId id, PreemptMode mode) {
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
   }
-  Mark& mark = marks_[id];
+  Mark& mark = mark_of(id);
   if (mark.preempted || mark.direction != 0) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0, "already preempted or resized in this pass");
   }
@@ -623,7 +655,7 @@ Verdict PassContext::suspend(JobId id) {
   if (job->state != JobState::Running) {
     return refuse(RefusalCode::NotRunning, id, 0, 0, std::string(to_string(job->state)));
   }
-  Mark& mark = marks_[id];
+  Mark& mark = mark_of(id);
   if (mark.preempted || mark.direction != 0) {
     return refuse(RefusalCode::AlreadyActed, id, 0, 0,
                   "already preempted, suspended or resized in this pass");
@@ -651,7 +683,7 @@ Verdict PassContext::resume(JobId id) {
   if (job->state != JobState::Suspended) {
     return refuse(RefusalCode::NotSuspended, id, 0, 0, std::string(to_string(job->state)));
   }
-  Mark& mark = marks_[id];
+  Mark& mark = mark_of(id);
   if (mark.resumed) return refuse(RefusalCode::AlreadyActed, id, 0, 0, "resumed in this pass");
   if (!job->run->cores.empty()) return resume_on_cores(*job, mark);
   // Its processes are frozen on its own nodes: it resumes there or not at

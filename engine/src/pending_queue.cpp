@@ -16,13 +16,13 @@ void PendingQueue::log(Change change) { changes_.append(change, 4096 + 2 * size(
 
 void PendingQueue::push(const Job& job) {
   const Key key = key_of(job);
-  if (!queue_of(job).insert(Entry{key, &job}).second) return;
+  if (!pooled_insert(queue_of(job), spare_, Entry{key, &job}).second) return;
   ++per_user_[job.spec.user];
   log(Change{Change::Kind::Insert, key, &job, job.partition});
 }
 
 void PendingQueue::push_waiting(const Job& job) {
-  if (waiting_.insert(Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
+  if (pooled_insert(waiting_, spare_, Entry{key_of(job), &job}).second) ++per_user_[job.spec.user];
 }
 
 bool PendingQueue::is_last_offered(const Job& job) const {
@@ -34,9 +34,13 @@ bool PendingQueue::is_last_offered(const Job& job) const {
 
 void PendingQueue::erase(const Job& job) {
   const Entry entry{key_of(job), &job};
-  if (queue_of(job).erase(entry) > 0) {
+  std::set<Entry>& queue = queue_of(job);
+  if (const auto it = queue.find(entry); it != queue.end()) {
+    spare_.keep(queue.extract(it));
     log(Change{Change::Kind::Remove, entry.key, nullptr, entry.job->partition});
-  } else if (waiting_.erase(entry) == 0) {
+  } else if (const auto w = waiting_.find(entry); w != waiting_.end()) {
+    spare_.keep(waiting_.extract(w));
+  } else {
     return;
   }
   const auto it = per_user_.find(job.spec.user);

@@ -39,7 +39,7 @@ void ReleaseIndex::relist(JobId id, Member& member, const Job& job) {
 }
 
 void ReleaseIndex::join(const Job& job) {
-  auto [it, added] = members_.try_emplace(job.id);
+  auto [it, added] = pooled_emplace(members_, spare_, job.id, Member{});
   relist(job.id, it->second, job);
 }
 
@@ -55,7 +55,7 @@ void ReleaseIndex::leave(JobId id) {
   auto it = members_.find(id);
   if (it == members_.end()) return;
   if (it->second.size > 0) entries_.erase(find(it->second.end, id));
-  members_.erase(it);
+  spare_.keep(members_.extract(it));
 }
 
 }  // namespace sched

@@ -30,6 +30,7 @@
 #include "sched/job.hpp"
 #include "sched/job_array.hpp"
 #include "sched/mtct_window.hpp"
+#include "sched/node_pool.hpp"
 #include "sched/partition.hpp"
 #include "sched/pass_context.hpp"
 #include "sched/pending_queue.hpp"
@@ -411,6 +412,8 @@ class Engine {
   // Recent MTCT sums of running jobs (perf_totals), cleared at each
   // adaptation and at the end.
   std::unordered_map<JobId, MtctWindow> mtct_windows_;
+  NodePool<decltype(mtct_windows_)> mtct_nodes_;  // with their samples' room
+  void drop_mtct_window(JobId id);
   void extend_limit(Job& job, const Resize& resize, bool ok);
   void begin_stop(Job& job, JobState outcome, StopReason reason, std::string why = {});
   void finish(Job& job);
@@ -481,9 +484,11 @@ class Engine {
   Cluster cluster_;
   CoreMap cores_;  // the invasive partitions' nodes (issue 20 item 2)
   std::unordered_map<JobId, std::unique_ptr<Job>> jobs_;
+  NodePool<decltype(jobs_)> job_nodes_;  // forgotten jobs' nodes, emptied
   PendingQueue pending_;
   // (start time, id) → the job: a pass walks it without a lookup per job.
   std::map<std::pair<double, JobId>, Job*> running_;
+  NodePool<decltype(running_)> running_nodes_;
   // The estimated ends of running_'s jobs, sorted: kept by add_running,
   // drop_running and touch (every change of a job's size or limit touches it).
   ReleaseIndex releases_;
@@ -549,6 +554,8 @@ class Engine {
   // policy which jobs are new (PassContext::appended).
   std::uint64_t appended_version_ = ~std::uint64_t{0};
   std::size_t pending_after_pass_ = 0;
+  // A pass's containers between passes, with their capacity (PassContext).
+  PassContext::Scratch pass_scratch_;
   const Policy* last_pass_policy_ = nullptr;
   bool no_estimate_passed() const;
   // A due pass its policy promised would change nothing (run_pass_if_due skips it).

@@ -26,6 +26,11 @@ class MtctWindow {
   // before any computation time was added in it.
   std::optional<double> ratio() const;
   void clear() { samples_.clear(); }
+  // Empty, with this window (the samples' room is kept).
+  void reset(double window_s) {
+    window_s_ = window_s;
+    samples_.clear();
+  }
   bool empty() const { return samples_.empty(); }
 
  private:

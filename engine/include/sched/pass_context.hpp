@@ -15,6 +15,7 @@
 #include "sched/core_map.hpp"
 #include "sched/decision.hpp"
 #include "sched/job.hpp"
+#include "sched/node_pool.hpp"
 #include "sched/pending_queue.hpp"
 
 namespace sched {
@@ -39,6 +40,9 @@ class PassContext {
   // partition's jobs and nodes, and an action on another partition's job is
   // refused (`partition`); -1: the whole cluster, as without partitions.
   PassContext(Engine& engine, PassReason reason, bool dry, int partition = -1);
+  ~PassContext();
+  PassContext(const PassContext&) = delete;
+  PassContext& operator=(const PassContext&) = delete;
 
   // The partition this pass is of (-1: all), and its name ("" for all).
   int partition() const { return partition_; }
@@ -164,6 +168,24 @@ class PassContext {
     CoreSet cores_held{};              // a cores job resized here: its cores so far
   };
 
+ public:
+  // The containers a pass fills, kept by the engine between passes with
+  // their capacity (issue 15: a pass allocated its action list, its marks'
+  // buckets and its scratch anew each time). A pass takes them at its start
+  // and gives them back, emptied, at its end.
+  struct Scratch {
+    std::unordered_map<JobId, Mark> marks;
+    std::vector<Action> actions;
+    std::vector<const Job*> pending;
+    std::vector<std::pair<double, int>> releases;
+    std::vector<std::pair<double, int>> starts;
+    // The marks' nodes, taken back at a pass's end (a mark per job acted on).
+    NodePool<std::unordered_map<JobId, Mark>> mark_nodes;
+  };
+
+ private:
+  // The job's mark in this pass, made (unmarked) on first use.
+  Mark& mark_of(JobId id);
   Verdict refuse(RefusalCode code, JobId id, int want = 0, int have = 0, std::string detail = {});
   Verdict start_impl(JobId id, std::optional<int> nodes, const CoreSet* named, int cores = 0);
   Verdict start_on_cores(const Job& job, Mark& mark, const CoreSet* named, int count = 0);

@@ -17,6 +17,7 @@
 
 #include "sched/change_log.hpp"
 #include "sched/job.hpp"
+#include "sched/node_pool.hpp"
 
 namespace sched {
 
@@ -108,7 +109,8 @@ class PendingQueue {
 
   std::set<Entry> rigid_;
   std::set<Entry> elastic_;
-  std::set<Entry> waiting_;  // both kinds
+  std::set<Entry> waiting_;          // both kinds
+  NodePool<std::set<Entry>> spare_;  // the three sets' nodes, for the next push
   std::unordered_map<std::string, std::size_t> per_user_;
   // Dropped when it outgrows the queue (a consumer that far behind rebuilds).
   ChangeLog<Change> changes_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sched/job.hpp"
+#include "sched/node_pool.hpp"
 
 namespace sched {
 
@@ -40,6 +41,7 @@ class ReleaseIndex {
 
   std::vector<Entry> entries_;
   std::unordered_map<JobId, Member> members_;
+  NodePool<decltype(members_)> spare_;  // left members' nodes
 };
 
 }  // namespace sched
