@@ -88,6 +88,10 @@ results="${RESULTS:-$here/results.md}"
 exclude=()
 case "$results" in "$root"/*) exclude=(":(exclude)$results") ;; esac
 commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . "${exclude[@]}" 2>/dev/null || echo " (with uncommitted changes)")"
+# The dated sections below the figures (each session's breakdown, written
+# by hand) are carried over from the file this run replaces.
+history=""
+[[ -f "$results" ]] && history="$(awk '/^## Session /{keep=1} keep' "$results")"
 cat >"$results" <<EOF
 # \`sched sim\` against a C++ floor
 
@@ -112,4 +116,5 @@ schedule, checked job by job, without engine, Lua or reports).
 ${synthetic_table}
 From 1k to 100k jobs, sched's peak RSS and CPU time grow by $marginal.
 EOF
+[[ -z "$history" ]] || printf '\n%s\n' "$history" >>"$results"
 echo "wrote $results"
