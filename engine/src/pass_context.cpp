@@ -186,16 +186,23 @@ void PassContext::collect_releases() {
     const double end = job->est_end();
     releases_.emplace_back(end >= 0 ? std::max(end, t) : kNever, size);
   }
-  for (const Action& action : actions_) {
-    if (action.type != Action::Type::Start) continue;
-    const Job* job = engine_.find_job(action.job);
-    const double walltime = job ? job->spec.walltime : 0;
-    releases_.emplace_back(walltime > 0 ? t + walltime : kNever, action.nodes);
-  }
+  append_pass_starts(releases_);
   // By time only: both readers add up what is freed at one time, so the
   // order within a time does not matter, and the comparison is cheaper.
   std::sort(releases_.begin(), releases_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+void PassContext::append_pass_starts(std::vector<std::pair<double, int>>& out) const {
+  // A job this pass started frees its nodes at its limit from now.
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  const double t = now();
+  for (const Action& action : actions_) {
+    if (action.type != Action::Type::Start) continue;
+    const Job* job = engine_.find_job(action.job);
+    const double walltime = job ? job->spec.walltime : 0;
+    out.emplace_back(walltime > 0 ? t + walltime : kNever, action.nodes);
+  }
 }
 
 template <typename Visit>
@@ -213,12 +220,7 @@ void PassContext::walk_releases(Visit&& visit) {
   constexpr double kNever = std::numeric_limits<double>::infinity();
   const double t = now();
   starts_.clear();
-  for (const Action& action : actions_) {
-    if (action.type != Action::Type::Start) continue;
-    const Job* job = engine_.find_job(action.job);
-    const double walltime = job ? job->spec.walltime : 0;
-    starts_.emplace_back(walltime > 0 ? t + walltime : kNever, action.nodes);
-  }
+  append_pass_starts(starts_);
   std::sort(starts_.begin(), starts_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   // The index is sorted by end; an end already past counts as now, which

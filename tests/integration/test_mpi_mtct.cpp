@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "mpi_test.hpp"
 #include "test_paths.hpp"
@@ -39,19 +40,26 @@ class MpiMtct : public MpiTest {
 TEST_F(MpiMtct, ThePmpiLibraryGivesAProgramThatReportsNothingItsMtct) {
   const auto id = submit_waits(true);
   ASSERT_TRUE(cluster_.wait_state(id, "RUNNING")) << cluster_.logs();
-  std::optional<double> mtct;
-  ASSERT_TRUE(eventually([&] {
-    mtct = cluster_.job(id).mtct;
-    return mtct.has_value();
-  })) << "no MTCT while the job ran\n"
-      << cluster_.logs();
   // Rank 1 waits at least 10 ms in MPI per 20 ms of computation, rank 0
   // computes 30 ms: the two ranks' sums give about 10/50 = 0.2 on an idle
   // machine. On a loaded one a rank waits longer for a descheduled peer
   // (0.66 was seen with the load average at 10), but communication and
-  // computation swapped would give 5 or more.
-  EXPECT_GT(*mtct, 0.08);
-  EXPECT_LT(*mtct, 2.0);
+  // computation swapped would give 5 or more. Under load the first figure
+  // can come from a window that holds almost no waiting yet (0.0026 was
+  // seen in a full ctest run), so the test waits for the job's figure to
+  // reach the band and shows every figure it saw if it never does.
+  std::vector<double> seen;
+  const bool in_band = eventually(
+      [&] {
+        const std::optional<double> mtct = cluster_.job(id).mtct;
+        if (!mtct) return false;
+        if (seen.empty() || seen.back() != *mtct) seen.push_back(*mtct);
+        return *mtct > 0.08 && *mtct < 2.0;
+      },
+      std::chrono::seconds(30));
+  std::ostringstream figures;
+  for (double v : seen) figures << v << ' ';
+  EXPECT_TRUE(in_band) << "the MTCTs seen: " << figures.str() << "\n" << cluster_.logs();
   ASSERT_TRUE(cluster_.wait_state(id, "COMPLETED", std::chrono::seconds(60)))
       << cluster_.logs() << output(id);
   EXPECT_NE(output(id).find("rank 1 of 2: 100 iterations, sum 2"), std::string::npos) << output(id);

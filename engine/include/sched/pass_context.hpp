@@ -198,6 +198,8 @@ class PassContext {
   // (time, nodes given back) of every running job and every job started in
   // this pass, sorted by time, into releases_.
   void collect_releases();
+  // Adds the (end, nodes) of the jobs this pass started to `out`.
+  void append_pass_starts(std::vector<std::pair<double, int>>& out) const;
   // Calls visit(time, nodes freed then) once per distinct release time, in
   // time order, until it returns true. Reads the engine's release index
   // merged with this pass's starts when the running jobs' sizes are the
